@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// mechstudio-cli: the headless front end. Builds a mechanism (a built-in parametric scene for now,
+// model files in a later issue), steps it with the variational integrator and writes per-step
+// metrics and body poses as CSV.
+//
+// Exit codes: 0 success; 1 bad input (one line "mechstudio-cli: error: <reason>" on stderr);
+// 2 solver failure (every computed row is flushed first); 3 internal error; 130 interrupted.
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/check.h"
+#include "core/quaternion.h"
+#include "scenes/scenes.h"
+#include "simulation.h"
+#include "system/compiled_system.h"
+
+#ifndef MECHSTUDIO_VERSION
+#define MECHSTUDIO_VERSION "unknown"
+#endif
+
+namespace {
+
+constexpr const char* kProg = "mechstudio-cli";
+constexpr const char* kMetricsHeader = "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us";
+constexpr const char* kPosesHeader = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
+
+// Exit codes.
+constexpr int kExitOk = 0, kExitBadInput = 1, kExitSolverFailure = 2, kExitInternal = 3, kExitInterrupted = 130;
+
+// A problem with the user's input: reported as one line and exit code 1.
+struct InputError {
+  std::string reason;
+};
+
+// One line: newlines in engine messages (e.g. compile() listing several problems) become "; ".
+std::string oneLine(std::string s) {
+  while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    if (c == '\n')
+      out += "; ";
+    else if (c != '\r')
+      out += c;
+  }
+  return out;
+}
+
+void printUsage(std::FILE* f) {
+  std::fprintf(f,
+               "Usage:\n"
+               "  %s simulate scene:NAME [--set key=value]... [--dt S] (--duration S | --steps N)\n"
+               "                 [--tol X] [--max-iter N] [--csv FILE] [--poses FILE] [--quiet]\n"
+               "  %s scenes\n"
+               "  %s --help | --version\n"
+               "\n"
+               "Commands:\n"
+               "  simulate     step a mechanism with the variational integrator\n"
+               "  scenes       list the built-in scenes, their parameters and defaults\n"
+               "\n"
+               "Options of simulate:\n"
+               "  scene:NAME        built-in scene to simulate (see '%s scenes')\n"
+               "  --set key=value   set a scene parameter (repeatable, each key once)\n"
+               "  --dt S            time step [s] (default: the scene's, usually 0.01)\n"
+               "  --duration S      simulated time [s]; steps = round up(S / dt)\n"
+               "  --steps N         number of steps (exactly one of --duration and --steps)\n"
+               "  --tol X           Newton tolerance on the residual inf-norm (default 1e-10)\n"
+               "  --max-iter N      Newton iteration cap per step (default 100)\n"
+               "  --csv FILE        per-step metrics as CSV ('-' = standard output):\n"
+               "                      %s\n"
+               "  --poses FILE      per-body world-frame poses and velocities as CSV ('-' = standard output):\n"
+               "                      %s\n"
+               "  --quiet           no summary on standard error\n"
+               "\n"
+               "Exit status: 0 success, 1 bad input, 2 solver failure (rows so far are written),\n"
+               "             3 internal error, 130 interrupted.\n",
+               kProg, kProg, kProg, kProg, kMetricsHeader, kPosesHeader);
+}
+
+// ---- strict number parsing ---------------------------------------------------------------------
+
+// The whole string must be a finite number (no leading/trailing space, no hex, no inf/nan).
+std::optional<double> parseDouble(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  for (char c : s)
+    if (!(std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'))
+      return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const double v = std::strtod(s.c_str(), &end);
+  if (end != s.c_str() + s.size() || errno == ERANGE || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+// The whole string must be a decimal integer.
+std::optional<long long> parseInteger(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  size_t i = (s[0] == '+' || s[0] == '-') ? 1 : 0;
+  if (i == s.size()) return std::nullopt;
+  for (; i < s.size(); ++i)
+    if (!std::isdigit(static_cast<unsigned char>(s[i]))) return std::nullopt;
+  errno = 0;
+  char* end = nullptr;
+  const long long v = std::strtoll(s.c_str(), &end, 10);
+  if (end != s.c_str() + s.size() || errno == ERANGE) return std::nullopt;
+  return v;
+}
+
+double positiveDouble(const std::string& opt, const std::string& value) {
+  const auto v = parseDouble(value);
+  if (!v) throw InputError{opt + " expects a number, got '" + value + "'"};
+  if (*v < 0) throw InputError{opt + " must be positive, got negative value " + value};
+  if (*v == 0) throw InputError{opt + " must be positive, got " + value};
+  return *v;
+}
+
+long long positiveInteger(const std::string& opt, const std::string& value, long long max) {
+  const auto v = parseInteger(value);
+  if (!v) throw InputError{opt + " expects a whole number, got '" + value + "'"};
+  if (*v < 0) throw InputError{opt + " must be positive, got negative value " + value};
+  if (*v == 0) throw InputError{opt + " must be positive, got " + value};
+  if (*v > max) throw InputError{opt + " is too large (at most " + std::to_string(max) + "), got " + value};
+  return *v;
+}
+
+// ---- options of "simulate" ---------------------------------------------------------------------
+
+struct SimulateOptions {
+  std::string model;  // "scene:NAME" (a model file path in a later issue)
+  std::map<std::string, std::string> params;
+  std::optional<double> dt, duration, tol;
+  std::optional<long long> steps, maxIter;
+  std::optional<std::string> csv, poses;
+  bool quiet = false;
+};
+
+constexpr long long kMaxSteps = 1'000'000'000'000LL;
+
+SimulateOptions parseSimulate(const std::vector<std::string>& args) {
+  SimulateOptions o;
+  std::map<std::string, bool> seen;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string a = args[i];
+    if (a.size() > 2 && a.compare(0, 2, "--") == 0) {
+      // "--opt=value" or "--opt value".
+      std::string name = a, value;
+      bool hasValue = false;
+      if (const size_t eq = a.find('='); eq != std::string::npos) {
+        name = a.substr(0, eq);
+        value = a.substr(eq + 1);
+        hasValue = true;
+      }
+      static const std::vector<std::string> withValue = {"--set",      "--dt",    "--duration", "--steps",
+                                                         "--tol",      "--max-iter", "--csv", "--poses"};
+      const bool takesValue = std::find(withValue.begin(), withValue.end(), name) != withValue.end();
+      if (name == "--quiet") {
+        if (hasValue) throw InputError{"option --quiet takes no value"};
+        o.quiet = true;
+        continue;
+      }
+      if (!takesValue) throw InputError{"unknown option '" + name + "' (see --help)"};
+      if (!hasValue) {
+        // A following "--option" is not a value; a single '-' (stdout) or "-0.1" is.
+        if (i + 1 >= args.size() || (args[i + 1].size() > 2 && args[i + 1].compare(0, 2, "--") == 0))
+          throw InputError{"option " + name + " needs a value"};
+        value = args[++i];
+      }
+      if (name != "--set") {
+        if (seen[name]) throw InputError{"option " + name + " given more than once"};
+        seen[name] = true;
+      }
+      if (name == "--set") {
+        const size_t eq = value.find('=');
+        if (eq == std::string::npos) throw InputError{"--set expects key=value, got '" + value + "'"};
+        const std::string key = value.substr(0, eq);
+        if (key.empty()) throw InputError{"--set has an empty key in '" + value + "'"};
+        if (o.params.count(key)) throw InputError{"--set " + key + " given more than once"};
+        o.params[key] = value.substr(eq + 1);
+      } else if (name == "--dt") {
+        o.dt = positiveDouble(name, value);
+      } else if (name == "--duration") {
+        o.duration = positiveDouble(name, value);
+      } else if (name == "--steps") {
+        o.steps = positiveInteger(name, value, kMaxSteps);
+      } else if (name == "--tol") {
+        o.tol = positiveDouble(name, value);
+      } else if (name == "--max-iter") {
+        o.maxIter = positiveInteger(name, value, 1'000'000);
+      } else if (name == "--csv" || name == "--poses") {
+        if (value.empty()) throw InputError{"option " + name + " needs a file name"};
+        (name == "--csv" ? o.csv : o.poses) = value;
+      }
+    } else if (a.size() > 1 && a[0] == '-') {
+      throw InputError{"unknown option '" + a + "' (see --help)"};
+    } else {
+      if (!o.model.empty()) throw InputError{"unexpected argument '" + a + "' (model already given: '" + o.model + "')"};
+      if (a.empty()) throw InputError{"empty model argument (expected scene:NAME)"};
+      o.model = a;
+    }
+  }
+  if (o.model.empty()) throw InputError{"simulate needs a model: scene:NAME (see '" + std::string(kProg) + " scenes')"};
+  if (o.duration && o.steps) throw InputError{"give either --duration or --steps, not both"};
+  if (!o.duration && !o.steps) throw InputError{"give one of --duration or --steps"};
+  if (o.csv && o.poses && *o.csv == "-" && *o.poses == "-")
+    throw InputError{"--csv and --poses cannot both write to standard output"};
+  return o;
+}
+
+// ---- model loading -----------------------------------------------------------------------------
+
+// The description to simulate. "scene:NAME" builds a parametric scene; model files come later
+// as one more branch here.
+ms::Model loadModel(const SimulateOptions& o) {
+  const std::string prefix = "scene:";
+  if (o.model.compare(0, prefix.size(), prefix) == 0) {
+    const std::string name = o.model.substr(prefix.size());
+    if (name.empty()) throw InputError{"missing scene name after 'scene:' (see '" + std::string(kProg) + " scenes')"};
+    return ms::buildScene(name, o.params);  // throws ms::UserError on unknown scene/parameter
+  }
+  throw InputError{"'" + o.model + "' is not a scene: expected scene:NAME (model files are not supported yet)"};
+}
+
+// ---- output ------------------------------------------------------------------------------------
+
+// A CSV destination: a file or standard output, buffered, flushed on demand; reports write errors.
+class CsvOut {
+ public:
+  CsvOut(const std::string& path, const char* option) : path_(path) {
+    if (path == "-") {
+      f_ = stdout;
+    } else {
+      f_ = std::fopen(path.c_str(), "w");
+      if (!f_) throw InputError{"cannot write " + std::string(option) + " file '" + path + "': " + std::strerror(errno)};
+      owned_ = true;
+    }
+    std::setvbuf(f_, nullptr, _IOFBF, 1 << 16);
+  }
+  ~CsvOut() {
+    if (owned_ && f_) std::fclose(f_);
+  }
+  CsvOut(const CsvOut&) = delete;
+  CsvOut& operator=(const CsvOut&) = delete;
+  std::FILE* file() const { return f_; }
+  const std::string& path() const { return path_; }
+  // Flushes; returns an error text if anything could not be written.
+  std::string flush() {
+    if (std::fflush(f_) != 0 || std::ferror(f_))
+      return "cannot write '" + (path_ == "-" ? std::string("<stdout>") : path_) + "': " + std::strerror(errno);
+    return {};
+  }
+
+ private:
+  std::string path_;
+  std::FILE* f_ = nullptr;
+  bool owned_ = false;
+};
+
+// A CSV field: quoted when it contains a comma, a quote or a line break.
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) {
+    if (c == '"') q += '"';
+    q += c;
+  }
+  return q + "\"";
+}
+
+void writeMetricsRow(std::FILE* f, const ms::StepMetrics& m) {
+  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f\n", m.step, m.time, m.kinetic, m.potential, m.energy,
+               m.constraintViolation, m.iterations, m.residual, m.stepMicroseconds);
+}
+
+void writePoseRows(std::FILE* f, const ms::Simulation& sim, const std::vector<std::string>& names) {
+  const ms::State& s = sim.state();
+  for (size_t i = 0; i < s.bodies.size(); ++i) {
+    const ms::BodyState& b = s.bodies[i];
+    const ms::Vec3 wWorld = ms::quat::rotation(b.q) * b.w;  // state stores body-frame ω
+    std::fprintf(f,
+                 "%ld,%.17g,%s,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+                 s.step, s.time, names[i].c_str(), b.x(0), b.x(1), b.x(2), b.q(0), b.q(1), b.q(2), b.q(3), b.v(0),
+                 b.v(1), b.v(2), wWorld(0), wWorld(1), wWorld(2));
+  }
+}
+
+// ---- run statistics for the summary ------------------------------------------------------------
+
+struct RunStats {
+  long steps = 0;
+  double e0 = 0, maxDrift = 0, maxViolation = 0, sumIterations = 0, sumStepUs = 0;
+  void initial(const ms::StepMetrics& m) {
+    e0 = m.energy;
+    maxViolation = m.constraintViolation;
+  }
+  void add(const ms::StepMetrics& m) {
+    ++steps;
+    maxDrift = std::max(maxDrift, std::abs(m.energy - e0));
+    maxViolation = std::max(maxViolation, m.constraintViolation);
+    sumIterations += m.iterations;
+    sumStepUs += m.stepMicroseconds;
+  }
+};
+
+volatile std::sig_atomic_t gInterrupted = 0;
+extern "C" void onSignal(int) { gInterrupted = 1; }
+
+// ---- commands ----------------------------------------------------------------------------------
+
+int runScenes(const std::vector<std::string>& args) {
+  if (!args.empty()) throw InputError{"'scenes' takes no arguments, got '" + args.front() + "'"};
+  const auto& catalog = ms::sceneCatalog();
+  std::printf("Built-in scenes (use as scene:NAME; set parameters with --set key=value):\n");
+  for (const ms::SceneInfo& s : catalog) {
+    std::printf("\n%s\n    %s\n", s.name.c_str(), s.description.c_str());
+    if (s.parameters.empty()) {
+      std::printf("    (no parameters)\n");
+      continue;
+    }
+    size_t w = 0;
+    for (const auto& p : s.parameters) w = std::max(w, p.name.size() + 3 + p.defaultValue.size());
+    for (const auto& p : s.parameters) {
+      const std::string nv = p.name + " = " + p.defaultValue;
+      std::printf("    %-*s  %s\n", int(w), nv.c_str(), p.description.c_str());
+    }
+  }
+  return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
+}
+
+int runSimulate(const std::vector<std::string>& args) {
+  const SimulateOptions o = parseSimulate(args);
+
+  // Build, apply solver options, compile and set up; every user-caused problem is a UserError.
+  ms::Model model = loadModel(o);
+  if (o.dt) model.solver.dt = *o.dt;
+  if (o.tol) model.solver.tolerance = *o.tol;
+  if (o.maxIter) model.solver.maxIterations = int(*o.maxIter);
+  const std::shared_ptr<const ms::CompiledSystem> system = ms::compile(model);
+  ms::Simulation sim(system);
+
+  const double dt = sim.settings().dt;
+  long long steps = 0;
+  if (o.steps) {
+    steps = *o.steps;
+  } else {
+    const double ratio = *o.duration / dt;
+    if (!(ratio <= double(kMaxSteps))) throw InputError{"--duration / dt gives too many steps"};
+    const double r = std::round(ratio);
+    steps = (std::abs(ratio - r) <= 1e-9 * std::max(1.0, r)) ? (long long)r : (long long)std::ceil(ratio);
+    steps = std::max(1LL, steps);
+  }
+
+  std::vector<std::string> names;
+  for (const ms::CompiledBody& b : system->bodies) names.push_back(csvField(b.name));
+
+  // Outputs are opened only once the input is known to be good, so a bad command leaves files alone.
+  if (o.csv && o.poses && *o.csv != "-" && *o.poses != "-") {
+    std::error_code ec1, ec2;
+    const auto p1 = std::filesystem::weakly_canonical(*o.csv, ec1), p2 = std::filesystem::weakly_canonical(*o.poses, ec2);
+    if (!ec1 && !ec2 && p1 == p2) throw InputError{"--csv and --poses name the same file '" + *o.csv + "'"};
+  }
+  std::unique_ptr<CsvOut> csv, poses;
+  if (o.csv) csv = std::make_unique<CsvOut>(*o.csv, "--csv");
+  if (o.poses) poses = std::make_unique<CsvOut>(*o.poses, "--poses");
+  auto flushAll = [&]() -> std::string {
+    std::string err;
+    if (csv) err = csv->flush();
+    if (poses && err.empty()) err = poses->flush();
+    return err;
+  };
+
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+
+  // Initial state (step 0), then one row per step.
+  RunStats stats;
+  stats.initial(sim.metrics());
+  if (csv) {
+    std::fprintf(csv->file(), "%s\n", kMetricsHeader);
+    writeMetricsRow(csv->file(), sim.metrics());
+  }
+  if (poses) {
+    std::fprintf(poses->file(), "%s\n", kPosesHeader);
+    writePoseRows(poses->file(), sim, names);
+  }
+  if (std::string err = flushAll(); !err.empty()) throw InputError{err};
+
+  const auto wall0 = std::chrono::steady_clock::now();
+  auto lastFlush = wall0;
+  bool failed = false, interrupted = false;
+  for (long long k = 0; k < steps; ++k) {
+    if (gInterrupted) {
+      interrupted = true;
+      break;
+    }
+    if (!sim.step()) {
+      failed = true;
+      break;
+    }
+    const ms::StepMetrics& m = sim.metrics();
+    stats.add(m);
+    if (csv) writeMetricsRow(csv->file(), m);
+    if (poses) writePoseRows(poses->file(), sim, names);
+    // Flush a few times a second so that an external kill still leaves most rows on disk.
+    if ((k & 255) == 255) {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - lastFlush > std::chrono::milliseconds(250)) {
+        lastFlush = now;
+        if (std::string err = flushAll(); !err.empty()) throw InputError{err};
+      }
+    }
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  const std::string writeError = flushAll();
+
+  if (!o.quiet) {
+    const double n = double(std::max(1L, stats.steps));
+    std::fprintf(stderr,
+                 "%s: %s, dt = %g s: %ld of %lld steps (%.6g s simulated) in %.3f s wall time; "
+                 "mean %.2f us/step, mean %.2f Newton iterations/step; max constraint violation %.3g; "
+                 "energy drift max|E-E0| = %.3g J (E0 = %.10g J)%s\n",
+                 kProg, o.model.c_str(), dt, stats.steps, steps, stats.steps * dt, wall, stats.sumStepUs / n,
+                 stats.sumIterations / n, stats.maxViolation, stats.maxDrift, stats.e0,
+                 failed ? "; stopped by a solver failure" : "");
+  }
+  if (!writeError.empty()) throw InputError{writeError};
+  if (failed) {
+    std::fprintf(stderr, "%s: solver failure: %s\n", kProg, oneLine(sim.metrics().message).c_str());
+    return kExitSolverFailure;
+  }
+  if (interrupted) {
+    std::fprintf(stderr, "%s: interrupted after step %ld; rows so far are written\n", kProg, stats.steps);
+    return kExitInterrupted;
+  }
+  return kExitOk;
+}
+
+int run(const std::vector<std::string>& args) {
+  if (args.empty()) throw InputError{"no command given (try '" + std::string(kProg) + " --help')"};
+  const std::string& cmd = args.front();
+  const std::vector<std::string> rest(args.begin() + 1, args.end());
+  if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+    printUsage(stdout);
+    return kExitOk;
+  }
+  if (cmd == "--version") {
+    std::printf("%s %s\n", kProg, MECHSTUDIO_VERSION);
+    return kExitOk;
+  }
+  if (cmd == "simulate") {
+    if (std::find_if(rest.begin(), rest.end(), [](const std::string& a) { return a == "--help" || a == "-h"; }) !=
+        rest.end()) {
+      printUsage(stdout);
+      return kExitOk;
+    }
+    return runSimulate(rest);
+  }
+  if (cmd == "scenes") return runScenes(rest);
+  if (!cmd.empty() && cmd[0] == '-') throw InputError{"unknown option '" + cmd + "' (see --help)"};
+  throw InputError{"unknown command '" + cmd + "' (commands: simulate, scenes; see --help)"};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    return run(args);
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", kProg, oneLine(e.reason).c_str());
+    return kExitBadInput;
+  } catch (const ms::UserError& e) {
+    std::fprintf(stderr, "%s: error: %s\n", kProg, oneLine(e.what()).c_str());
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: internal error: %s\n", kProg, oneLine(e.what()).c_str());
+    return kExitInternal;
+  } catch (...) {
+    std::fprintf(stderr, "%s: internal error: unknown exception\n", kProg);
+    return kExitInternal;
+  }
+}

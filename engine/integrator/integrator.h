@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The small interface every time stepper implements, so that baselines (Euler, Heun, RK4,
+// exponential) plug in beside the variational integrator.
+#pragma once
+
+#include <string>
+
+#include "system/compiled_system.h"
+#include "system/state.h"
+
+namespace ms {
+
+enum class StepStatus { Ok, NotConverged, NonFinite, AngularVelocityLimit, SingularMatrix };
+
+const char* toString(StepStatus s);
+
+struct StepSettings {
+  double dt = 0.01;
+  double tolerance = 1e-10;
+  int maxIterations = 100;
+  int maxLineSearch = 12;
+  Vec3 gravity = Vec3(0, 0, -9.81);
+};
+
+struct StepReport {
+  StepStatus status = StepStatus::Ok;
+  int iterations = 0;
+  double residual = 0;             // ∞-norm of the final residual
+  double constraintViolation = 0;  // ‖g(z)‖∞ at the configuration the step makes final
+  std::string message;             // reason, when status != Ok
+};
+
+class Integrator {
+ public:
+  virtual ~Integrator() = default;
+  virtual const char* name() const = 0;
+  // Advance `state` by one step of settings.dt. On failure the state is left unchanged.
+  virtual StepReport step(const StepSettings& settings, const Inputs& inputs, State& state) = 0;
+};
+
+}  // namespace ms

@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// First-order variational integrator, Brüdigam et al. 2023 §3.1–3.2 and Appendix D.
+//
+// State (z_k, ż_k). A step computes z1 = z_k ⊕ ż_k Δt by (11) and (17), then solves for ż1 = (v, ω)
+// of every body and λ of every joint:
+//   translational (10):  m (v − v₀)/Δt − m g − f − Σ G_x(z1)ᵀ λ                         = 0
+//   rotational (16):     J ω s(ω) + ω×Jω − (J ω₀ s(ω₀) − ω₀×Jω₀) − 2τ − Σ 2 G_θ(z1)ᵀ λ = 0
+//   constraints (20b):   g(z2(ż1)) = 0,   z2 = (x1 + vΔt, q1·[s(ω), ω]Δt/2),  s(ω) = √(4/Δt² − ωᵀω)
+// G_θ = ∂g/∂θ (body-frame rotation), so 2 G_θ is the rotational Jacobian of (A.8) and τ the
+// body-frame torque (f world frame). Joint efforts u (springs at z1, actuators, dampers) act through
+// the minimal-coordinate Jacobian: f = (∂θ/∂x)ᵀ u, τ = (∂θ/∂θ_body)ᵀ u.
+// Dampers use the unknown velocity (implicit): u = −c θ̇, θ̇ = J_min(z1) ż1. Their Jacobian keeps the
+// per-body diagonal blocks and drops the parent–child coupling (which would add body–body edges
+// to the graph): Newton stays exact for joints to the world and becomes quasi-Newton otherwise;
+// the residual, and therefore the solution, is exact either way.
+// Newton matrix (unsymmetric, hence LDU): body rows [∂d/∂ż, −Gᵀ(z1)], joint rows
+// [∂g(z2)/∂ż = (G_x Δt, G_θ(z2)·Φ(ω)), 0] with Φ(ω) = ∂θ₂/∂ω (quaternion.h). Joint nodes are
+// padded to 6 rows with identity rows.
+#include "integrator/variational_step.h"
+
+#include <cmath>
+
+#include "core/quaternion.h"
+
+namespace ms {
+
+const char* toString(StepStatus s) {
+  switch (s) {
+    case StepStatus::Ok: return "ok";
+    case StepStatus::NotConverged: return "Newton did not converge";
+    case StepStatus::NonFinite: return "non-finite value";
+    case StepStatus::AngularVelocityLimit: return "angular velocity |w| >= 2/dt (eq. 13)";
+    case StepStatus::SingularMatrix: return "singular Newton matrix";
+  }
+  return "?";
+}
+
+namespace {
+// Relative regularisation of the constraint pivots (Schur complements scale with Δt²/m).
+constexpr double kRegularization = 1e-10;
+using Vec3Vector = std::vector<Vec3, Eigen::aligned_allocator<Vec3>>;
+using Vec4Vector = std::vector<Vec4, Eigen::aligned_allocator<Vec4>>;
+using Mat3Vector = std::vector<Mat3, Eigen::aligned_allocator<Mat3>>;
+}  // namespace
+
+struct VariationalIntegrator::Impl {
+  // Knot z1 and the previous velocities, per body.
+  Vec3Vector x1, v0, force, torque, momentum0;
+  Vec4Vector q1;
+  // Trial knot z2 and Φ(ω) per body.
+  Vec3Vector x2;
+  Vec4Vector q2;
+  Mat3Vector phi;
+  // Joint quantities at z1: constraint Jacobians G(z1), minimal-coordinate Jacobians.
+  std::vector<JointConstraintEval, Eigen::aligned_allocator<JointConstraintEval>> g1;
+  std::vector<JointMinimalEval, Eigen::aligned_allocator<JointMinimalEval>> m1;
+  std::vector<char> needsMinimal;
+  JointConstraintEval g2;
+  // Newton iterates (body velocities 6 per body; multipliers 6 per joint node; node-major).
+  VecX cur, trial, delta, residual, trialResidual;
+  double dt = 0;
+};
+
+VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSystem> system)
+    : sys_(std::move(system)), matrix_(sys_->order), trialMatrix_(sys_->order), impl_(std::make_shared<Impl>()) {
+  const int nb = int(sys_->bodies.size()), nj = int(sys_->joints.size());
+  Impl& m = *impl_;
+  m.x1.resize(nb);
+  m.v0.resize(nb);
+  m.force.resize(nb);
+  m.torque.resize(nb);
+  m.momentum0.resize(nb);
+  m.q1.resize(nb);
+  m.x2.resize(nb);
+  m.q2.resize(nb);
+  m.phi.resize(nb);
+  m.g1.resize(nj);
+  m.m1.resize(nj);
+  m.needsMinimal.assign(nj, 0);
+  const int n = 6 * sys_->numNodes;
+  m.cur.setZero(n);
+  m.trial.setZero(n);
+  m.delta.setZero(n);
+  m.residual.setZero(n);
+  m.trialResidual.setZero(n);
+}
+
+namespace {
+
+// Poses of the two bodies of a joint (world: origin, identity).
+inline JointPoses posesOf(const JointGeometry& j, const Vec3Vector& x, const Vec4Vector& q) {
+  JointPoses z;
+  if (j.parent >= 0) {
+    z.xa = x[j.parent];
+    z.qa = q[j.parent];
+  } else {
+    z.xa.setZero();
+    z.qa = Vec4(1, 0, 0, 0);
+  }
+  z.xb = x[j.child];
+  z.qb = q[j.child];
+  return z;
+}
+
+// Prepare the knot z1, constant forces and G(z1) for one step. Returns false if |ω₀| ≥ 2/Δt.
+bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const StepSettings& st, const Inputs& in,
+             const State& state) {
+  const double dt = st.dt;
+  m.dt = dt;
+  const int nb = int(sys.bodies.size());
+  // Knot z1 by (11) and (17); previous angular momentum term of (16); gravity and external wrenches.
+  for (int i = 0; i < nb; ++i) {
+    const BodyState& b = state.bodies[i];
+    const CompiledBody& cb = sys.bodies[i];
+    Vec4 inc;
+    if (!quat::incrementFromVelocity(b.w, dt, inc)) return false;
+    m.x1[i] = b.x + b.v * dt;
+    m.q1[i] = quat::mul(b.q, inc).normalized();
+    m.v0[i] = b.v;
+    const Vec3 Jw0 = cb.inertia * b.w;
+    m.momentum0[i] = Jw0 * std::sqrt(4.0 / (dt * dt) - b.w.squaredNorm()) - b.w.cross(Jw0);
+    m.force[i] = cb.mass * st.gravity + in.force[i];
+    m.torque[i] = quat::rotation(m.q1[i]).transpose() * in.torque[i];
+  }
+  // Joint Jacobians at z1; spring and actuator efforts mapped to body wrenches.
+  for (size_t k = 0; k < sys.joints.size(); ++k) {
+    const CompiledJoint& j = sys.joints[k];
+    const JointPoses z = posesOf(j.geo, m.x1, m.q1);
+    if (j.node >= 0) evalJointConstraint(j.geo, z, m.g1[k]);
+    const bool act = in.actuator[k].any();
+    m.needsMinimal[k] = j.hasSpring || j.hasDamper || act;
+    if (!m.needsMinimal[k]) continue;
+    JointMinimalEval& me = m.m1[k];
+    evalJointMinimal(j.geo, z, me);
+    Vec6 u = in.actuator[k];
+    if (j.hasSpring) u -= j.stiffness.cwiseProduct(me.theta - j.rest);
+    if (j.geo.parent >= 0) {
+      m.force[j.geo.parent] += me.dxa.transpose() * u;
+      m.torque[j.geo.parent] += me.dtha.transpose() * u;
+    }
+    m.force[j.geo.child] += me.dxb.transpose() * u;
+    m.torque[j.geo.child] += me.dthb.transpose() * u;
+  }
+  return true;
+}
+
+// Residual of (20a)–(20b) and (optionally) the Newton matrix at iterate `x`. False if |ω| ≥ 2/Δt.
+bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const VecX& x, VecX& r, GraphLDU* F) {
+  const double dt = m.dt;
+  const int nb = int(sys.bodies.size());
+  // Fill-in blocks (closed loops) still hold factors from the previous iteration: clear them.
+  if (F && sys.order.fillIn > 0) F->setZero();
+  // Bodies: next knot z2, dynamics residuals (10), (16) and their diagonal blocks.
+  for (int i = 0; i < nb; ++i) {
+    const CompiledBody& cb = sys.bodies[i];
+    const Vec3 v = x.segment<3>(6 * i), w = x.segment<3>(6 * i + 3);
+    Vec4 inc;
+    if (!quat::incrementFromVelocity(w, dt, inc)) return false;
+    m.x2[i] = m.x1[i] + v * dt;
+    m.q2[i] = quat::mul(m.q1[i], inc);
+    const double s = std::sqrt(4.0 / (dt * dt) - w.squaredNorm());
+    const Vec3 Jw = cb.inertia * w;
+    r.segment<3>(6 * i) = cb.mass * (v - m.v0[i]) / dt - m.force[i];
+    r.segment<3>(6 * i + 3) = Jw * s + w.cross(Jw) - m.momentum0[i] - 2.0 * m.torque[i];
+    if (F) {
+      m.phi[i] = quat::incrementJacobian(w, dt);
+      Mat6& D = F->diag(i);
+      D.setZero();
+      D.topLeftCorner<3, 3>().diagonal().setConstant(cb.mass / dt);
+      D.bottomRightCorner<3, 3>() =
+          cb.inertia * s - (Jw * w.transpose()) / s + quat::skew(w) * cb.inertia - quat::skew(Jw);
+    }
+  }
+  // Joints: constraint forces G(z1)ᵀλ on the bodies, constraint rows g(z2), dampers.
+  for (size_t k = 0; k < sys.joints.size(); ++k) {
+    const CompiledJoint& j = sys.joints[k];
+    const int a = j.geo.parent, b = j.geo.child;
+    if (j.node >= 0) {
+      const JointConstraintEval& G = m.g1[k];
+      const Vec6 lam = x.segment<6>(6 * j.node);
+      if (a >= 0) {
+        r.segment<3>(6 * a) -= G.dxa.transpose() * lam;
+        r.segment<3>(6 * a + 3) -= 2.0 * G.dtha.transpose() * lam;
+      }
+      r.segment<3>(6 * b) -= G.dxb.transpose() * lam;
+      r.segment<3>(6 * b + 3) -= 2.0 * G.dthb.transpose() * lam;
+      const JointPoses z2 = posesOf(j.geo, m.x2, m.q2);
+      if (F) {
+        evalJointConstraint(j.geo, z2, m.g2);
+        r.segment<6>(6 * j.node) = m.g2.g;
+        // Joint diagonal: a tiny ε on constraint rows (regularises near-singular configurations;
+        // the residual is unchanged), and on padding rows a value of the scale of the joint's
+        // Schur complement (Δt²/m), so that pivots are not badly scaled.
+        Mat6& D = F->diag(j.node);
+        D.setZero();
+        for (int q = 0; q < 6; ++q) D(q, q) = q < j.geo.constrained() ? kRegularization * dt * dt : dt * dt;
+        // (joint row, body column): ∂g(z2)/∂ż; (body row, joint column): −G(z1)ᵀ.
+        Mat6& JB = F->block(j.blockJB);
+        JB.leftCols<3>() = m.g2.dxb * dt;
+        JB.rightCols<3>() = m.g2.dthb * m.phi[b];
+        Mat6& BJ = F->block(j.blockBJ);
+        BJ.topRows<3>() = -G.dxb.transpose();
+        BJ.bottomRows<3>() = -2.0 * G.dthb.transpose();
+        if (a >= 0) {
+          Mat6& JA = F->block(j.blockJA);
+          JA.leftCols<3>() = m.g2.dxa * dt;
+          JA.rightCols<3>() = m.g2.dtha * m.phi[a];
+          Mat6& AJ = F->block(j.blockAJ);
+          AJ.topRows<3>() = -G.dxa.transpose();
+          AJ.bottomRows<3>() = -2.0 * G.dtha.transpose();
+        }
+      } else {
+        r.segment<6>(6 * j.node) = jointConstraintValue(j.geo, z2);
+      }
+    }
+    if (!j.hasDamper) continue;
+    // Damper u = −c θ̇ with θ̇ = J_min(z1) ż (implicit in the unknown velocity).
+    const JointMinimalEval& me = m.m1[k];
+    Vec6 rate = me.dxb * x.segment<3>(6 * b) + me.dthb * x.segment<3>(6 * b + 3);
+    if (a >= 0) rate += me.dxa * x.segment<3>(6 * a) + me.dtha * x.segment<3>(6 * a + 3);
+    const Vec6 u = -j.damping.cwiseProduct(rate);
+    auto apply = [&](int body, const Mat6x3& dx, const Mat6x3& dth) {
+      r.segment<3>(6 * body) -= dx.transpose() * u;
+      r.segment<3>(6 * body + 3) -= 2.0 * dth.transpose() * u;
+      if (!F) return;
+      Eigen::Matrix<double, 6, 6> Jm;  // [dx dth] : minimal rates per body velocity
+      Jm.leftCols<3>() = dx;
+      Jm.rightCols<3>() = dth;
+      Eigen::Matrix<double, 6, 6> JmT = Jm.transpose();
+      JmT.bottomRows<3>() *= 2.0;
+      F->diag(body).noalias() += JmT * j.damping.asDiagonal() * Jm;
+    };
+    if (a >= 0) apply(a, me.dxa, me.dtha);
+    apply(b, me.dxb, me.dthb);
+  }
+  return true;
+}
+
+}  // namespace
+
+bool VariationalIntegrator::residualAt(const StepSettings& settings, const Inputs& inputs, const State& state,
+                                       const VecX& vel, const VecX& lambda, VecX& residual, bool assembleMatrix) {
+  Impl& m = *impl_;
+  if (!prepare(*sys_, m, settings, inputs, state)) return false;
+  const int nb = int(sys_->bodies.size());
+  VecX x = VecX::Zero(6 * sys_->numNodes);
+  x.head(6 * nb) = vel;
+  x.tail(6 * (sys_->numNodes - nb)) = lambda;
+  residual.setZero(x.size());
+  return evaluate(*sys_, m, x, residual, assembleMatrix ? &matrix_ : nullptr);
+}
+
+StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inputs, State& state) {
+  Impl& m = *impl_;
+  StepReport rep;
+  const int nb = int(sys_->bodies.size());
+  if (!prepare(*sys_, m, st, inputs, state)) {
+    rep.status = StepStatus::AngularVelocityLimit;
+    rep.message = "|w| >= 2/dt at the start of the step: the time step is too large for this rotation speed";
+    return rep;
+  }
+  // Warm start: previous velocities and multipliers.
+  for (int i = 0; i < nb; ++i) {
+    m.cur.segment<3>(6 * i) = state.bodies[i].v;
+    m.cur.segment<3>(6 * i + 3) = state.bodies[i].w;
+  }
+  for (size_t k = 0; k < sys_->joints.size(); ++k)
+    if (sys_->joints[k].node >= 0) m.cur.segment<6>(6 * sys_->joints[k].node) = state.lambda[k];
+  evaluate(*sys_, m, m.cur, m.residual, &matrix_);
+
+  // Newton iterations with backtracking on the residual 2-norm.
+  double rnorm = m.residual.lpNorm<Eigen::Infinity>();
+  int it = 0;
+  for (;; ++it) {
+    if (!std::isfinite(rnorm)) {
+      rep.status = StepStatus::NonFinite;
+      rep.message = "non-finite residual in Newton iteration " + std::to_string(it);
+      return rep;
+    }
+    if (rnorm < st.tolerance) break;
+    if (it >= st.maxIterations) {
+      rep.status = StepStatus::NotConverged;
+      rep.message = "Newton did not reach tolerance " + std::to_string(st.tolerance) + " in " +
+                    std::to_string(st.maxIterations) + " iterations (residual " + std::to_string(rnorm) + ")";
+      rep.iterations = it;
+      rep.residual = rnorm;
+      return rep;
+    }
+    if (!matrix_.factor()) {
+      rep.status = StepStatus::SingularMatrix;
+      rep.message = "singular Newton matrix in iteration " + std::to_string(it + 1) +
+                    " (redundant or degenerate constraints?)";
+      return rep;
+    }
+    m.delta = -m.residual;
+    matrix_.solve(m.delta, m.delta);
+    const double r2 = m.residual.norm();
+    double alpha = 1.0;
+    bool accepted = false;
+    bool omegaLimited = false;
+    for (int ls = 0; ls <= st.maxLineSearch; ++ls, alpha *= 0.5) {
+      m.trial = m.cur + alpha * m.delta;
+      if (!evaluate(*sys_, m, m.trial, m.trialResidual, &trialMatrix_)) {
+        omegaLimited = true;
+        continue;
+      }
+      if (m.trialResidual.norm() < r2) {
+        accepted = true;
+        break;
+      }
+    }
+    if (!accepted) {
+      rep.status = omegaLimited ? StepStatus::AngularVelocityLimit : StepStatus::NotConverged;
+      rep.message = omegaLimited ? "the solution needs |w| >= 2/dt (eq. 13): reduce the time step"
+                                 : "line search found no decrease of the residual (residual " +
+                                       std::to_string(rnorm) + ")";
+      rep.iterations = it + 1;
+      rep.residual = rnorm;
+      return rep;
+    }
+    m.cur.swap(m.trial);
+    m.residual.swap(m.trialResidual);
+    std::swap(matrix_, trialMatrix_);
+    rnorm = m.residual.lpNorm<Eigen::Infinity>();
+  }
+
+  // Converged: the new state is (z1, ż1); g(z2) is the joint part of the final residual.
+  double viol = 0;
+  for (const CompiledJoint& j : sys_->joints)
+    if (j.node >= 0) viol = std::max(viol, m.residual.segment(6 * j.node, j.geo.constrained()).lpNorm<Eigen::Infinity>());
+  // Rows dropped as redundant are measured too (they must hold through the others).
+  for (const CompiledJoint& j : sys_->joints)
+    if (j.hasDroppedRows) viol = std::max(viol, jointConstraintValue(j.full, posesOf(j.geo, m.x2, m.q2)).lpNorm<Eigen::Infinity>());
+  for (int i = 0; i < nb; ++i) {
+    BodyState& b = state.bodies[i];
+    b.x = m.x1[i];
+    b.q = m.q1[i];
+    b.v = m.cur.segment<3>(6 * i);
+    b.w = m.cur.segment<3>(6 * i + 3);
+  }
+  for (size_t k = 0; k < sys_->joints.size(); ++k)
+    if (sys_->joints[k].node >= 0) state.lambda[k] = m.cur.segment<6>(6 * sys_->joints[k].node);
+  state.time += st.dt;
+  state.step += 1;
+  rep.iterations = it;
+  rep.residual = rnorm;
+  rep.constraintViolation = viol;
+  return rep;
+}
+
+}  // namespace ms

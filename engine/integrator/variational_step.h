@@ -1,0 +1,39 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// First-order variational integrator in maximal coordinates (Brüdigam et al. 2023, §3.1–3.2):
+// positions by (11)/(17), then (20a)–(20b) solved for ż and λ by Newton's method with a
+// backtracking line search on the residual norm (Appendix D without the barrier), with the
+// Newton matrix factorised by the graph LDU (Algorithms 1–4).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "integrator/integrator.h"
+#include "solver/ldu_graph.h"
+
+namespace ms {
+
+class VariationalIntegrator final : public Integrator {
+ public:
+  explicit VariationalIntegrator(std::shared_ptr<const CompiledSystem> system);
+  const char* name() const override { return "vi"; }
+  StepReport step(const StepSettings& settings, const Inputs& inputs, State& state) override;
+
+  // The Newton matrix assembled by the last residualAt(..., true) call (before factorisation), for
+  // tests comparing against finite differences and against the dense LDU.
+  const GraphLDU& matrix() const { return matrix_; }
+  // Residual of (20a)–(20b) at given velocities/multipliers for the state's current knot z_k and
+  // previous velocity (exposed for finite-difference tests). `vel` is 6 per body [v; ω], `lambda`
+  // 6 per joint; the result is node-major. Returns false if |ω| ≥ 2/Δt for some body.
+  bool residualAt(const StepSettings& settings, const Inputs& inputs, const State& state, const VecX& vel,
+                  const VecX& lambda, VecX& residual, bool assembleMatrix);
+
+  struct Impl;  // preallocated per-step workspace (defined in the .cc)
+
+ private:
+  std::shared_ptr<const CompiledSystem> sys_;
+  GraphLDU matrix_, trialMatrix_;
+  std::shared_ptr<Impl> impl_;
+};
+
+}  // namespace ms

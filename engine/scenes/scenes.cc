@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Parametric scenes (see scenes.h). Conventions: gravity −z; planar mechanisms move in the y–z plane
+// about world x; a link's body z axis runs along the link, its "top" end at +L/2.
+#include "scenes/scenes.h"
+
+#include <cmath>
+#include <functional>
+#include <sstream>
+
+#include "core/check.h"
+#include "core/quaternion.h"
+
+namespace ms {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+using Params = std::map<std::string, std::string>;
+
+// Typed access to scene parameters with validation.
+class Args {
+ public:
+  Args(const SceneInfo& info, const Params& p) : info_(info), p_(p) {
+    for (const auto& [k, v] : p) {
+      bool known = false;
+      for (const auto& d : info.parameters) known |= d.name == k;
+      if (!known) {
+        std::string list;
+        for (const auto& d : info.parameters) list += (list.empty() ? "" : ", ") + d.name;
+        throw UserError("scene '" + info.name + "' has no parameter '" + k + "'" +
+                        (list.empty() ? std::string(" (it takes none)") : " (parameters: " + list + ")"));
+      }
+    }
+  }
+  std::string str(const std::string& k) const {
+    auto it = p_.find(k);
+    if (it != p_.end()) return it->second;
+    for (const auto& d : info_.parameters)
+      if (d.name == k) return d.defaultValue;
+    MS_ASSERT(false, "scene parameter not declared");
+  }
+  double num(const std::string& k, double lo, double hi) const {
+    const std::string s = str(k);
+    double v = 0;
+    size_t used = 0;
+    try {
+      v = std::stod(s, &used);
+    } catch (...) {
+      used = 0;
+    }
+    if (used != s.size() || s.empty() || !std::isfinite(v))
+      throw UserError("scene '" + info_.name + "': parameter " + k + "='" + s + "' is not a number");
+    if (v < lo || v > hi) {
+      std::ostringstream os;
+      os << "scene '" << info_.name << "': parameter " << k << "=" << s << " is out of range [" << lo << ", " << hi << "]";
+      throw UserError(os.str());
+    }
+    return v;
+  }
+  int integer(const std::string& k, int lo, int hi) const {
+    const double v = num(k, lo, hi);
+    if (v != std::floor(v)) throw UserError("scene '" + info_.name + "': parameter " + k + " must be an integer");
+    return int(v);
+  }
+
+ private:
+  const SceneInfo& info_;
+  const Params& p_;
+};
+
+// Rod/cylinder inertia about its centre, axis along body z.
+Mat3 cylinderInertia(double m, double r, double l) {
+  const double t = m * (3 * r * r + l * l) / 12.0;
+  return Vec3(t, t, 0.5 * m * r * r).asDiagonal();
+}
+
+Mat3 boxInertia(double m, const Vec3& s) {
+  return Vec3(m * (s.y() * s.y() + s.z() * s.z()) / 12, m * (s.x() * s.x() + s.z() * s.z()) / 12,
+              m * (s.x() * s.x() + s.y() * s.y()) / 12)
+      .asDiagonal();
+}
+
+BodyDesc rod(const std::string& name, double m, double l, double r = 0.05) {
+  BodyDesc b;
+  b.name = name;
+  b.mass = m;
+  b.inertia = cylinderInertia(m, r, l);
+  b.shape = "cylinder";
+  b.shapeSize = Vec3(r, l, 0);
+  return b;
+}
+
+BodyDesc cube(const std::string& name, double m, double a) {
+  BodyDesc b;
+  b.name = name;
+  b.mass = m;
+  b.inertia = boxInertia(m, Vec3(a, a, a));
+  b.shape = "box";
+  b.shapeSize = Vec3(a, a, a);
+  return b;
+}
+
+JointDesc joint(const std::string& name, JointType t, int parent, int child, const Vec3& pa, const Vec3& pb,
+                double angle = 0, const Vec3& axis = Vec3::UnitX()) {
+  JointDesc j;
+  j.name = name;
+  j.type = t;
+  j.parent = parent;
+  j.child = child;
+  j.parentAnchor = pa;
+  j.childAnchor = pb;
+  j.axis = axis;
+  const int nf = jointKind(t).freeCoordinates();
+  if (nf == 1) j.initialPosition = {angle};
+  if (nf == 3 && jointKind(t).freeRotational() == 3) j.initialPosition = {angle, 0, 0};
+  return j;
+}
+
+Vec3 top(double l) { return Vec3(0, 0, 0.5 * l); }
+Vec3 bottom(double l) { return Vec3(0, 0, -0.5 * l); }
+
+Model pendulumLike(const std::string& name, int links, double angle) {
+  // Each link: 1 kg, 0.1 m cube at the tip of a massless 1 m rod.
+  Model m;
+  m.name = name;
+  for (int i = 0; i < links; ++i) {
+    m.bodies.push_back(cube("link" + std::to_string(i + 1), 1.0, 0.1));
+    const Vec3 pa = i == 0 ? Vec3::Zero() : Vec3::Zero();  // previous cube's centre (or world origin)
+    m.joints.push_back(joint("joint" + std::to_string(i + 1), JointType::Revolute, i - 1, i, pa, Vec3(0, 0, 1.0),
+                             i == 0 ? angle : 0.0));
+  }
+  return m;
+}
+
+Model buildPendulum(const Args& a) { return pendulumLike("pendulum", 1, a.num("angle", -10, 10)); }
+
+Model buildDoublePendulum(const Args& a) { return pendulumLike("double-pendulum", 2, a.num("angle", -10, 10)); }
+
+Model buildChain(const Args& a) {
+  const int n = a.integer("n", 1, 10000);
+  const std::string jt = a.str("joint");
+  if (jt != "revolute" && jt != "spherical")
+    throw UserError("scene 'chain': parameter joint must be revolute or spherical (got '" + jt + "')");
+  const JointType type = jt == "revolute" ? JointType::Revolute : JointType::Spherical;
+  Model m;
+  m.name = "chain";
+  const double l = 1.0;
+  for (int i = 0; i < n; ++i) {
+    m.bodies.push_back(rod("link" + std::to_string(i + 1), 1.0, l));
+    m.bodies.back().position = Vec3(0, 0, -(i + 0.5) * l);
+    m.joints.push_back(joint("joint" + std::to_string(i + 1), type, i - 1, i, i == 0 ? Vec3::Zero() : bottom(l), top(l),
+                             i == 0 ? kPi / 4 : 0.0));
+  }
+  return m;
+}
+
+Model buildThreeLinkLoop(const Args&) {
+  // §5.1: lengths 1, √2/2, 1 m; masses 1, √2/2, 1 kg; both ends pinned to the ground.
+  // Initial shape: a symmetric trapezoid, links at 45°, 90° and 135° from hanging.
+  Model m;
+  m.name = "three-link-loop";
+  const double h = std::sqrt(2.0) / 2.0;
+  const double L[3] = {1.0, h, 1.0}, M[3] = {1.0, h, 1.0};
+  for (int i = 0; i < 3; ++i) m.bodies.push_back(rod("link" + std::to_string(i + 1), M[i], L[i]));
+  m.joints.push_back(joint("pin1", JointType::Revolute, -1, 0, Vec3::Zero(), top(L[0]), kPi / 4));
+  m.joints.push_back(joint("joint12", JointType::Revolute, 0, 1, bottom(L[0]), top(L[1]), kPi / 4));
+  m.joints.push_back(joint("joint23", JointType::Revolute, 1, 2, bottom(L[1]), top(L[2]), kPi / 4));
+  // Ground pivot of the far end: A + link1 + link2 + link3 directions.
+  const Vec3 B(0, h + h + h, 0);
+  m.joints.push_back(joint("pin2", JointType::Revolute, -1, 2, B, bottom(L[2])));
+  return m;
+}
+
+Model buildDampedPendulum(const Args& a) {
+  // §5.1: 1 m, 1 kg link, joint damping 0.5 N·m·s, meant for Δt = 0.1.
+  Model m;
+  m.name = "damped-pendulum";
+  m.bodies.push_back(rod("link", 1.0, 1.0));
+  m.joints.push_back(joint("joint", JointType::Revolute, -1, 0, Vec3::Zero(), top(1.0), a.num("angle", -10, 10)));
+  m.joints.back().damping = {a.num("damping", 0, 1e6)};
+  m.solver.dt = 0.1;
+  return m;
+}
+
+Model buildFourLinkSegments(const Args& a) {
+  // §5.2 Fig. 9a: a chain of n closed 4-link segments (rhombi of 1 m, 1 kg links), hanging from the
+  // world at the top vertex; each segment's bottom vertex carries the next segment.
+  const int n = a.integer("n", 1, 2000);
+  Model m;
+  m.name = "four-link-segments";
+  const double l = 1.0, q = kPi / 4;
+  int prev = -1;  // body carrying the next segment's top vertex (−1: world)
+  Vec3 prevAnchor = Vec3::Zero();
+  for (int s = 0; s < n; ++s) {
+    const std::string k = std::to_string(s + 1);
+    const int A = int(m.bodies.size());
+    for (const char* nm : {"a", "b", "c", "d"}) m.bodies.push_back(rod(std::string(nm) + k, 1.0, l));
+    // a: top→left, b: top→right, c: left→bottom, d: right→bottom.
+    const double swing = s == 0 ? 0.3 : 0.0;
+    const double aAngle = (s == 0 ? -q + swing : -kPi / 2);  // relative to the carrying link
+    m.joints.push_back(joint("top" + k, JointType::Revolute, prev, A, prevAnchor, top(l), aAngle));
+    m.joints.push_back(joint("apex" + k, JointType::Revolute, A, A + 1, top(l), top(l), kPi / 2));
+    m.joints.push_back(joint("left" + k, JointType::Revolute, A, A + 2, bottom(l), top(l), kPi / 2));
+    m.joints.push_back(joint("right" + k, JointType::Revolute, A + 1, A + 3, bottom(l), top(l), -kPi / 2));
+    m.joints.push_back(joint("bottom" + k, JointType::Revolute, A + 2, A + 3, bottom(l), bottom(l)));
+    prev = A + 2;
+    prevAnchor = bottom(l);
+  }
+  return m;
+}
+
+Model buildDoubleFourBar(const Args& a) {
+  // §5.3: three parallel 1 m / 1 kg cranks pivoted on the ground 1 m apart, tips joined by two 1 m /
+  // 1 kg couplers; started hanging with angular velocity `omega`, enough to go over the top, so the
+  // linkage passes through its singular (collinear) configurations twice per revolution.
+  const double w = a.num("omega", -100, 100);
+  Model m;
+  m.name = "double-four-bar";
+  const double l = 1.0;
+  for (int i = 0; i < 3; ++i) {
+    m.bodies.push_back(rod("crank" + std::to_string(i + 1), 1.0, l));
+    m.joints.push_back(joint("pivot" + std::to_string(i + 1), JointType::Revolute, -1, i, Vec3(0, i * l, 0), top(l)));
+    m.joints.back().initialVelocity = {w};
+  }
+  // Couplers lie along +y: their body z axis is rotated 90° about x relative to hanging.
+  for (int c = 0; c < 2; ++c) {
+    m.bodies.push_back(rod("coupler" + std::to_string(c + 1), 1.0, l));
+    // The coupler turns against its crank so that it translates (parallelogram motion).
+    JointDesc j = joint("tip" + std::to_string(c + 1), JointType::Revolute, c, 3 + c, bottom(l), top(l), kPi / 2);
+    j.initialVelocity = {-w};
+    m.joints.push_back(j);
+    m.joints.push_back(joint("tip" + std::to_string(c + 2) + "c" + std::to_string(c + 1), JointType::Revolute, c + 1,
+                             3 + c, bottom(l), bottom(l)));
+  }
+  return m;
+}
+
+Model buildFreeBody(const Args& a) {
+  // Torque-free asymmetric body (principal moments 1, 2, 3 kg·m²) spinning about its intermediate
+  // axis with a small perturbation: the tennis-racket flip.
+  Model m;
+  m.name = "free-body";
+  BodyDesc b;
+  b.name = "body";
+  b.mass = 1.0;
+  b.inertia = Vec3(1.0, 2.0, 3.0).asDiagonal();
+  b.shape = "box";
+  b.shapeSize = Vec3(0.6, 0.4, 0.2);
+  const double spin = a.num("spin", -100, 100), eps = a.num("perturbation", -10, 10);
+  b.angularVelocity = Vec3(eps, spin, eps);
+  m.bodies.push_back(b);
+  m.gravity.setZero();
+  return m;
+}
+
+struct SceneEntry {
+  SceneInfo info;
+  std::function<Model(const Args&)> build;
+};
+
+const std::vector<SceneEntry>& entries() {
+  static const std::vector<SceneEntry> e = {
+      {{"pendulum", "1 kg, 0.1 m cube on a massless 1 m rod, revolute joint, starts horizontal",
+        {{"angle", "1.5707963267948966", "initial angle from hanging [rad]"}}},
+       buildPendulum},
+      {{"double-pendulum", "two 1 kg, 0.1 m cubes on massless 1 m rods, both links start horizontal (E0 = 0 J)",
+        {{"angle", "1.5707963267948966", "initial angle of the first link from hanging [rad]"}}},
+       buildDoublePendulum},
+      {{"chain", "n links (1 m, 0.05 m radius, 1 kg cylinders) jointed at their ends, straight, 45 deg from hanging",
+        {{"n", "10", "number of links"}, {"joint", "revolute", "revolute or spherical"}}},
+       buildChain},
+      {{"three-link-loop", "closed loop of links 1, sqrt(2)/2, 1 m (masses 1, sqrt(2)/2, 1 kg) pinned to the ground at both ends", {}},
+       buildThreeLinkLoop},
+      {{"damped-pendulum", "1 m, 1 kg link with joint damping 0.5 N m s, dt = 0.1 s",
+        {{"angle", "1.5707963267948966", "initial angle from hanging [rad]"}, {"damping", "0.5", "joint damping [N m s]"}}},
+       buildDampedPendulum},
+      {{"four-link-segments", "a chain of n closed 4-link segments (rhombi of 1 m, 1 kg links)", {{"n", "4", "number of segments"}}},
+       buildFourLinkSegments},
+      {{"double-four-bar", "three parallel 1 m cranks joined by two couplers, passing through singular configurations",
+        {{"omega", "8", "initial crank angular velocity [rad/s]"}}},
+       buildDoubleFourBar},
+      {{"free-body", "torque-free asymmetric body spinning near its intermediate axis",
+        {{"spin", "2", "angular velocity about the intermediate axis [rad/s]"},
+         {"perturbation", "0.01", "angular velocity about the other two axes [rad/s]"}}},
+       buildFreeBody},
+  };
+  return e;
+}
+
+}  // namespace
+
+const std::vector<SceneInfo>& sceneCatalog() {
+  static const std::vector<SceneInfo> c = [] {
+    std::vector<SceneInfo> v;
+    for (const auto& e : entries()) v.push_back(e.info);
+    return v;
+  }();
+  return c;
+}
+
+Model buildScene(const std::string& name, const Params& params) {
+  for (const auto& e : entries())
+    if (e.info.name == name) return e.build(Args(e.info, params));
+  std::string list;
+  for (const auto& e : entries()) list += (list.empty() ? "" : ", ") + e.info.name;
+  throw UserError("unknown scene '" + name + "' (scenes: " + list + ")");
+}
+
+}  // namespace ms

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "simulation.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "core/check.h"
+#include "core/quaternion.h"
+#include "integrator/variational_step.h"
+#include "system/initial_conditions.h"
+
+namespace ms {
+namespace {
+
+JointPoses posesOf(const JointGeometry& j, const State& s) {
+  JointPoses z;
+  z.xa = j.parent >= 0 ? s.bodies[j.parent].x : Vec3::Zero();
+  z.qa = j.parent >= 0 ? s.bodies[j.parent].q : Vec4(1, 0, 0, 0);
+  z.xb = s.bodies[j.child].x;
+  z.qb = s.bodies[j.child].q;
+  return z;
+}
+
+bool stateFinite(const State& s) {
+  for (const BodyState& b : s.bodies)
+    if (!b.x.allFinite() || !b.q.allFinite() || !b.v.allFinite() || !b.w.allFinite()) return false;
+  return true;
+}
+
+}  // namespace
+
+Simulation::Simulation(std::shared_ptr<const CompiledSystem> system)
+    : sys_(std::move(system)), initial_(sys_->model), integrator_(std::make_unique<VariationalIntegrator>(sys_)) {
+  const Model& m = sys_->model;
+  settings_.dt = m.solver.dt;
+  settings_.tolerance = m.solver.tolerance;
+  settings_.maxIterations = m.solver.maxIterations;
+  settings_.maxLineSearch = m.solver.maxLineSearch;
+  settings_.gravity = m.gravity;
+  const size_t nb = sys_->bodies.size(), nj = sys_->joints.size();
+  inputs_.force.assign(nb, Vec3::Zero());
+  inputs_.torque.assign(nb, Vec3::Zero());
+  inputs_.actuator.assign(nj, Vec6::Zero());
+  for (const WrenchDesc& w : m.wrenches) {
+    inputs_.force[w.body] += w.force;
+    inputs_.torque[w.body] += w.torque;
+  }
+  stepInputs_ = inputs_;
+  reset();
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::reset() {
+  state_ = makeInitialState(*sys_, initial_, settings_.dt);
+  failed_ = false;
+  metrics_ = StepMetrics();
+  updateMetrics();
+  metrics_.constraintViolation = constraintViolation(*sys_, state_);
+}
+
+void Simulation::setState(const State& s) {
+  MS_ASSERT(s.bodies.size() == sys_->bodies.size(), "state from another system");
+  state_ = s;
+  failed_ = false;
+  updateMetrics();
+}
+
+bool Simulation::step() {
+  if (failed_) return false;
+  // Inputs for this step: the persistent ones, then the controller.
+  stepInputs_ = inputs_;
+  if (control_) control_(*this, stepInputs_);
+  const auto t0 = std::chrono::steady_clock::now();
+  const StepReport rep = integrator_->step(settings_, stepInputs_, state_);
+  const auto t1 = std::chrono::steady_clock::now();
+  metrics_.stepMicroseconds = std::chrono::duration<double, std::micro>(t1 - t0).count();
+  metrics_.iterations = rep.iterations;
+  metrics_.residual = rep.residual;
+  metrics_.status = rep.status;
+  if (rep.status == StepStatus::Ok && !stateFinite(state_)) {
+    metrics_.status = StepStatus::NonFinite;
+    metrics_.message = "non-finite state";
+  }
+  if (metrics_.status != StepStatus::Ok) {
+    failed_ = true;
+    metrics_.message = "step " + std::to_string(state_.step + 1) + " (t = " + std::to_string(state_.time + settings_.dt) +
+                       " s): " + (rep.message.empty() ? std::string(toString(metrics_.status)) : rep.message);
+    return false;
+  }
+  metrics_.constraintViolation = rep.constraintViolation;
+  updateMetrics();
+  return true;
+}
+
+void Simulation::updateMetrics() {
+  metrics_.step = state_.step;
+  metrics_.time = state_.time;
+  metrics_.kinetic = kineticEnergy();
+  metrics_.potential = potentialEnergy();
+  metrics_.energy = metrics_.kinetic + metrics_.potential;
+}
+
+int Simulation::jointDof(int j) const { return sys_->joints.at(j).geo.freeCoordinates(); }
+
+Vec6 Simulation::jointPosition(int j) const {
+  const JointGeometry& g = sys_->joints.at(j).geo;
+  JointMinimalEval e;
+  evalJointMinimal(g, posesOf(g, state_), e);
+  return e.theta;
+}
+
+Vec6 Simulation::jointVelocity(int j) const {
+  const JointGeometry& g = sys_->joints.at(j).geo;
+  JointMinimalEval e;
+  evalJointMinimal(g, posesOf(g, state_), e);
+  Vec6 rate = e.dxb * state_.bodies[g.child].v + e.dthb * state_.bodies[g.child].w;
+  if (g.parent >= 0) rate += e.dxa * state_.bodies[g.parent].v + e.dtha * state_.bodies[g.parent].w;
+  return rate;
+}
+
+void Simulation::setInitialJointState(int j, const std::vector<double>& position, const std::vector<double>& velocity) {
+  JointDesc& d = initial_.joints.at(j);
+  const size_t n = size_t(jointDof(j));
+  if (!position.empty()) {
+    if (position.size() != n) throw UserError("joint '" + d.name + "' has " + std::to_string(n) + " coordinates");
+    d.initialPosition = position;
+  }
+  if (!velocity.empty()) {
+    if (velocity.size() != n) throw UserError("joint '" + d.name + "' has " + std::to_string(n) + " coordinates");
+    d.initialVelocity = velocity;
+  }
+  reset();
+}
+
+double Simulation::kineticEnergy() const {
+  double t = 0;
+  for (size_t i = 0; i < sys_->bodies.size(); ++i) {
+    const BodyState& b = state_.bodies[i];
+    t += 0.5 * sys_->bodies[i].mass * b.v.squaredNorm() + 0.5 * b.w.dot(sys_->bodies[i].inertia * b.w);
+  }
+  return t;
+}
+
+double Simulation::potentialEnergy() const {
+  double v = 0;
+  // Gravity.
+  for (size_t i = 0; i < sys_->bodies.size(); ++i) v -= sys_->bodies[i].mass * settings_.gravity.dot(state_.bodies[i].x);
+  // Joint springs.
+  for (const CompiledJoint& j : sys_->joints) {
+    if (!j.hasSpring) continue;
+    JointMinimalEval e;
+    evalJointMinimal(j.geo, posesOf(j.geo, state_), e);
+    v += 0.5 * (j.stiffness.array() * (e.theta - j.rest).array().square()).sum();
+  }
+  return v;
+}
+
+Vec3 Simulation::angularMomentum() const {
+  const double dt = settings_.dt;
+  Vec3 L = Vec3::Zero();
+  for (size_t i = 0; i < sys_->bodies.size(); ++i) {
+    const BodyState& b = state_.bodies[i];
+    const Mat3& J = sys_->bodies[i].inertia;
+    const double s = std::sqrt(std::max(0.0, 4.0 / (dt * dt) - b.w.squaredNorm()));
+    L += b.x.cross(sys_->bodies[i].mass * b.v) + quat::rotation(b.q) * ((J * b.w) * s + b.w.cross(J * b.w)) * (0.5 * dt);
+  }
+  return L;
+}
+
+Vec3 Simulation::linearMomentum() const {
+  Vec3 p = Vec3::Zero();
+  for (size_t i = 0; i < sys_->bodies.size(); ++i) p += sys_->bodies[i].mass * state_.bodies[i].v;
+  return p;
+}
+
+}  // namespace ms

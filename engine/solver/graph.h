@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Symbolic part of the graph-based sparse LDU (Brüdigam et al. 2023, §4, Algorithms 1–4):
+// the depth-first elimination list, loop-closing edges, cyclic children and fill-in pattern.
+// Computed once when a mechanism is compiled; the numeric factorisation (ldu_graph.h) only
+// loops over these precomputed lists.
+#pragma once
+
+#include <utility>
+#include <vector>
+
+namespace ms {
+
+struct EliminationOrder {
+  int numNodes = 0;
+  // Depth-first post-order elimination list: leaves first, each component's root last (§4.1).
+  std::vector<int> list;
+  // position[node] = index of node in `list`.
+  std::vector<int> position;
+  // children[i]: neighbours of i in the filled graph that are eliminated before i, in list order.
+  // For acyclic graphs these are exactly the DFS children (Alg. 1); with cycles they also hold the
+  // cyclic children that receive fill-in (Alg. 3).
+  std::vector<std::vector<int>> children;
+  // parents[i]: neighbours of i in the filled graph eliminated after i (direct and loop-opening
+  // parents of Alg. 4), in list order.
+  std::vector<std::vector<int>> parents;
+  // Edges of the input graph not in the DFS spanning forest (one per independent cycle).
+  std::vector<std::pair<int, int>> loopClosures;
+  // Number of node pairs (unordered) connected in the filled graph but not in the input graph.
+  int fillIn = 0;
+};
+
+// adjacency: undirected graph, adjacency[i] lists the neighbours of node i (symmetric).
+// zeroDiagonal[i]: node i has a structurally zero diagonal block (a joint): it is never placed in
+// the list before at least one of its neighbours, so that its pivot becomes invertible.
+EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& adjacency,
+                                         const std::vector<bool>& zeroDiagonal);
+
+}  // namespace ms

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Numeric graph-based sparse block LDU: Brüdigam et al. 2023, §4.
+// - factor(): Algorithm 3 (Algorithm 1 when the graph is a tree) in up-looking form; the cyclic
+//   corrections of Alg. 3 lines 8–16 are precomputed index lists,
+// - solve(): Algorithm 4 (Algorithm 2 for trees), forward pass over the list, then the diagonal
+//   and upper pass in reverse,
+// - invert6(): fast 6×6 pivot inverse (2×2 block Schur complement, closed-form 3×3 inverses).
+// Matrix F = L D U with L, U unit block-triangular in list order; after factor() the block (i, c)
+// of a child c holds L_ic and the block (c, i) holds U_ci, diag_ holds D and dinv_ holds D⁻¹.
+#include "solver/ldu_graph.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/LU>
+
+#include "core/check.h"
+
+namespace ms {
+
+GraphLDU::GraphLDU(const EliminationOrder& order) : order_(order) {
+  const int n = order_.numNodes;
+  MS_ASSERT(static_cast<int>(order_.list.size()) == n && static_cast<int>(order_.position.size()) == n &&
+                static_cast<int>(order_.children.size()) == n && static_cast<int>(order_.parents.size()) == n,
+            "inconsistent EliminationOrder");
+  diag_.assign(n, Mat6::Zero());
+  dinv_.assign(n, Mat6::Zero());
+  lookup_.assign(n, {});
+
+  // Allocate the blocks (i, c) and (c, i) of every filled-graph pair, in list order of i.
+  int numPairs = 0;
+  for (int i = 0; i < n; ++i) numPairs += static_cast<int>(order_.children[i].size());
+  off_.assign(2 * static_cast<size_t>(numPairs), Mat6::Zero());
+  int next = 0;
+  for (int i : order_.list)
+    for (int c : order_.children[i]) {
+      lookup_[i].emplace_back(c, next++);
+      lookup_[c].emplace_back(i, next++);
+    }
+  // Sort each row's lookup by column for binary search.
+  for (auto& row : lookup_) std::sort(row.begin(), row.end());
+
+  // Child entries with their cyclic corrections (Alg. 3): for child c1 of i, every earlier child
+  // c2 of i that is also a child of c1 (i.e. connected to c1 in the filled graph).
+  childStart_.assign(n + 1, 0);
+  children_.clear();
+  corrections_.clear();
+  children_.reserve(numPairs);
+  for (int i = 0; i < n; ++i) {
+    childStart_[i] = static_cast<int>(children_.size());
+    const std::vector<int>& ch = order_.children[i];
+    for (size_t s = 0; s < ch.size(); ++s) {
+      const int c1 = ch[s];
+      ChildEntry e{c1, blockIndex(i, c1), blockIndex(c1, i), static_cast<int>(corrections_.size()), 0};
+      MS_ASSERT(e.blockIC >= 0 && e.blockCI >= 0, "missing child block");
+      for (size_t s2 = 0; s2 < s; ++s2) {
+        const int c2 = ch[s2];
+        const int bC2C1 = blockIndex(c2, c1);
+        if (bC2C1 < 0) continue;
+        MS_ASSERT(order_.position[c2] < order_.position[c1], "children must be in list order");
+        corrections_.push_back({c2, blockIndex(i, c2), blockIndex(c2, i), bC2C1, blockIndex(c1, c2)});
+      }
+      e.corrEnd = static_cast<int>(corrections_.size());
+      children_.push_back(e);
+    }
+  }
+  childStart_[n] = static_cast<int>(children_.size());
+
+  // Parent entries (Alg. 4 line 9): block (i, p) holds U_ip after factor().
+  parentStart_.assign(n + 1, 0);
+  parents_.clear();
+  parents_.reserve(numPairs);
+  for (int i = 0; i < n; ++i) {
+    parentStart_[i] = static_cast<int>(parents_.size());
+    for (int p : order_.parents[i]) {
+      const int b = blockIndex(i, p);
+      MS_ASSERT(b >= 0, "missing parent block");
+      parents_.push_back({p, b});
+    }
+  }
+  parentStart_[n] = static_cast<int>(parents_.size());
+}
+
+int GraphLDU::blockIndex(int i, int j) const {
+  // Binary search in row i's sorted (column, block) list.
+  if (i < 0 || i >= numNodes() || j < 0 || j >= numNodes()) return -1;
+  const auto& row = lookup_[i];
+  auto it = std::lower_bound(row.begin(), row.end(), std::make_pair(j, -1));
+  return (it != row.end() && it->first == j) ? it->second : -1;
+}
+
+void GraphLDU::setZero() {
+  // Zero diagonal, inverse-diagonal and all off-diagonal (including fill-in) blocks.
+  for (Mat6& m : diag_) m.setZero();
+  for (Mat6& m : dinv_) m.setZero();
+  for (Mat6& m : off_) m.setZero();
+}
+
+bool GraphLDU::factor() {
+  Mat6 tmp, lic;
+  for (int i : order_.list) {
+    Mat6& dii = diag_[i];
+    for (int k = childStart_[i]; k < childStart_[i + 1]; ++k) {
+      const ChildEntry& e = children_[k];
+      Mat6& fic = off_[e.blockIC];
+      Mat6& fci = off_[e.blockCI];
+      // Cyclic corrections (Alg. 3 lines 8–16) by earlier children c2 shared with c.
+      for (int q = e.corrBegin; q < e.corrEnd; ++q) {
+        const Correction& r = corrections_[q];
+        tmp.noalias() = diag_[r.c2] * off_[r.blockC2C1];
+        fic.noalias() -= off_[r.blockIC2] * tmp;
+        tmp.noalias() = off_[r.blockC1C2] * diag_[r.c2];
+        fci.noalias() -= tmp * off_[r.blockC2I];
+      }
+      // L_ic = F_ic D_c⁻¹, D_i −= L_ic (D_c U_ci), U_ci = D_c⁻¹ F_ci (Alg. 3 lines 18–20).
+      lic.noalias() = fic * dinv_[e.child];
+      dii.noalias() -= lic * fci;
+      fic = lic;
+      tmp.noalias() = dinv_[e.child] * fci;
+      fci = tmp;
+    }
+    // Invert the finished pivot D_i.
+    if (!invert6(dii, dinv_[i])) return false;
+  }
+  return true;
+}
+
+void GraphLDU::solve(const VecX& rhs, VecX& x) const {
+  const int n = numNodes();
+  MS_ASSERT(rhs.size() == 6 * n, "rhs has the wrong size");
+  if (&x != &rhs && x.size() != 6 * n) x.resize(6 * n);
+  // Forward pass (Alg. 4 lines 1–6): y_i = rhs_i − Σ_c L_ic y_c, stored in x.
+  Vec6 y;
+  for (int i : order_.list) {
+    y = rhs.segment<6>(6 * i);
+    for (int k = childStart_[i]; k < childStart_[i + 1]; ++k) {
+      const ChildEntry& e = children_[k];
+      y.noalias() -= off_[e.blockIC] * x.segment<6>(6 * e.child);
+    }
+    x.segment<6>(6 * i) = y;
+  }
+  // Backward pass (Alg. 4 lines 7–12): x_i = D_i⁻¹ y_i − Σ_p U_ip x_p.
+  for (auto it = order_.list.rbegin(); it != order_.list.rend(); ++it) {
+    const int i = *it;
+    y.noalias() = dinv_[i] * x.segment<6>(6 * i);
+    for (int k = parentStart_[i]; k < parentStart_[i + 1]; ++k) {
+      const ParentEntry& p = parents_[k];
+      y.noalias() -= off_[p.blockIP] * x.segment<6>(6 * p.parent);
+    }
+    x.segment<6>(6 * i) = y;
+  }
+}
+
+MatX GraphLDU::toDense() const {
+  // Scatter diagonal and off-diagonal blocks into a node-major dense matrix.
+  const int n = numNodes();
+  MatX m = MatX::Zero(6 * n, 6 * n);
+  for (int i = 0; i < n; ++i) {
+    m.block<6, 6>(6 * i, 6 * i) = diag_[i];
+    for (const auto& [j, k] : lookup_[i]) m.block<6, 6>(6 * i, 6 * j) = off_[k];
+  }
+  return m;
+}
+
+namespace {
+
+// Closed-form 3×3 inverse by cofactors; returns the determinant (out is garbage if det ≈ 0).
+inline double inverse3(const Mat3& m, Mat3& out) {
+  // Cofactors of the first row give the determinant; the rest complete the adjugate.
+  const double c00 = m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1);
+  const double c01 = m(1, 2) * m(2, 0) - m(1, 0) * m(2, 2);
+  const double c02 = m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0);
+  const double det = m(0, 0) * c00 + m(0, 1) * c01 + m(0, 2) * c02;
+  const double s = 1.0 / det;
+  out(0, 0) = c00 * s;
+  out(1, 0) = c01 * s;
+  out(2, 0) = c02 * s;
+  out(0, 1) = (m(0, 2) * m(2, 1) - m(0, 1) * m(2, 2)) * s;
+  out(1, 1) = (m(0, 0) * m(2, 2) - m(0, 2) * m(2, 0)) * s;
+  out(2, 1) = (m(0, 1) * m(2, 0) - m(0, 0) * m(2, 1)) * s;
+  out(0, 2) = (m(0, 1) * m(1, 2) - m(0, 2) * m(1, 1)) * s;
+  out(1, 2) = (m(0, 2) * m(1, 0) - m(0, 0) * m(1, 2)) * s;
+  out(2, 2) = (m(0, 0) * m(1, 1) - m(0, 1) * m(1, 0)) * s;
+  return det;
+}
+
+// |det| below kDetTolerance·scale³ (scale = max |entry| of the 6×6 block): 3×3 pivot treated as
+// singular.
+constexpr double kDetTolerance = 1e-12;
+// The unpivoted Schur path loses about eps·gA·max(gA, gS) (relative), gA = scale·max|A⁻¹|,
+// gS = scale·max|S⁻¹|; up to this product the result is accepted as is (measured error ≲ 1e-13),
+// above it the result is verified by its residual.
+constexpr double kTrustedGrowth = 100.0;
+// Largest residual max|I − a·X| that one refinement step turns into a ~1e-14 accurate inverse.
+constexpr double kRefinableResidual = 1e-7;
+
+// Full-pivoting LU fallback for singular / ill-conditioned 3×3 pivots.
+bool invert6Fallback(const Mat6& a, Mat6& inv) {
+  Eigen::FullPivLU<Mat6> lu(a);
+  if (!lu.isInvertible()) return false;
+  inv = lu.inverse();
+  return inv.allFinite();
+}
+
+}  // namespace
+
+bool invert6(const Mat6& a, Mat6& inv) {
+  // Scale of the whole block (max |entry|); non-finite or zero input is singular.
+  const double scale = a.cwiseAbs().maxCoeff();
+  if (!(scale > 0.0) || !std::isfinite(scale)) return false;
+  const double tol = kDetTolerance * scale * scale * scale;
+
+  // Top-left pivot A⁻¹ in closed form.
+  const Mat3 A = a.topLeftCorner<3, 3>();
+  const Mat3 B = a.topRightCorner<3, 3>();
+  const Mat3 C = a.bottomLeftCorner<3, 3>();
+  Mat3 Ai;
+  const double detA = inverse3(A, Ai);
+  if (!(std::abs(detA) > tol)) return invert6Fallback(a, inv);
+
+  // Schur complement S = D − C A⁻¹ B and its closed-form inverse.
+  Mat3 AiB, CAi, S, Si;
+  AiB.noalias() = Ai * B;
+  CAi.noalias() = C * Ai;
+  S = a.bottomRightCorner<3, 3>();
+  S.noalias() -= C * AiB;
+  const double detS = inverse3(S, Si);
+  if (!(std::abs(detS) > tol)) return invert6Fallback(a, inv);
+
+  // Assemble [A⁻¹ + A⁻¹B S⁻¹ C A⁻¹, −A⁻¹B S⁻¹; −S⁻¹ C A⁻¹, S⁻¹].
+  Mat3 X;
+  X.noalias() = AiB * Si;
+  inv.topLeftCorner<3, 3>() = Ai;
+  inv.topLeftCorner<3, 3>().noalias() += X * CAi;
+  inv.topRightCorner<3, 3>() = -X;
+  inv.bottomLeftCorner<3, 3>().noalias() = -Si * CAi;
+  inv.bottomRightCorner<3, 3>() = Si;
+  const double gA = scale * Ai.cwiseAbs().maxCoeff(), gS = scale * Si.cwiseAbs().maxCoeff();
+  if (gA * std::max(gA, gS) <= kTrustedGrowth) return inv.allFinite();
+
+  // Large A⁻¹ (cancellation possible): verify with R = I − a·X, since ‖X − a⁻¹‖ ≤ ‖a⁻¹‖·‖R‖,
+  // then refine once (X ← X + X·R, error ~‖R‖²), or fall back to full pivoting.
+  Mat6 R = Mat6::Identity();
+  R.noalias() -= a * inv;
+  if (!(R.cwiseAbs().maxCoeff() <= kRefinableResidual)) return invert6Fallback(a, inv);
+  const Mat6 x0 = inv;
+  inv.noalias() += x0 * R;
+  return inv.allFinite();
+}
+
+}  // namespace ms

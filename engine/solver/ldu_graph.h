@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Numeric graph-based sparse block LDU (Brüdigam et al. 2023, Algorithms 1–4) on 6×6 blocks.
+// Every node (body or joint) owns 6 rows; joints with fewer constraint rows pad the rest with
+// identity rows (λ = 0) so that all blocks are fixed-size.
+// All storage is allocated in the constructor: factor() and solve() never allocate.
+#pragma once
+
+#include <vector>
+
+#include <Eigen/StdVector>
+
+#include "core/types.h"
+#include "solver/graph.h"
+
+namespace ms {
+
+class GraphLDU {
+ public:
+  GraphLDU() = default;
+  explicit GraphLDU(const EliminationOrder& order);
+
+  int numNodes() const { return order_.numNodes; }
+  const EliminationOrder& order() const { return order_; }
+
+  // Block index of the off-diagonal block (row node i, column node j) for any pair connected in
+  // the filled graph, -1 otherwise. Look indices up once (at compile time) and use block(k) after.
+  int blockIndex(int i, int j) const;
+  Mat6& block(int k) { return off_[k]; }
+  const Mat6& block(int k) const { return off_[k]; }
+  Mat6& diag(int i) { return diag_[i]; }
+  const Mat6& diag(int i) const { return diag_[i]; }
+
+  // Zero every block (including fill-in blocks).
+  void setZero();
+  // In-place factorisation. Returns false if a pivot block is singular or non-finite.
+  bool factor();
+  // Solve F x = rhs after factor(); rhs and x are node-major (rows 6i..6i+5 belong to node i)
+  // and may alias.
+  void solve(const VecX& rhs, VecX& x) const;
+
+  // The matrix as currently stored (before factor()), as a dense 6n×6n matrix (tests, reference).
+  MatX toDense() const;
+
+ private:
+  // One (node i, child c) entry of the factorisation, stored flat in list order of i, then of c.
+  struct ChildEntry {
+    int child;      // node c
+    int blockIC;    // block (i, c): F, then L after factor()
+    int blockCI;    // block (c, i): F, then U after factor()
+    int corrBegin;  // this entry's cyclic corrections: corrections_[corrBegin, corrEnd)
+    int corrEnd;
+  };
+  // Cyclic correction of Alg. 3 lines 8–16 for entry (i, c1) by an earlier child c2 of i that is
+  // also a child of c1: F_{i,c1} −= L_{i,c2} D_{c2} U_{c2,c1}; F_{c1,i} −= L_{c1,c2} D_{c2} U_{c2,i}.
+  struct Correction {
+    int c2;         // node c2
+    int blockIC2;   // (i, c2): L
+    int blockC2I;   // (c2, i): U
+    int blockC2C1;  // (c2, c1): U
+    int blockC1C2;  // (c1, c2): L
+  };
+  // One (node i, parent p) entry for the backward pass of Alg. 4.
+  struct ParentEntry {
+    int parent;   // node p
+    int blockIP;  // block (i, p): U after factor()
+  };
+
+  EliminationOrder order_;
+  std::vector<Mat6, Eigen::aligned_allocator<Mat6>> diag_, dinv_, off_;
+  // CSR layout: node i's child entries are children_[childStart_[i], childStart_[i+1]), likewise
+  // for parents.
+  std::vector<int> childStart_, parentStart_;
+  std::vector<ChildEntry> children_;
+  std::vector<ParentEntry> parents_;
+  std::vector<Correction> corrections_;
+  // Sparse lookup for blockIndex(): per row node, (column node, block index) sorted by column.
+  std::vector<std::vector<std::pair<int, int>>> lookup_;
+};
+
+// Fast inverse of a 6×6 block: 2×2 block Schur complement with closed-form 3×3 inverses,
+// falling back to full-pivoting LU when a 3×3 pivot is ill-conditioned. Returns false if singular
+// or non-finite.
+bool invert6(const Mat6& a, Mat6& inv);
+
+}  // namespace ms

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// compile(): validate a Model and build the immutable CompiledSystem (graph, elimination order,
+// block index maps, spanning tree). Runs once per model; may allocate.
+#include <cmath>
+#include <deque>
+#include <set>
+#include <sstream>
+
+#include <Eigen/Eigenvalues>
+
+#include "core/check.h"
+#include "model/model.h"
+#include "solver/ldu_graph.h"
+#include "system/compiled_system.h"
+#include "system/initial_conditions.h"
+#include "system/redundancy.h"
+
+namespace ms {
+
+int Model::bodyIndex(const std::string& n) const {
+  for (size_t i = 0; i < bodies.size(); ++i)
+    if (bodies[i].name == n) return int(i);
+  return -1;
+}
+
+int Model::jointIndex(const std::string& n) const {
+  for (size_t i = 0; i < joints.size(); ++i)
+    if (joints[i].name == n) return int(i);
+  return -1;
+}
+
+namespace {
+
+bool finite(const Vec3& v) { return v.allFinite(); }
+
+// Per-coordinate values: empty → 0, one value → broadcast, else exactly `n` values.
+bool expand(const std::vector<double>& in, int n, Vec6& out) {
+  out.setZero();
+  if (in.empty()) return true;
+  if (in.size() == 1) {
+    out.head(n).setConstant(in[0]);
+    return true;
+  }
+  if (int(in.size()) != n) return false;
+  for (int i = 0; i < n; ++i) out(i) = in[i];
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<const CompiledSystem> compile(const Model& model) {
+  std::vector<std::string> errors;
+  auto err = [&](const std::string& m) { errors.push_back(m); };
+  const int nb = int(model.bodies.size());
+
+  // Validate the solver settings and gravity.
+  if (!(model.solver.dt > 0) || !std::isfinite(model.solver.dt)) err("time step must be positive and finite");
+  if (!(model.solver.tolerance > 0)) err("solver tolerance must be positive");
+  if (model.solver.maxIterations < 1) err("iteration cap must be at least 1");
+  if (!finite(model.gravity)) err("gravity must be finite");
+
+  // Validate bodies: names, mass, inertia (positive definite, triangle inequality), pose.
+  std::set<std::string> names;
+  for (int i = 0; i < nb; ++i) {
+    const BodyDesc& b = model.bodies[i];
+    const std::string who = "body '" + b.name + "'";
+    if (b.name.empty()) err("body " + std::to_string(i) + " has no name");
+    if (!names.insert(b.name).second) err("duplicate body name '" + b.name + "'");
+    if (!(b.mass > 0) || !std::isfinite(b.mass)) err(who + ": mass must be positive (got " + std::to_string(b.mass) + ")");
+    if (!b.inertia.allFinite() || (b.inertia - b.inertia.transpose()).norm() > 1e-9 * (1 + b.inertia.norm())) {
+      err(who + ": inertia must be a finite symmetric matrix");
+    } else {
+      Eigen::SelfAdjointEigenSolver<Mat3> es(b.inertia);
+      const Vec3 ev = es.eigenvalues();
+      if (!(ev.minCoeff() > 0)) err(who + ": inertia is not positive definite");
+      else if (ev(0) + ev(1) < ev(2) * (1 - 1e-9)) err(who + ": principal moments violate the triangle inequality");
+    }
+    if (!finite(b.position) || !b.orientation.allFinite() || b.orientation.norm() < 1e-9)
+      err(who + ": initial pose must be finite with a non-zero quaternion");
+    if (!finite(b.linearVelocity) || !finite(b.angularVelocity)) err(who + ": initial velocity must be finite");
+  }
+
+  // Validate joints: bodies, axis, per-coordinate parameters.
+  std::set<std::string> jnames;
+  for (size_t k = 0; k < model.joints.size(); ++k) {
+    const JointDesc& j = model.joints[k];
+    const std::string who = "joint '" + j.name + "'";
+    if (j.name.empty()) err("joint " + std::to_string(k) + " has no name");
+    if (!jnames.insert(j.name).second) err("duplicate joint name '" + j.name + "'");
+    if (j.child < 0 || j.child >= nb) err(who + ": child body index out of range");
+    if (j.parent < -1 || j.parent >= nb) err(who + ": parent body index out of range");
+    if (j.parent == j.child) err(who + ": a joint cannot connect a body to itself");
+    if (!finite(j.axis) || j.axis.norm() < 1e-12) err(who + ": axis has zero length");
+    if (!j.offset.allFinite() || j.offset.norm() < 1e-9) err(who + ": offset quaternion must be non-zero");
+    if (!finite(j.parentAnchor) || !finite(j.childAnchor)) err(who + ": anchors must be finite");
+    const int nf = jointKind(j.type).freeCoordinates();
+    Vec6 tmp;
+    auto check = [&](const std::vector<double>& v, const char* what, bool nonNegative) {
+      if (!expand(v, nf, tmp))
+        err(who + ": " + what + " needs 1 or " + std::to_string(nf) + " values (got " + std::to_string(v.size()) + ")");
+      else if (!tmp.allFinite() || (nonNegative && tmp.minCoeff() < 0))
+        err(who + ": " + what + (nonNegative ? " must be finite and non-negative" : " must be finite"));
+    };
+    check(j.stiffness, "stiffness", true);
+    check(j.damping, "damping", true);
+    check(j.restPosition, "rest position", false);
+    if (j.initialPosition.size() > 1 || nf == 1) check(j.initialPosition, "initial position", false);
+    if (j.initialVelocity.size() > 1 || nf == 1) check(j.initialVelocity, "initial velocity", false);
+  }
+  for (const WrenchDesc& w : model.wrenches)
+    if (w.body < 0 || w.body >= nb || !finite(w.force) || !finite(w.torque)) err("external wrench: invalid body or value");
+  if (nb == 0) err("the model has no bodies");
+
+  if (!errors.empty()) {
+    std::ostringstream os;
+    os << "model '" << model.name << "' is invalid:";
+    for (const auto& e : errors) os << "\n  " << e;
+    throw UserError(os.str());
+  }
+
+  auto sys = std::make_shared<CompiledSystem>();
+  sys->model = model;
+  // Body constants.
+  for (const BodyDesc& b : model.bodies) sys->bodies.push_back({b.name, b.mass, b.inertia});
+
+  // Joint geometry and force-element parameters; joints with constraint rows become graph nodes.
+  sys->numNodes = nb;
+  sys->nodeJoint.assign(nb, -1);
+  sys->bodyJoints.assign(nb, {});
+  for (size_t k = 0; k < model.joints.size(); ++k) {
+    const JointDesc& d = model.joints[k];
+    CompiledJoint j;
+    j.name = d.name;
+    j.geo = makeJointGeometry(d.type, d.parent, d.child, d.parentAnchor, d.childAnchor, d.axis, d.offset);
+    const int nf = j.geo.freeCoordinates();
+    expand(d.stiffness, nf, j.stiffness);
+    expand(d.damping, nf, j.damping);
+    expand(d.restPosition, nf, j.rest);
+    j.hasSpring = j.stiffness.any();
+    j.hasDamper = j.damping.any();
+    if (d.parent >= 0) sys->bodyJoints[d.parent].push_back(int(k));
+    sys->bodyJoints[d.child].push_back(int(k));
+    sys->joints.push_back(j);
+  }
+
+  // Spanning tree from the world, breadth first: each tree joint places its child.
+  std::vector<bool> placed(nb, false), used(model.joints.size(), false);
+  std::deque<int> frontier;
+  frontier.push_back(-1);
+  while (!frontier.empty()) {
+    const int b = frontier.front();
+    frontier.pop_front();
+    for (size_t k = 0; k < model.joints.size(); ++k) {
+      const JointDesc& d = model.joints[k];
+      if (used[k] || d.parent != b || placed[d.child]) continue;
+      used[k] = true;
+      placed[d.child] = true;
+      sys->treeJoints.push_back(int(k));
+      frontier.push_back(d.child);
+    }
+    // Bodies not reachable from the world start their own trees at their given pose.
+    if (frontier.empty()) {
+      for (int i = 0; i < nb; ++i)
+        if (!placed[i]) {
+          placed[i] = true;
+          frontier.push_back(i);
+          break;
+        }
+    }
+  }
+  for (size_t k = 0; k < model.joints.size(); ++k)
+    if (!used[k]) sys->loopJoints.push_back(int(k));
+  // Initial pose (validates that the joints can be satisfied), then drop redundant loop rows.
+  const State pose = makeInitialState(*sys, model, model.solver.dt);
+  sys->notes = removeRedundantRows(*sys, pose);
+
+  // Joints that still constrain something become graph nodes after the bodies.
+  for (size_t k = 0; k < sys->joints.size(); ++k) {
+    CompiledJoint& j = sys->joints[k];
+    if (j.geo.constrained() == 0) continue;
+    j.node = sys->numNodes++;
+    sys->nodeJoint.push_back(int(k));
+    sys->numConstraintRows += j.geo.constrained();
+  }
+
+  // Graph: every constrained joint node is adjacent to its (one or two) bodies.
+  std::vector<std::vector<int>> adjacency(sys->numNodes);
+  std::vector<bool> zeroDiagonal(sys->numNodes, false);
+  for (const CompiledJoint& j : sys->joints) {
+    if (j.node < 0) continue;
+    zeroDiagonal[j.node] = true;
+    for (int b : {j.geo.parent, j.geo.child}) {
+      if (b < 0) continue;
+      adjacency[j.node].push_back(b);
+      adjacency[b].push_back(j.node);
+    }
+  }
+  sys->order = computeEliminationOrder(adjacency, zeroDiagonal);
+
+  // Block index maps, looked up once here.
+  const GraphLDU layout(sys->order);
+  for (CompiledJoint& j : sys->joints) {
+    if (j.node < 0) continue;
+    if (j.geo.parent >= 0) {
+      j.blockJA = layout.blockIndex(j.node, j.geo.parent);
+      j.blockAJ = layout.blockIndex(j.geo.parent, j.node);
+    }
+    j.blockJB = layout.blockIndex(j.node, j.geo.child);
+    j.blockBJ = layout.blockIndex(j.geo.child, j.node);
+    MS_ASSERT(j.blockJB >= 0 && j.blockBJ >= 0, "joint–body block missing from the graph");
+  }
+
+  return sys;
+}
+
+}  // namespace ms

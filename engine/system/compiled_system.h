@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The immutable result of compiling a Model: body constants, joint geometry, the graph of the
+// Newton matrix with its elimination order, block index maps and the joint spanning tree.
+// Built once by compile(); stepping never changes it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/types.h"
+#include "dynamics/joint_constraint.h"
+#include "model/model.h"
+#include "solver/graph.h"
+
+namespace ms {
+
+struct CompiledBody {
+  std::string name;
+  double mass = 1;
+  Mat3 inertia = Mat3::Identity();
+};
+
+struct CompiledJoint {
+  std::string name;
+  JointGeometry geo;
+  int node = -1;         // graph node of the constraint rows, -1 if the joint constrains nothing
+  Vec6 stiffness = Vec6::Zero(), rest = Vec6::Zero(), damping = Vec6::Zero();  // per free coordinate
+  bool hasSpring = false, hasDamper = false;
+  // Joints that lost redundant rows keep their full geometry here for measuring violation.
+  bool hasDroppedRows = false;
+  JointGeometry full;
+  // Off-diagonal block indices in the GraphLDU: (joint row, body column) and (body row, joint column).
+  int blockJA = -1, blockAJ = -1, blockJB = -1, blockBJ = -1;
+};
+
+struct CompiledSystem {
+  Model model;  // the description it was compiled from (initial conditions, names, shapes)
+  std::vector<CompiledBody> bodies;
+  std::vector<CompiledJoint> joints;
+  int numNodes = 0;  // bodies first (node = body index), then constrained joints
+  std::vector<int> nodeJoint;  // node → joint index (−1 for body nodes)
+  EliminationOrder order;
+  // Spanning tree used for initial conditions: joints in breadth-first order from the world, each
+  // placing its child; the remaining joints close loops.
+  std::vector<int> treeJoints, loopJoints;
+  std::vector<std::vector<int>> bodyJoints;  // joints touching each body
+  int numConstraintRows = 0;
+  // Compile notes for the user (e.g. redundant constraint rows that were dropped).
+  std::vector<std::string> notes;
+};
+
+// Validates `model` and compiles it. Throws UserError listing every problem found.
+std::shared_ptr<const CompiledSystem> compile(const Model& model);
+
+}  // namespace ms

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Initial conditions (see initial_conditions.h). Runs at reset, not per step: it may allocate.
+#include "system/initial_conditions.h"
+
+#include <cmath>
+#include <sstream>
+
+#include <Eigen/QR>
+
+#include "core/check.h"
+#include "core/quaternion.h"
+
+namespace ms {
+namespace {
+
+JointPoses posesOf(const JointGeometry& j, const State& s) {
+  JointPoses z;
+  z.xa = j.parent >= 0 ? s.bodies[j.parent].x : Vec3::Zero();
+  z.qa = j.parent >= 0 ? s.bodies[j.parent].q : Vec4(1, 0, 0, 0);
+  z.xb = s.bodies[j.child].x;
+  z.qb = s.bodies[j.child].q;
+  return z;
+}
+
+Vec6 coordinates(const std::vector<double>& v, int n) {
+  Vec6 out = Vec6::Zero();
+  if (v.size() == 1) out.head(n).setConstant(v[0]);
+  for (int i = 0; i < n && i < int(v.size()) && v.size() > 1; ++i) out(i) = v[i];
+  return out;
+}
+
+// Place every tree joint's child from its parent and coordinates θ + rate·h.
+void forwardKinematics(const CompiledSystem& sys, const Model& initial, double h, State& s) {
+  for (int k : sys.treeJoints) {
+    const JointGeometry& g = sys.joints[k].geo;
+    const JointDesc& d = initial.joints[k];
+    const int n = g.freeCoordinates();
+    const Vec6 theta = coordinates(d.initialPosition, n) + h * coordinates(d.initialVelocity, n);
+    const Vec3 xa = g.parent >= 0 ? s.bodies[g.parent].x : Vec3::Zero();
+    const Vec4 qa = g.parent >= 0 ? s.bodies[g.parent].q : Vec4(1, 0, 0, 0);
+    jointForwardKinematics(g, xa, qa, theta, s.bodies[g.child].x, s.bodies[g.child].q);
+  }
+}
+
+}  // namespace
+
+double constraintViolation(const CompiledSystem& sys, const State& s) {
+  double v = 0;
+  for (const CompiledJoint& j : sys.joints)
+    v = std::max(v, jointConstraintValue(j.hasDroppedRows ? j.full : j.geo, posesOf(j.geo, s)).lpNorm<Eigen::Infinity>());
+  return v;
+}
+
+double projectOntoConstraints(const CompiledSystem& sys, State& s, int maxIterations) {
+  const int nb = int(sys.bodies.size());
+  int m = 0;
+  for (const CompiledJoint& j : sys.joints) m += j.geo.constrained();
+  double viol = constraintViolation(sys, s);
+  if (m == 0) return viol;
+  MatX G(m, 6 * nb);
+  VecX g(m);
+  JointConstraintEval e;
+  for (int it = 0; it < maxIterations && viol > 1e-13; ++it) {
+    // Stack g and its Jacobian with respect to (x, θ) of every body.
+    G.setZero();
+    int row = 0;
+    for (const CompiledJoint& j : sys.joints) {
+      if (j.geo.constrained() == 0) continue;
+      evalJointConstraint(j.geo, posesOf(j.geo, s), e);
+      const int c = j.geo.constrained();
+      g.segment(row, c) = e.g.head(c);
+      if (j.geo.parent >= 0) {
+        G.block(row, 6 * j.geo.parent, c, 3) = e.dxa.topRows(c);
+        G.block(row, 6 * j.geo.parent + 3, c, 3) = e.dtha.topRows(c);
+      }
+      G.block(row, 6 * j.geo.child, c, 3) = e.dxb.topRows(c);
+      G.block(row, 6 * j.geo.child + 3, c, 3) = e.dthb.topRows(c);
+      row += c;
+    }
+    // Minimum-norm Gauss–Newton step (pseudo-inverse; redundant constraints allowed).
+    const VecX dz = -Eigen::CompleteOrthogonalDecomposition<MatX>(G).solve(g);
+    for (int i = 0; i < nb; ++i) {
+      s.bodies[i].x += dz.segment<3>(6 * i);
+      s.bodies[i].q = quat::mul(s.bodies[i].q, quat::fromRotationVector(dz.segment<3>(6 * i + 3))).normalized();
+    }
+    viol = constraintViolation(sys, s);
+  }
+  return viol;
+}
+
+State makeInitialState(const CompiledSystem& sys, const Model& initial, double dt) {
+  const int nb = int(sys.bodies.size());
+  State s0;
+  s0.bodies.resize(nb);
+  s0.lambda.assign(sys.joints.size(), Vec6::Zero());
+  // Poses: the bodies' own, then forward kinematics of the tree joints from their coordinates.
+  for (int i = 0; i < nb; ++i) {
+    s0.bodies[i].x = initial.bodies[i].position;
+    s0.bodies[i].q = initial.bodies[i].orientation.normalized();
+  }
+  forwardKinematics(sys, initial, 0.0, s0);
+  const double tolerance = 1e-12;
+  double viol = projectOntoConstraints(sys, s0);
+  if (!(viol <= tolerance)) {
+    std::ostringstream os;
+    os << "the initial pose cannot be made to satisfy the joints (remaining violation " << viol
+       << "): check anchors, axes and initial joint positions";
+    throw UserError(os.str());
+  }
+  // The next knot z1: free bodies move with their own velocity, tree joints advance by rate·Δt.
+  State s1 = s0;
+  for (int i = 0; i < nb; ++i) {
+    Vec4 inc;
+    if (!quat::incrementFromVelocity(initial.bodies[i].angularVelocity, dt, inc))
+      throw UserError("body '" + initial.bodies[i].name + "': initial angular velocity is at least 2/dt");
+    s1.bodies[i].x = s0.bodies[i].x + initial.bodies[i].linearVelocity * dt;
+    s1.bodies[i].q = quat::mul(s0.bodies[i].q, inc);
+  }
+  forwardKinematics(sys, initial, dt, s1);
+  viol = projectOntoConstraints(sys, s1);
+  if (!(viol <= tolerance)) throw UserError("the initial velocities cannot be made consistent with the joints");
+  // Discrete velocities ż0 = (z1 ⊖ z0)/Δt (inverse of (11) and (17)).
+  for (int i = 0; i < nb; ++i) {
+    BodyState& b = s0.bodies[i];
+    b.v = (s1.bodies[i].x - b.x) / dt;
+    Vec4 r = quat::mul(quat::conj(b.q), s1.bodies[i].q);
+    if (r(0) < 0) r = -r;
+    b.w = (2.0 / dt) * r.tail<3>();
+  }
+  return s0;
+}
+
+}  // namespace ms

@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Mutable simulation state (the knot z_k and the velocity ż_k leaving it) and per-step inputs.
+#pragma once
+
+#include <vector>
+
+#include <Eigen/StdVector>
+
+#include "core/types.h"
+
+namespace ms {
+
+struct BodyState {
+  Vec3 x = Vec3::Zero();           // position of the centre of mass (world)
+  Vec4 q = Vec4(1, 0, 0, 0);       // orientation, body → world
+  Vec3 v = Vec3::Zero();           // linear velocity (world): x_{k+1} = x_k + v Δt   (eq. 11)
+  Vec3 w = Vec3::Zero();           // angular velocity (body frame): q_{k+1} = q_k·ω̄ Δt/2 (eq. 17)
+  EIGEN_MAKE_ALIGNED_OPERATOR_NEW
+};
+
+struct State {
+  double time = 0;
+  long step = 0;
+  std::vector<BodyState, Eigen::aligned_allocator<BodyState>> bodies;
+  std::vector<Vec6, Eigen::aligned_allocator<Vec6>> lambda;  // per joint (padded), warm start
+};
+
+// Inputs applied during a step; sized once by the Simulation.
+struct Inputs {
+  std::vector<Vec3, Eigen::aligned_allocator<Vec3>> force;   // per body, world frame, at the COM
+  std::vector<Vec3, Eigen::aligned_allocator<Vec3>> torque;  // per body, world frame
+  std::vector<Vec6, Eigen::aligned_allocator<Vec6>> actuator;  // per joint, in minimal coordinates
+};
+
+}  // namespace ms

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Installs every Debian 12 package MechStudio needs to build, test and run.
+# Idempotent: packages already present are skipped by apt.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config
+  clang libclang-rt-14-dev
+  libeigen3-dev
+  qt6-base-dev libqt6opengl6-dev qt6-tools-dev libqt6svg6-dev
+  libqcustomplot-dev libqcustomplot2.1-qt6
+  libopenscenegraph-dev openscenegraph
+  liburdfdom-dev
+  libbenchmark-dev
+  xvfb xauth libgl1-mesa-dri fonts-dejavu-core
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Builds MechStudio and runs every test: the same command for developers (README) and CI (.ci/run).
+#   1. Release build with Ninja in build/, then ctest (engine, CLI and any other tests).
+#   2. Engine + tests + CLI with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/, then ctest.
+#   3. A smoke run of mechstudio-cli on a built-in scene.
+# Uses ccache (CCACHE_DIR defaults to ~/.cache/ccache so it persists between runs).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+jobs="${MECHSTUDIO_JOBS:-$(nproc)}"
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/ccache}"
+mkdir -p "$CCACHE_DIR"
+
+t_start=$(date +%s)
+timings=()
+phase() {  # phase <name> <command...>: runs the command, records its wall time, returns its status
+  local name="$1"; shift
+  local t0 t1 rc=0
+  t0=$(date +%s)
+  echo "==> $name"
+  "$@" || rc=$?
+  t1=$(date +%s)
+  timings+=("$(printf '%-28s %5d s%s' "$name" $((t1 - t0)) "$([ $rc -eq 0 ] || echo '  FAILED')")")
+  echo "==> $name: $((t1 - t0)) s$([ $rc -eq 0 ] || echo ", FAILED (exit $rc)")"
+  return $rc
+}
+failed=()
+check() {  # check <name> <command...>: like phase, but a failure is recorded and the run goes on
+  phase "$@" || failed+=("$1")
+}
+report() {
+  local rc=$?
+  echo
+  echo "test.sh timings:"
+  for t in "${timings[@]}"; do echo "  $t"; done
+  echo "  $(printf '%-28s %5d s' total $(($(date +%s) - t_start)))"
+  if [ $rc -eq 0 ]; then echo "test.sh: all passed"; else echo "test.sh: FAILED (exit $rc)${failed[*]:+: ${failed[*]}}"; fi
+}
+trap report EXIT
+
+if command -v ccache >/dev/null; then ccache --zero-stats >/dev/null 2>&1 || true; fi
+
+# 1. Release build and the full test suite.
+phase "configure (Release)" cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DMECHSTUDIO_BUILD_TESTS=ON -DMECHSTUDIO_BUILD_BENCHMARKS=ON -DMECHSTUDIO_SANITIZE=OFF
+phase "build (Release)" cmake --build build -j "$jobs"
+check "ctest (Release)" ctest --test-dir build --output-on-failure -j "$jobs"
+
+# 2. Sanitizer build of the engine, its tests and the CLI.
+phase "configure (ASan+UBSan)" cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DMECHSTUDIO_SANITIZE=ON -DMECHSTUDIO_ENGINE_ONLY=ON -DMECHSTUDIO_BUILD_BENCHMARKS=OFF -DMECHSTUDIO_BUILD_TESTS=ON
+phase "build (ASan+UBSan)" cmake --build build-asan -j "$jobs"
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+check "ctest (ASan+UBSan)" ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+# 3. Smoke run of the CLI.
+smoke() {
+  build/app/mechstudio-cli scenes >/dev/null || return 1
+  build/app/mechstudio-cli simulate scene:double-pendulum --duration 1 --csv build/smoke.csv || return 1
+  local rows
+  rows=$(($(wc -l <build/smoke.csv) - 1))
+  [ "$rows" -eq 101 ] || { echo "smoke: expected 101 rows, got $rows" >&2; return 1; }
+}
+check "smoke (mechstudio-cli)" smoke
+
+if command -v ccache >/dev/null; then ccache --show-stats 2>/dev/null | grep -Ei 'hit|miss' | head -4 || true; fi
+[ ${#failed[@]} -eq 0 ]

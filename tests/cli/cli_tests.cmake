@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# CTest tests of mechstudio-cli: each runs the CLI once through run_cli.cmake and checks the exit
+# status and the output. Included by tests/CMakeLists.txt when the mechstudio-cli target exists.
+
+set(MECHSTUDIO_CLI_WORKDIR "${CMAKE_CURRENT_BINARY_DIR}/cli")
+
+# mechstudio_cli_test(<name> EXIT <code> ARGS <arg>... [CHECKS <KEY=value>...])
+# CHECKS are passed to run_cli.cmake as -D<KEY=value> (see there).
+function(mechstudio_cli_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 T "" "EXIT" "ARGS;CHECKS")
+  list(JOIN T_ARGS "|" joined)
+  set(defs "")
+  foreach(c IN LISTS T_CHECKS)
+    list(APPEND defs "-D${c}")
+  endforeach()
+  add_test(NAME cli.${name}
+           COMMAND ${CMAKE_COMMAND} "-DEXE=$<TARGET_FILE:mechstudio-cli>" "-DARGS=${joined}" "-DEXPECT_EXIT=${T_EXIT}"
+                   "-DWORKDIR=${MECHSTUDIO_CLI_WORKDIR}/${name}" ${defs} -P ${CMAKE_CURRENT_LIST_DIR}/run_cli.cmake)
+  set_tests_properties(cli.${name} PROPERTIES LABELS cli TIMEOUT 300)
+endfunction()
+
+# Bad input: exit 1 and exactly one line "mechstudio-cli: error: <reason>".
+function(mechstudio_cli_bad name)
+  cmake_parse_arguments(PARSE_ARGV 1 T "" "REASON" "ARGS")
+  set(re "^mechstudio-cli: error: ")
+  if(T_REASON)
+    string(APPEND re ".*${T_REASON}")
+  endif()
+  mechstudio_cli_test(bad.${name} EXIT 1 ARGS ${T_ARGS} CHECKS STDERR_ONE_LINE=ON "STDERR_REGEX=${re}" STDOUT_LINES=0)
+endfunction()
+
+set(METRICS_HEADER "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us")
+set(POSES_HEADER "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz")
+
+# ---- bad input ---------------------------------------------------------------------------------
+mechstudio_cli_bad(no_command REASON "no command")
+mechstudio_cli_bad(unknown_command REASON "unknown command" ARGS frobnicate)
+mechstudio_cli_bad(unknown_scene REASON "unknown scene 'nope'" ARGS simulate scene:nope --steps 10)
+mechstudio_cli_bad(empty_scene_name REASON "scene name" ARGS simulate scene: --steps 10)
+mechstudio_cli_bad(no_model REASON "needs a model" ARGS simulate --steps 10)
+mechstudio_cli_bad(model_file_not_yet REASON "not a scene" ARGS simulate models/none.mech --steps 10)
+mechstudio_cli_bad(two_models REASON "unexpected argument" ARGS simulate scene:pendulum scene:chain --steps 10)
+mechstudio_cli_bad(set_without_equals REASON "key=value" ARGS simulate scene:pendulum --set angle --steps 10)
+mechstudio_cli_bad(set_empty_key REASON "empty key" ARGS simulate scene:pendulum --set =1 --steps 10)
+mechstudio_cli_bad(set_duplicate REASON "more than once" ARGS simulate scene:pendulum --set angle=1 --set angle=2 --steps 10)
+mechstudio_cli_bad(set_unknown_parameter REASON "no parameter 'length'" ARGS simulate scene:pendulum --set length=2 --steps 10)
+mechstudio_cli_bad(set_chain_n_abc REASON "not a number" ARGS simulate scene:chain --set n=abc --steps 10)
+mechstudio_cli_bad(set_chain_n_out_of_range REASON "out of range" ARGS simulate scene:chain --set n=0 --steps 10)
+mechstudio_cli_bad(negative_dt REASON "--dt must be positive" ARGS simulate scene:pendulum --dt -0.01 --steps 10)
+mechstudio_cli_bad(zero_dt REASON "--dt must be positive" ARGS simulate scene:pendulum --dt 0 --steps 10)
+mechstudio_cli_bad(non_numeric_dt REASON "--dt expects a number" ARGS simulate scene:pendulum --dt 0.01s --steps 10)
+mechstudio_cli_bad(nan_duration REASON "--duration expects a number" ARGS simulate scene:pendulum --duration nan)
+mechstudio_cli_bad(negative_duration REASON "--duration must be positive" ARGS simulate scene:pendulum --duration -1)
+mechstudio_cli_bad(fractional_steps REASON "--steps expects a whole number" ARGS simulate scene:pendulum --steps 2.5)
+mechstudio_cli_bad(zero_steps REASON "--steps must be positive" ARGS simulate scene:pendulum --steps 0)
+mechstudio_cli_bad(negative_tol REASON "--tol must be positive" ARGS simulate scene:pendulum --steps 10 --tol -1e-9)
+mechstudio_cli_bad(negative_max_iter REASON "--max-iter must be positive" ARGS simulate scene:pendulum --steps 10 --max-iter -1)
+mechstudio_cli_bad(missing_value_at_end REASON "--dt needs a value" ARGS simulate scene:pendulum --steps 10 --dt)
+mechstudio_cli_bad(missing_value_before_option REASON "--csv needs a value" ARGS simulate scene:pendulum --csv --steps 10)
+mechstudio_cli_bad(unknown_option REASON "unknown option '--frobnicate'" ARGS simulate scene:pendulum --steps 10 --frobnicate)
+mechstudio_cli_bad(duplicate_option REASON "more than once" ARGS simulate scene:pendulum --steps 10 --steps 20)
+mechstudio_cli_bad(duration_and_steps REASON "not both" ARGS simulate scene:pendulum --duration 1 --steps 10)
+mechstudio_cli_bad(neither_duration_nor_steps REASON "--duration or --steps" ARGS simulate scene:pendulum)
+mechstudio_cli_bad(both_outputs_stdout REASON "standard output" ARGS simulate scene:pendulum --steps 10 --csv - --poses -)
+mechstudio_cli_bad(unwritable_csv REASON "cannot write" ARGS simulate scene:pendulum --steps 10 --csv no-such-dir/out.csv)
+mechstudio_cli_bad(scenes_extra_argument REASON "takes no arguments" ARGS scenes pendulum)
+
+# ---- information -------------------------------------------------------------------------------
+mechstudio_cli_test(help EXIT 0 ARGS --help CHECKS "STDOUT_REGEX=Usage:.*simulate scene:NAME" STDERR_EMPTY=ON)
+mechstudio_cli_test(version EXIT 0 ARGS --version CHECKS "STDOUT_REGEX=^mechstudio-cli [0-9]+\\.[0-9]+" STDERR_EMPTY=ON)
+mechstudio_cli_test(scenes EXIT 0 ARGS scenes
+  CHECKS "STDOUT_REGEX=pendulum.*double-pendulum.*chain.*n = 10.*joint = revolute.*three-link-loop.*damped-pendulum.*four-link-segments.*double-four-bar.*free-body"
+         STDERR_EMPTY=ON)
+
+# ---- runs --------------------------------------------------------------------------------------
+# Header and one row for the initial state plus one per step.
+mechstudio_cli_test(pendulum_csv_stdout EXIT 0 ARGS simulate scene:pendulum --steps 10 --csv - --quiet
+  CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=12 STDERR_EMPTY=ON)
+mechstudio_cli_test(pendulum_csv_file EXIT 0 ARGS simulate scene:pendulum --steps 10 --csv pendulum.csv
+  CHECKS FILE=pendulum.csv "FILE_FIRST_LINE=${METRICS_HEADER}" FILE_LINES=12 STDOUT_LINES=0
+         "STDERR_REGEX=10 of 10 steps.*us/step.*iterations.*constraint violation.*max.E-E0.")
+mechstudio_cli_test(double_pendulum_poses EXIT 0 ARGS simulate scene:double-pendulum --steps 10 --poses - --quiet
+  CHECKS "STDOUT_FIRST_LINE=${POSES_HEADER}" STDOUT_LINES=23 "STDOUT_REGEX=0,0,link1,.*10,0\\.[0-9]+,link2,")
+mechstudio_cli_test(chain_set_options EXIT 0
+  ARGS simulate scene:chain --set n=3 --set joint=spherical --dt 0.005 --steps 4 --tol 1e-9 --max-iter 50 --csv - --quiet
+  CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=6)
+# --duration: 0.1 s at the default 0.01 s is 10 steps; the damped pendulum keeps its own dt of 0.1 s.
+mechstudio_cli_test(duration_steps EXIT 0 ARGS simulate scene:pendulum --duration 0.1 --csv - --quiet CHECKS STDOUT_LINES=12)
+mechstudio_cli_test(scene_dt_kept EXIT 0 ARGS simulate scene:damped-pendulum --duration 1 --csv - --quiet CHECKS STDOUT_LINES=12)
+
+# ---- solver failure ----------------------------------------------------------------------------
+# dt = 100 s makes the pendulum need |w| >= 2/dt in its first step: exit 2, the initial row is on disk.
+mechstudio_cli_test(solver_failure EXIT 2 ARGS simulate scene:pendulum --dt 100 --steps 5 --csv failure.csv
+  CHECKS FILE=failure.csv "FILE_FIRST_LINE=${METRICS_HEADER}" FILE_LINES=2
+         "STDERR_LAST_LINE_REGEX=^mechstudio-cli: solver failure: step 1")
