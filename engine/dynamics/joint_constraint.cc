@@ -66,14 +66,24 @@ Kin kinematics(const JointGeometry& j, const JointPoses& z) {
   return k;
 }
 
-// ∂g_T/∂θ_a, ∂g_T/∂θ_b and ∂p/∂θ_a, ∂p/∂θ_b (see header).
+// ∂g_T/∂θ_a, ∂g_T/∂θ_b and ∂p/∂θ_a, ∂p/∂θ_b (see header), written out with 3×3 blocks:
+//   ∂p/∂θ_b = ½ [−p_vᵀ; p_s I + p_v^×]
+//   ∂p/∂θ_a = −½ L(o) R(u) Vᵀ with o = q_off⁻¹:
+//     = ½ [o_s u_vᵀ + o_vᵀ R_u ; −((o_s I + o_v^×) R_u − o_v u_vᵀ)],  R_u = u_s I − u_v^×
 void kinematicDerivatives(const JointGeometry& j, const Kin& k, Mat3& dTtha, Mat3& dTthb, Mat43& dPtha,
                           Mat43& dPthb) {
   dTtha = j.Ro.transpose() * quat::skew(k.RaTe);
   dTthb = -k.RoTRaT * k.Rb * quat::skew(j.pb);
-  const Mat43 Vt = quat::V().transpose();
-  dPthb = 0.5 * quat::L(k.p) * Vt;
-  dPtha = -0.5 * quat::L(quat::conj(j.qoff)) * quat::R(k.u) * Vt;
+  // Child: δp = ½ L(p) Vᵀ δθ.
+  dPthb.row(0) = -0.5 * k.p.tail<3>().transpose();
+  dPthb.bottomRows<3>() = 0.5 * (k.p(0) * Mat3::Identity() + quat::skew(k.p.tail<3>()));
+  // Parent: δp = −½ L(o) R(u) Vᵀ δθ, R(u)Vᵀ = [−u_vᵀ; u_s I − u_v^×].
+  const double os = j.qoff(0);
+  const Vec3 ov = -j.qoff.tail<3>();
+  const Vec3 uv = k.u.tail<3>();
+  const Mat3 Ru = k.u(0) * Mat3::Identity() - quat::skew(uv);
+  dPtha.row(0) = 0.5 * (os * uv.transpose() + ov.transpose() * Ru);
+  dPtha.bottomRows<3>() = -0.5 * ((os * Mat3::Identity() + quat::skew(ov)) * Ru - ov * uv.transpose());
 }
 
 }  // namespace

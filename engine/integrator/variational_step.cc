@@ -62,7 +62,7 @@ struct VariationalIntegrator::Impl {
 };
 
 VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSystem> system)
-    : sys_(std::move(system)), matrix_(sys_->order), trialMatrix_(sys_->order), impl_(std::make_shared<Impl>()) {
+    : sys_(std::move(system)), matrix_(sys_->order), impl_(std::make_shared<Impl>()) {
   const int nb = int(sys_->bodies.size()), nj = int(sys_->joints.size());
   Impl& m = *impl_;
   m.x1.resize(nb);
@@ -300,7 +300,8 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
     bool omegaLimited = false;
     for (int ls = 0; ls <= st.maxLineSearch; ++ls, alpha *= 0.5) {
       m.trial = m.cur + alpha * m.delta;
-      if (!evaluate(*sys_, m, m.trial, m.trialResidual, &trialMatrix_)) {
+      // Residual only: the matrix is assembled once the step is accepted and more work remains.
+      if (!evaluate(*sys_, m, m.trial, m.trialResidual, nullptr)) {
         omegaLimited = true;
         continue;
       }
@@ -320,8 +321,8 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
     }
     m.cur.swap(m.trial);
     m.residual.swap(m.trialResidual);
-    std::swap(matrix_, trialMatrix_);
     rnorm = m.residual.lpNorm<Eigen::Infinity>();
+    if (rnorm >= st.tolerance && std::isfinite(rnorm)) evaluate(*sys_, m, m.cur, m.residual, &matrix_);
   }
 
   // Converged: the new state is (z1, ż1); g(z2) is the joint part of the final residual.

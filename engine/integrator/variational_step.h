@@ -32,7 +32,7 @@ class VariationalIntegrator final : public Integrator {
 
  private:
   std::shared_ptr<const CompiledSystem> sys_;
-  GraphLDU matrix_, trialMatrix_;
+  GraphLDU matrix_;
   std::shared_ptr<Impl> impl_;
 };
 

@@ -4,6 +4,9 @@
 // Newton system like a dense solver; failures are reported, never stepped through.
 #include <QtTest/QtTest>
 
+#include <atomic>
+#include <cstdlib>
+#include <new>
 #include <random>
 
 #include <Eigen/LU>
@@ -13,6 +16,23 @@
 #include "simulation.h"
 
 using namespace ms;
+
+// Count heap allocations made by this test executable (for the no-allocation-in-a-step check).
+static std::atomic<long> gAllocations{0};
+void* operator new(std::size_t n) {
+  ++gAllocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t n) {
+  ++gAllocations;
+  if (void* p = std::malloc(n ? n : 1)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
@@ -62,6 +82,7 @@ class TestVariationalStep : public QObject {
   void graphSolveMatchesDenseSolve();
   void stepSatisfiesConstraintsAndResidual();
   void angularVelocityLimitIsReported();
+  void stepDoesNotAllocate();
 };
 
 void TestVariationalStep::newtonMatrixMatchesFiniteDifferences() {
@@ -187,6 +208,45 @@ void TestVariationalStep::angularVelocityLimitIsReported() {
   QCOMPARE(sim.state().step, 1L);
   sim.reset();
   QVERIFY(sim.step());
+}
+
+void TestVariationalStep::stepDoesNotAllocate() {
+  // After construction, stepping (Newton, line search, graph LDU) performs no heap allocation:
+  // a tree (chain with dampers), a closed loop with fill-in and every joint type.
+  std::vector<Model> models;
+  for (int t = 0; t < kNumJointTypes; ++t) models.push_back(twoBodyModel(jointKindAt(t).type));
+  Model loop;
+  loop.name = "loop";
+  for (int i = 0; i < 3; ++i) {
+    BodyDesc b;
+    b.name = "l" + std::to_string(i);
+    b.inertia = Vec3(0.1, 0.1, 0.01).asDiagonal();
+    loop.bodies.push_back(b);
+  }
+  for (int i = 0; i < 4; ++i) {
+    JointDesc j;
+    j.name = "j" + std::to_string(i);
+    j.type = JointType::Spherical;
+    j.parent = (i == 0 || i == 3) ? -1 : i - 1;  // j3 pins the last link to the world: a loop
+    j.child = i == 3 ? 2 : i;
+    j.parentAnchor = i == 0 ? Vec3::Zero() : (i == 3 ? Vec3(0, 2.0, 0) : Vec3(0, 0, -0.5));
+    j.childAnchor = i == 3 ? Vec3(0, 0, -0.5) : Vec3(0, 0, 0.5);
+    j.damping = {0.1};
+    loop.joints.push_back(j);
+  }
+  loop.bodies[0].position = Vec3(0, 0.25, -0.4);
+  loop.bodies[1].position = Vec3(0, 1.0, -0.8);
+  loop.bodies[2].position = Vec3(0, 1.75, -0.4);
+  loop.joints[0].initialPosition.clear();
+  models.push_back(loop);
+  for (const Model& m : models) {
+    auto sys = compile(m);
+    Simulation sim(sys);
+    QVERIFY(sim.step());  // warm-up
+    const long before = gAllocations.load();
+    for (int s = 0; s < 20; ++s) QVERIFY2(sim.step(), sim.metrics().message.c_str());
+    QVERIFY2(gAllocations.load() == before, m.name.c_str());
+  }
 }
 
 QTEST_APPLESS_MAIN(TestVariationalStep)
