@@ -4,7 +4,8 @@
 //   corrections of Alg. 3 lines 8–16 are precomputed index lists,
 // - solve(): Algorithm 4 (Algorithm 2 for trees), forward pass over the list, then the diagonal
 //   and upper pass in reverse,
-// - invert6(): fast 6×6 pivot inverse (2×2 block Schur complement, closed-form 3×3 inverses).
+// - invert6(): fast 6×6 pivot inverse (diagonal equilibration, then 2×2 block Schur complement
+//   with closed-form 3×3 inverses).
 // Matrix F = L D U with L, U unit block-triangular in list order; after factor() the block (i, c)
 // of a child c holds L_ic and the block (c, i) holds U_ci, diag_ holds D and dinv_ holds D⁻¹.
 #include "solver/ldu_graph.h"
@@ -203,9 +204,8 @@ bool invert6Fallback(const Mat6& a, Mat6& inv) {
   return inv.allFinite();
 }
 
-}  // namespace
-
-bool invert6(const Mat6& a, Mat6& inv) {
+// Block-Schur inverse with its accuracy safeguards (on an equilibrated block, see invert6).
+bool invertSchur(const Mat6& a, Mat6& inv) {
   // Scale of the whole block (max |entry|); non-finite or zero input is singular.
   const double scale = a.cwiseAbs().maxCoeff();
   if (!(scale > 0.0) || !std::isfinite(scale)) return false;
@@ -250,6 +250,25 @@ bool invert6(const Mat6& a, Mat6& inv) {
   if (!(R.cwiseAbs().maxCoeff() <= kRefinableResidual)) return invert6Fallback(a, inv);
   const Mat6 x0 = inv;
   inv.noalias() += x0 * R;
+  return inv.allFinite();
+}
+
+}  // namespace
+
+bool invert6(const Mat6& a, Mat6& inv) {
+  // Equilibrate with E = diag(1/√|a_qq|) (row maximum for a zero diagonal), so that blocks mixing
+  // translational and rotational rows, or joint rows of scale Δt²/m, have a unit diagonal; the
+  // unpivoted Schur path then rarely needs its verification or fallback. a⁻¹ = E (E a E)⁻¹ E.
+  Vec6 e;
+  for (int q = 0; q < 6; ++q) {
+    double d = std::abs(a(q, q));
+    if (!(d > 0.0)) d = a.row(q).cwiseAbs().maxCoeff();
+    if (!(d > 0.0) || !std::isfinite(d)) return false;
+    e(q) = 1.0 / std::sqrt(d);
+  }
+  const Mat6 scaled = e.asDiagonal() * a * e.asDiagonal();
+  if (!invertSchur(scaled, inv)) return false;
+  inv = e.asDiagonal() * inv * e.asDiagonal();
   return inv.allFinite();
 }
 

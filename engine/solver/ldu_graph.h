@@ -77,8 +77,8 @@ class GraphLDU {
   std::vector<std::vector<std::pair<int, int>>> lookup_;
 };
 
-// Fast inverse of a 6×6 block: 2×2 block Schur complement with closed-form 3×3 inverses. When its
-// error estimate is large the result is verified by its residual and refined once, and when a 3×3
+// Fast inverse of a 6×6 block: diagonal equilibration, then 2×2 block Schur complement with
+// closed-form 3×3 inverses. When its error estimate is large the result is verified by its residual and refined once, and when a 3×3
 // pivot is (nearly) singular or the residual is large it falls back to full-pivoting LU. Returns
 // false if singular or non-finite.
 bool invert6(const Mat6& a, Mat6& inv);
