@@ -541,27 +541,32 @@ class CsvReporter : public benchmark::BenchmarkReporter {
   }
 
   void Finalize() override {
-    for (size_t i = 0; i < g_rows.size(); ++i)
-      if (!g_rows[i].printed && !g_rows[i].results.empty()) {
-        noteError(int(i), "incomplete (filtered out or too few repetitions)");
-        print(int(i));
+    for (size_t i = next_; i < g_rows.size(); ++i)
+      if (!g_rows[i].results.empty()) {
+        if (!complete(g_rows[i])) noteError(int(i), "incomplete (filtered out or too few repetitions)");
+        GetOutputStream() << csvRow(g_rows[i]) << std::endl;
       }
+    next_ = g_rows.size();
   }
 
  private:
-  void flushIfComplete(int row) {
-    Row& r = g_rows[row];
-    if (r.printed) return;
+  static bool complete(Row& r) {
     for (Role role : r.roles)
-      if (!r.results[role].resolved) return;
-    print(row);
+      if (!r.results[role].resolved) return false;
+    return true;
   }
 
-  void print(int row) {
+  // Rows go to the CSV in registration order (stable for diffing even when repetitions are
+  // interleaved); progress goes to stderr as each case completes.
+  void flushIfComplete(int row) {
     Row& r = g_rows[row];
+    if (r.printed || !complete(r)) return;
     r.printed = true;
-    GetOutputStream() << csvRow(r) << std::endl;
-    // Progress, human-readable.
+    progress(r);
+    while (next_ < g_rows.size() && g_rows[next_].printed) GetOutputStream() << csvRow(g_rows[next_++]) << std::endl;
+  }
+
+  void progress(Row& r) {
     std::string msg = r.family + " " + r.variant + " " + r.size + ": ";
     if (r.family != "ldu") {
       const RoleResult& s = r.results[Role::Simulation];
@@ -575,6 +580,8 @@ class CsvReporter : public benchmark::BenchmarkReporter {
     if (!r.error.empty()) msg += (r.error.rfind("note:", 0) == 0 ? "  (" + r.error + ")" : "  ERROR: " + r.error);
     GetErrorStream() << msg << std::endl;
   }
+
+  size_t next_ = 0;  // first row not yet written to the CSV
 };
 
 void usage() {
@@ -620,6 +627,10 @@ int main(int argc, char** argv) {
     g_opt.maxGraphNodes = 128;
   }
   if (reps > 0) g_opt.repetitions = g_opt.denseRepetitions = reps;
+  // Interleave the repetitions of all cases in random order, so that a burst of load on the machine
+  // spreads over many cases instead of spoiling every repetition of one (overridable on the command line).
+  static char interleave[] = "--benchmark_enable_random_interleaving=true";
+  args.insert(args.begin() + 1, interleave);
   int n = int(args.size());
   args.push_back(nullptr);
   benchmark::Initialize(&n, args.data());

@@ -54,6 +54,7 @@ Simulation::~Simulation() = default;
 void Simulation::reset() {
   state_ = makeInitialState(*sys_, initial_, settings_.dt);
   failed_ = false;
+  setTimeOrigin();
   metrics_ = StepMetrics();
   updateMetrics();
   metrics_.constraintViolation = constraintViolation(*sys_, state_);
@@ -63,6 +64,7 @@ void Simulation::setState(const State& s) {
   MS_ASSERT(s.bodies.size() == sys_->bodies.size(), "state from another system");
   state_ = s;
   failed_ = false;
+  setTimeOrigin();
   updateMetrics();
 }
 
@@ -71,8 +73,11 @@ bool Simulation::step() {
   // Inputs for this step: the persistent ones, then the controller.
   stepInputs_ = inputs_;
   if (control_) control_(*this, stepInputs_);
+  // Time is origin + steps·Δt (no accumulated rounding); a new Δt starts a new origin.
+  if (settings_.dt != originDt_) setTimeOrigin();
   const auto t0 = std::chrono::steady_clock::now();
   const StepReport rep = integrator_->step(settings_, stepInputs_, state_);
+  if (rep.status == StepStatus::Ok) state_.time = timeOrigin_ + double(state_.step - stepOrigin_) * settings_.dt;
   const auto t1 = std::chrono::steady_clock::now();
   metrics_.stepMicroseconds = std::chrono::duration<double, std::micro>(t1 - t0).count();
   metrics_.iterations = rep.iterations;
@@ -91,6 +96,12 @@ bool Simulation::step() {
   metrics_.constraintViolation = rep.constraintViolation;
   updateMetrics();
   return true;
+}
+
+void Simulation::setTimeOrigin() {
+  timeOrigin_ = state_.time;
+  stepOrigin_ = state_.step;
+  originDt_ = settings_.dt;
 }
 
 void Simulation::updateMetrics() {

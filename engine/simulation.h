@@ -71,6 +71,7 @@ class Simulation {
 
  private:
   void updateMetrics();
+  void setTimeOrigin();
   std::shared_ptr<const CompiledSystem> sys_;
   Model initial_;
   StepSettings settings_;
@@ -80,6 +81,8 @@ class Simulation {
   std::unique_ptr<Integrator> integrator_;
   StepMetrics metrics_;
   bool failed_ = false;
+  double timeOrigin_ = 0, originDt_ = 0;
+  long stepOrigin_ = 0;
 };
 
 }  // namespace ms

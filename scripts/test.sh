@@ -48,9 +48,10 @@ phase "configure (Release)" cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Rele
 phase "build (Release)" cmake --build build -j "$jobs"
 check "ctest (Release)" ctest --test-dir build --output-on-failure -j "$jobs"
 
-# 2. Sanitizer build of the engine, its tests and the CLI.
+# 2. Sanitizer build of the engine, its tests and the CLI. -g1 (line tables only) keeps file:line in
+#    sanitizer reports and compiles Eigen-heavy files ~40 % faster than full -g.
 phase "configure (ASan+UBSan)" cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DMECHSTUDIO_SANITIZE=ON -DMECHSTUDIO_ENGINE_ONLY=ON -DMECHSTUDIO_BUILD_BENCHMARKS=OFF -DMECHSTUDIO_BUILD_TESTS=ON
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -g1 -DNDEBUG" -DMECHSTUDIO_SANITIZE=ON -DMECHSTUDIO_ENGINE_ONLY=ON -DMECHSTUDIO_BUILD_BENCHMARKS=OFF -DMECHSTUDIO_BUILD_TESTS=ON
 phase "build (ASan+UBSan)" cmake --build build-asan -j "$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -66,6 +66,15 @@ inline Vec4 mul(const Vec4& q, const Vec4& p) {
   return r;
 }
 
+// Rotational gradient (A.7) of a scalar function with ordinary gradient ∇_q f: V L(q)ᵀ ∇_q f.
+inline Vec3 rotationalGradient(const Vec4& q, const Vec4& gradient) { return V() * L(q).transpose() * gradient; }
+
+// Rotational Jacobian (A.8) of a vector function with ordinary Jacobian ∂f/∂q (m×4): ∂f/∂q L(q) Vᵀ.
+template <int Rows>
+Eigen::Matrix<double, Rows, 3> rotationalJacobian(const Vec4& q, const Eigen::Matrix<double, Rows, 4>& dfdq) {
+  return dfdq * L(q) * V().transpose();
+}
+
 // Conjugate (A.2a); the inverse of a unit quaternion.
 inline Vec4 conj(const Vec4& q) { return Vec4(q(0), -q(1), -q(2), -q(3)); }
 

@@ -20,6 +20,7 @@
 
 #include <cmath>
 
+#include "core/denormals.h"
 #include "core/quaternion.h"
 
 namespace ms {
@@ -251,6 +252,7 @@ bool VariationalIntegrator::residualAt(const StepSettings& settings, const Input
 }
 
 StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inputs, State& state) {
+  const FlushDenormalsScope noSubnormals;
   Impl& m = *impl_;
   StepReport rep;
   const int nb = int(sys_->bodies.size());

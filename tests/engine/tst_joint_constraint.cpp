@@ -250,6 +250,25 @@ void TestJointConstraint::quaternionAlgebra() {
       const Vec3 fd = quat::toRotationVector(quat::mul(quat::conj(im), ip)) / 2e-6;
       QVERIFY((fd - Phi.col(c)).norm() < 1e-7);
     }
+    // Rotational Jacobian (A.8) and gradient (A.7) equal 2·∂/∂θ (θ: body-frame rotation), here for
+    // f(q) = Q(q) x (vector) and its first component (scalar), by finite differences.
+    Eigen::Matrix<double, 3, 4> dfdq;
+    for (int c = 0; c < 4; ++c) {
+      Vec4 d = Vec4::Zero();
+      d(c) = 1e-7;
+      dfdq.col(c) = (quat::rotation(q + d) * x - quat::rotation(q - d) * x) / 2e-7;
+    }
+    Mat3 dfdth;
+    for (int c = 0; c < 3; ++c) {
+      Vec3 d = Vec3::Zero();
+      d(c) = 1e-7;
+      dfdth.col(c) = (quat::rotation(quat::mul(q, quat::fromRotationVector(d))) * x -
+                      quat::rotation(quat::mul(q, quat::fromRotationVector(-d))) * x) /
+                     2e-7;
+    }
+    QVERIFY((quat::rotationalJacobian<3>(q, dfdq) - 2.0 * dfdth).norm() < 1e-6);
+    const Vec4 grad = dfdq.row(0).transpose();
+    QVERIFY((quat::rotationalGradient(q, grad) - 2.0 * dfdth.row(0).transpose()).norm() < 1e-6);
     // |ω| ≥ 2/Δt has no increment (eq. 13).
     QVERIFY(!quat::incrementFromVelocity(Vec3(2.0 / dt, 0, 0), dt, inc));
   }

@@ -13,7 +13,6 @@
 #include <new>
 #include <random>
 #include <set>
-#include <string>
 #include <utility>
 #include <vector>
 
@@ -381,6 +380,13 @@ double medianMicros(int reps, F&& f) {
 
 }  // namespace
 
+// Runs a checking helper and stops the test function if it recorded a failure.
+#define MS_CHECK(call)                  \
+  do {                                  \
+    call;                               \
+    if (QTest::currentTestFailed()) return; \
+  } while (0)
+
 class TestLduGraph : public QObject {
   Q_OBJECT
 
@@ -396,9 +402,9 @@ class TestLduGraph : public QObject {
       const BlockProblem p = kktTree(rng, nb, t == 0 ? 1 : world, 6);
       QVERIFY(p.n >= 2 && p.n <= 200);
       SparseSetup s = makeSparse(p);
-      checkOrderInvariants(p, s.order);
-      checkTreeOrder(s.order);
-      checkSolveAgainstReferences(rng, p, s, "kkt tree");
+      MS_CHECK(checkOrderInvariants(p, s.order));
+      MS_CHECK(checkTreeOrder(s.order));
+      MS_CHECK(checkSolveAgainstReferences(rng, p, s, "kkt tree"));
     }
   }
 
@@ -410,8 +416,8 @@ class TestLduGraph : public QObject {
       const int nb = randomInt(rng, 4, 40);
       const BlockProblem p = kktTree(rng, nb, randomInt(rng, 2, 4), 4);
       SparseSetup s = makeSparse(p);
-      checkOrderInvariants(p, s.order);
-      checkSolveAgainstReferences(rng, p, s, "kkt tree, several world joints");
+      MS_CHECK(checkOrderInvariants(p, s.order));
+      MS_CHECK(checkSolveAgainstReferences(rng, p, s, "kkt tree, several world joints"));
     }
   }
 
@@ -425,9 +431,9 @@ class TestLduGraph : public QObject {
       if (t % 3 == 2 && !edges.empty()) edges.erase(edges.begin());
       const BlockProblem p = genericProblem(rng, n, edges);
       SparseSetup s = makeSparse(p);
-      checkOrderInvariants(p, s.order);
-      checkTreeOrder(s.order);
-      checkSolveAgainstReferences(rng, p, s, "generic tree");
+      MS_CHECK(checkOrderInvariants(p, s.order));
+      MS_CHECK(checkTreeOrder(s.order));
+      MS_CHECK(checkSolveAgainstReferences(rng, p, s, "generic tree"));
     }
   }
 
@@ -440,20 +446,20 @@ class TestLduGraph : public QObject {
       if (addCycleEdges(rng, n, edges, 1) != 1) continue;  // e.g. a star has no distance-3 pair
       const BlockProblem p = genericProblem(rng, n, edges);
       SparseSetup s = makeSparse(p);
-      checkOrderInvariants(p, s.order);
+      MS_CHECK(checkOrderInvariants(p, s.order));
       QCOMPARE(static_cast<int>(s.order.loopClosures.size()), 1);
       QVERIFY(s.order.fillIn > 0);
-      checkSolveAgainstReferences(rng, p, s, "single cycle");
+      MS_CHECK(checkSolveAgainstReferences(rng, p, s, "single cycle"));
     }
     // A plain ring (the simplest cycle).
     std::set<Edge> ring;
     for (int i = 0; i < 10; ++i) ring.insert(std::minmax(i, (i + 1) % 10));
     const BlockProblem p = genericProblem(rng, 10, ring);
     SparseSetup s = makeSparse(p);
-    checkOrderInvariants(p, s.order);
+    MS_CHECK(checkOrderInvariants(p, s.order));
     QCOMPARE(static_cast<int>(s.order.loopClosures.size()), 1);
     QVERIFY(s.order.fillIn > 0);
-    checkSolveAgainstReferences(rng, p, s, "ring");
+    MS_CHECK(checkSolveAgainstReferences(rng, p, s, "ring"));
   }
 
   // Several (nested / intersecting) cycles, a grid, disconnected cyclic components.
@@ -467,10 +473,10 @@ class TestLduGraph : public QObject {
       if (added < 2) continue;
       const BlockProblem p = genericProblem(rng, n, edges);
       SparseSetup s = makeSparse(p);
-      checkOrderInvariants(p, s.order);
+      MS_CHECK(checkOrderInvariants(p, s.order));
       QCOMPARE(static_cast<int>(s.order.loopClosures.size()), added);
       QVERIFY(s.order.fillIn > 0);
-      checkSolveAgainstReferences(rng, p, s, "multiple cycles");
+      MS_CHECK(checkSolveAgainstReferences(rng, p, s, "multiple cycles"));
     }
     // 6×6 grid: 25 intersecting 4-cycles.
     std::set<Edge> grid;
@@ -481,10 +487,10 @@ class TestLduGraph : public QObject {
       }
     const BlockProblem p = genericProblem(rng, 36, grid);
     SparseSetup s = makeSparse(p);
-    checkOrderInvariants(p, s.order);
+    MS_CHECK(checkOrderInvariants(p, s.order));
     QCOMPARE(static_cast<int>(s.order.loopClosures.size()), 25);
     QVERIFY(s.order.fillIn > 0);
-    checkSolveAgainstReferences(rng, p, s, "grid");
+    MS_CHECK(checkSolveAgainstReferences(rng, p, s, "grid"));
   }
 
   // KKT mechanisms with kinematic loops: rings of bodies and joints (four-bar-like), a two-loop
@@ -506,10 +512,10 @@ class TestLduGraph : public QObject {
       }
       const BlockProblem p = shuffled(rng, k.p);
       SparseSetup s = makeSparse(p);
-      checkOrderInvariants(p, s.order);
+      MS_CHECK(checkOrderInvariants(p, s.order));
       QCOMPARE(static_cast<int>(s.order.loopClosures.size()), loops);
       QVERIFY(s.order.fillIn > 0);
-      checkSolveAgainstReferences(rng, p, s, "kkt loops");
+      MS_CHECK(checkSolveAgainstReferences(rng, p, s, "kkt loops"));
     }
   }
 
@@ -527,13 +533,13 @@ class TestLduGraph : public QObject {
       const int last = k.addJoint({bodies[nb - 1]}, 5);
       const BlockProblem& p = k.p;
       SparseSetup s = makeSparse(p);
-      checkOrderInvariants(p, s.order);
+      MS_CHECK(checkOrderInvariants(p, s.order));
       // Root is the lowest-index world joint; the other world joint is moved directly before it
       // (loop-opening parent of the loop through the world): fill-in to every node of the chain.
       QCOMPARE(s.order.list.back(), first);
       QCOMPARE(s.order.position[last], p.n - 2);
       QCOMPARE(s.order.fillIn, 2 * nb - 1);
-      checkSolveAgainstReferences(rng, p, s, "pinned chain");
+      MS_CHECK(checkSolveAgainstReferences(rng, p, s, "pinned chain"));
       // Plain DFS post-order (the leaf joint first): the first pivot is singular.
       std::vector<int> naive{last};
       for (int b = nb - 1; b >= 0; --b) {
@@ -737,7 +743,7 @@ class TestLduGraph : public QObject {
     const BlockProblem& p = k.p;
     QCOMPARE(p.n, 200);
     SparseSetup s = makeSparse(p);
-    checkTreeOrder(s.order);
+    MS_CHECK(checkTreeOrder(s.order));
     const VecX b = randomVec(rng, 6 * p.n);
     VecX x(6 * p.n);
     auto refill = [&]() {
