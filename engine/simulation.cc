@@ -2,6 +2,7 @@
 #include "simulation.h"
 
 #include <chrono>
+#include <algorithm>
 #include <cmath>
 
 #include "core/check.h"
@@ -72,6 +73,7 @@ bool Simulation::step() {
   if (failed_) return false;
   // Inputs for this step: the persistent ones, then the controller.
   stepInputs_ = inputs_;
+  applyControllers(stepInputs_);
   if (control_) control_(*this, stepInputs_);
   // Time is origin + steps·Δt (no accumulated rounding); a new Δt starts a new origin.
   if (settings_.dt != originDt_) setTimeOrigin();
@@ -96,6 +98,20 @@ bool Simulation::step() {
   metrics_.constraintViolation = rep.constraintViolation;
   updateMetrics();
   return true;
+}
+
+void Simulation::applyControllers(Inputs& in) const {
+  // PD controllers of the model on their joint coordinates, sinusoidal targets (model.h).
+  const double t = state_.time, twoPi = 6.283185307179586;
+  for (const ControllerDesc& c : sys_->model.controllers) {
+    const double arg = twoPi * c.frequency * t + c.phase;
+    const double target = c.offset + c.amplitude * std::sin(arg);
+    const double targetRate = c.amplitude * twoPi * c.frequency * std::cos(arg);
+    double u = c.kp * (target - jointPosition(c.joint)(c.coordinate)) +
+               c.kd * (targetRate - jointVelocity(c.joint)(c.coordinate));
+    if (c.effortLimit > 0) u = std::clamp(u, -c.effortLimit, c.effortLimit);
+    in.actuator[c.joint](c.coordinate) += u;
+  }
 }
 
 void Simulation::setTimeOrigin() {
@@ -157,6 +173,15 @@ double Simulation::potentialEnergy() const {
   double v = 0;
   // Gravity.
   for (size_t i = 0; i < sys_->bodies.size(); ++i) v -= sys_->bodies[i].mass * settings_.gravity.dot(state_.bodies[i].x);
+  // Springs between bodies.
+  for (const SpringDesc& sp : sys_->model.springs) {
+    const Vec3 pa = sp.bodyA >= 0 ? Vec3(state_.bodies[sp.bodyA].x + quat::rotate(state_.bodies[sp.bodyA].q, sp.anchorA))
+                                  : sp.anchorA;
+    const Vec3 pb = sp.bodyB >= 0 ? Vec3(state_.bodies[sp.bodyB].x + quat::rotate(state_.bodies[sp.bodyB].q, sp.anchorB))
+                                  : sp.anchorB;
+    const double stretch = (pb - pa).norm() - sp.restLength;
+    v += 0.5 * sp.stiffness * stretch * stretch;
+  }
   // Joint springs.
   for (const CompiledJoint& j : sys_->joints) {
     if (!j.hasSpring) continue;

@@ -72,6 +72,7 @@ class Simulation {
  private:
   void updateMetrics();
   void setTimeOrigin();
+  void applyControllers(Inputs& in) const;
   std::shared_ptr<const CompiledSystem> sys_;
   Model initial_;
   StepSettings settings_;

@@ -123,6 +123,30 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     m.force[i] = cb.mass * st.gravity + in.force[i];
     m.torque[i] = quat::rotation(m.q1[i]).transpose() * in.torque[i];
   }
+  // Springs between bodies: force along the line of their points at z1 (the gradient of
+  // ½k(|d| − L)², variational), damping from the velocities ż0 that led to z1 (explicit).
+  for (const SpringDesc& sp : sys.model.springs) {
+    const int a = sp.bodyA, b = sp.bodyB;
+    const Mat3 Ra = a >= 0 ? quat::rotation(m.q1[a]) : Mat3::Identity();
+    const Mat3 Rb = b >= 0 ? quat::rotation(m.q1[b]) : Mat3::Identity();
+    const Vec3 ra = Ra * sp.anchorA, rb = Rb * sp.anchorB;
+    const Vec3 d = (b >= 0 ? m.x1[b] : Vec3::Zero()) + rb - (a >= 0 ? m.x1[a] : Vec3::Zero()) - ra;
+    const double len = d.norm();
+    if (len < 1e-12) continue;  // direction undefined: no force at zero length
+    const Vec3 n = d / len;
+    Vec3 vrel = Vec3::Zero();
+    if (b >= 0) vrel += state.bodies[b].v + Rb * state.bodies[b].w.cross(sp.anchorB);
+    if (a >= 0) vrel -= state.bodies[a].v + Ra * state.bodies[a].w.cross(sp.anchorA);
+    const Vec3 f = -(sp.stiffness * (len - sp.restLength) + sp.damping * n.dot(vrel)) * n;  // on b
+    if (b >= 0) {
+      m.force[b] += f;
+      m.torque[b] += sp.anchorB.cross(Rb.transpose() * f);
+    }
+    if (a >= 0) {
+      m.force[a] -= f;
+      m.torque[a] -= sp.anchorA.cross(Ra.transpose() * f);
+    }
+  }
   // Joint Jacobians at z1; spring and actuator efforts mapped to body wrenches.
   for (size_t k = 0; k < sys.joints.size(); ++k) {
     const CompiledJoint& j = sys.joints[k];

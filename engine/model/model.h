@@ -13,6 +13,20 @@
 
 namespace ms {
 
+// A geometric shape attached to a body, placed by a pose in the body frame.
+struct ShapeDesc {
+  enum class Kind { Box, Sphere, Capsule, Cylinder, Plane, Mesh };
+  Kind kind = Kind::Box;
+  // Box: full extents (x, y, z). Sphere: (radius, ·, ·). Capsule/cylinder: (radius, length, ·)
+  // along the shape's z axis (capsule length between the hemisphere centres). Plane: normal = +z.
+  Vec3 size = Vec3::Zero();
+  std::string meshFile;            // Mesh (visual only): path as written in the model
+  Vec3 meshScale = Vec3::Ones();
+  Vec3 position = Vec3::Zero();    // in the body frame
+  Vec4 orientation = Vec4(1, 0, 0, 0);
+  Vec4 color = Vec4(0.7, 0.7, 0.75, 1.0);  // RGBA in [0, 1]
+};
+
 // A rigid body: mass and inertia about its centre of mass, in the body frame.
 struct BodyDesc {
   std::string name;
@@ -27,9 +41,10 @@ struct BodyDesc {
   // velocity is not set by a joint (free bodies, floating joints).
   Vec3 linearVelocity = Vec3::Zero();
   Vec3 angularVelocity = Vec3::Zero();
-  // Shape hint for viewers and default geometry (not used by the dynamics).
-  std::string shape;   // "box", "sphere", "cylinder", "capsule" or empty
-  Vec3 shapeSize = Vec3::Zero();  // box: full extents; sphere: (r,·,·); cylinder/capsule: (r, length, ·) along body z
+  // Geometry: what viewers draw, and (from the contacts issue on) what collides.
+  std::vector<ShapeDesc> visuals;
+  std::vector<ShapeDesc> collisions;
+  double friction = 0.5;  // Coulomb coefficient for this body's contacts
 };
 
 // A joint between a parent body (or the world, parent = -1) and a child body (Appendix B).
@@ -50,6 +65,30 @@ struct JointDesc {
   // Initial minimal coordinates and their rates (size = number of free coordinates, or empty = 0).
   std::vector<double> initialPosition;
   std::vector<double> initialVelocity;
+  // Limits per free coordinate (empty = none). Stored in the description now; enforced as
+  // inequality constraints once contacts exist (issue 5).
+  std::vector<double> lowerLimit, upperLimit;
+};
+
+// A linear spring–damper between points of two bodies (or a body and the world, body = -1):
+// force along the line between the points, f = k (|d| − L) + c · d/dt|d|.
+struct SpringDesc {
+  std::string name;
+  int bodyA = -1, bodyB = 0;
+  Vec3 anchorA = Vec3::Zero(), anchorB = Vec3::Zero();  // in each body's frame (world for -1)
+  double stiffness = 0, restLength = 0, damping = 0;
+};
+
+// A PD controller on one minimal coordinate of a joint (through its actuator):
+//   u = kp (θ*(t) − θ) + kd (θ̇*(t) − θ̇),  θ*(t) = offset + amplitude · sin(2π frequency t + phase),
+// clamped to ±effortLimit when effortLimit > 0 (the paper's Algorithms 6 and 8 use sinusoids).
+struct ControllerDesc {
+  std::string name;
+  int joint = 0;
+  int coordinate = 0;
+  double kp = 0, kd = 0;
+  double offset = 0, amplitude = 0, frequency = 0, phase = 0;
+  double effortLimit = 0;
 };
 
 // An external wrench applied to a body for the whole simulation (force in the world frame at the
@@ -72,6 +111,8 @@ struct Model {
   std::vector<BodyDesc> bodies;
   std::vector<JointDesc> joints;
   std::vector<WrenchDesc> wrenches;
+  std::vector<SpringDesc> springs;
+  std::vector<ControllerDesc> controllers;
   Vec3 gravity = Vec3(0, 0, -9.81);
   SolverSettings solver;
 

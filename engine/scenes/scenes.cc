@@ -84,8 +84,11 @@ BodyDesc rod(const std::string& name, double m, double l, double r = 0.05) {
   b.name = name;
   b.mass = m;
   b.inertia = cylinderInertia(m, r, l);
-  b.shape = "cylinder";
-  b.shapeSize = Vec3(r, l, 0);
+  ShapeDesc shape;
+  shape.kind = ShapeDesc::Kind::Cylinder;
+  shape.size = Vec3(r, l, 0);
+  b.visuals.push_back(shape);
+  b.collisions.push_back(shape);
   return b;
 }
 
@@ -94,8 +97,11 @@ BodyDesc cube(const std::string& name, double m, double a) {
   b.name = name;
   b.mass = m;
   b.inertia = boxInertia(m, Vec3(a, a, a));
-  b.shape = "box";
-  b.shapeSize = Vec3(a, a, a);
+  ShapeDesc shape;
+  shape.kind = ShapeDesc::Kind::Box;
+  shape.size = Vec3(a, a, a);
+  b.visuals.push_back(shape);
+  b.collisions.push_back(shape);
   return b;
 }
 
@@ -243,8 +249,10 @@ Model buildFreeBody(const Args& a) {
   b.name = "body";
   b.mass = 1.0;
   b.inertia = Vec3(1.0, 2.0, 3.0).asDiagonal();
-  b.shape = "box";
-  b.shapeSize = Vec3(0.6, 0.4, 0.2);
+  ShapeDesc shape;
+  shape.kind = ShapeDesc::Kind::Box;
+  shape.size = Vec3(0.6, 0.4, 0.2);
+  b.visuals.push_back(shape);
   const double spin = a.num("spin", -100, 100), eps = a.num("perturbation", -10, 10);
   b.angularVelocity = Vec3(eps, spin, eps);
   m.bodies.push_back(b);

@@ -101,11 +101,44 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
       else if (!tmp.allFinite() || (nonNegative && tmp.minCoeff() < 0))
         err(who + ": " + what + (nonNegative ? " must be finite and non-negative" : " must be finite"));
     };
+    if (!j.lowerLimit.empty() || !j.upperLimit.empty()) {
+      Vec6 lo, hi;
+      if (!expand(j.lowerLimit, nf, lo) || !expand(j.upperLimit, nf, hi) || j.lowerLimit.empty() || j.upperLimit.empty())
+        err(who + ": limits need lower and upper values for its " + std::to_string(nf) + " coordinates");
+      else if ((lo.head(nf).array() > hi.head(nf).array()).any())
+        err(who + ": a lower limit exceeds its upper limit");
+    }
     check(j.stiffness, "stiffness", true);
     check(j.damping, "damping", true);
     check(j.restPosition, "rest position", false);
     if (j.initialPosition.size() > 1 || nf == 1) check(j.initialPosition, "initial position", false);
     if (j.initialVelocity.size() > 1 || nf == 1) check(j.initialVelocity, "initial velocity", false);
+  }
+  // Validate springs between bodies and PD controllers.
+  for (const SpringDesc& sp : model.springs) {
+    const std::string who = "spring '" + sp.name + "'";
+    if (sp.bodyA < -1 || sp.bodyA >= nb || sp.bodyB < -1 || sp.bodyB >= nb) err(who + ": body index out of range");
+    else if (sp.bodyA == sp.bodyB) err(who + ": both ends are on the same body");
+    if (!(sp.stiffness >= 0) || !(sp.damping >= 0) || !(sp.restLength >= 0) || !std::isfinite(sp.stiffness) ||
+        !std::isfinite(sp.damping) || !std::isfinite(sp.restLength))
+      err(who + ": stiffness, damping and rest length must be finite and non-negative");
+    if (!finite(sp.anchorA) || !finite(sp.anchorB)) err(who + ": anchors must be finite");
+  }
+  for (const ControllerDesc& c : model.controllers) {
+    const std::string who = "controller '" + c.name + "'";
+    if (c.joint < 0 || c.joint >= int(model.joints.size())) {
+      err(who + ": joint index out of range");
+      continue;
+    }
+    const int nf = jointKind(model.joints[c.joint].type).freeCoordinates();
+    if (c.coordinate < 0 || c.coordinate >= nf)
+      err(who + ": joint '" + model.joints[c.joint].name + "' has " + std::to_string(nf) + " coordinates");
+    if (!(c.kp >= 0) || !(c.kd >= 0) || !(c.effortLimit >= 0)) err(who + ": gains and effort limit must be non-negative");
+    for (double v : {c.kp, c.kd, c.offset, c.amplitude, c.frequency, c.phase, c.effortLimit})
+      if (!std::isfinite(v)) {
+        err(who + ": parameters must be finite");
+        break;
+      }
   }
   for (const WrenchDesc& w : model.wrenches)
     if (w.body < 0 || w.body >= nb || !finite(w.force) || !finite(w.torque)) err("external wrench: invalid body or value");
