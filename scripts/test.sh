@@ -3,6 +3,7 @@
 # Builds MechStudio and runs every test: the same command for developers (README) and CI (.ci/run).
 #   1. Release build with Ninja in build/, then ctest (engine, CLI and any other tests).
 #   2. Engine + tests + CLI with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/, then ctest.
+#   2b. A libFuzzer run of the s-expression reader (scripts/fuzz.sh, clang, FUZZ_SECONDS, default 60).
 #   3. A smoke run of mechstudio-cli on a built-in scene.
 # Uses ccache (CCACHE_DIR defaults to ~/.cache/ccache so it persists between runs).
 set -euo pipefail
@@ -56,6 +57,9 @@ phase "build (ASan+UBSan)" cmake --build build-asan -j "$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 check "ctest (ASan+UBSan)" ctest --test-dir build-asan --output-on-failure -j "$jobs"
+
+# 2b. libFuzzer run of the s-expression reader (clang, ASan+UBSan, ${FUZZ_SECONDS:-60} s).
+check "fuzz (fuzz_sexpr)" bash scripts/fuzz.sh
 
 # 3. Smoke run of the CLI.
 smoke() {

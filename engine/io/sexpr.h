@@ -95,7 +95,8 @@ class Document {
 // Render an atom for writing: numbers in shortest round-trip form, strings quoted and escaped,
 // symbols as they are.
 // formatNumber: the shortest text that parses back to exactly v (std::to_chars, independent of the
-// C locale): integers without ".0" ("3", "-0"), "0.1", "1e+22", "5e-324". Non-finite values give the
+// C locale): integers without ".0" ("3", "-0"), "0.1", "1e+22", "5e-324"; where fixed notation is
+// shorter, large integers keep all their digits ("664474382621949824"). Non-finite values give the
 // symbols "inf", "-inf", "nan" (they do not parse back as numbers).
 std::string formatNumber(double v);
 // quote: '"' + s with '"' '\\' newline and tab escaped + '"'; parses back to exactly s (any bytes).
