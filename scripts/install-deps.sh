@@ -11,7 +11,7 @@ packages=(
   qt6-base-dev libqt6opengl6-dev qt6-tools-dev libqt6svg6-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   libopenscenegraph-dev openscenegraph
-  liburdfdom-dev
+  liburdfdom-dev libtinyxml2-dev
   libbenchmark-dev
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
 )
