@@ -42,6 +42,10 @@ Simulation::Simulation(std::shared_ptr<const CompiledSystem> system)
   inputs_.force.assign(nb, Vec3::Zero());
   inputs_.torque.assign(nb, Vec3::Zero());
   inputs_.actuator.assign(nj, Vec6::Zero());
+  for (const ActuatorDesc& a : m.actuators) {
+    const int nf = jointDof(a.joint);
+    for (int c = 0; c < nf; ++c) inputs_.actuator[a.joint](c) += a.effort.size() == 1 ? a.effort[0] : a.effort[c];
+  }
   for (const WrenchDesc& w : m.wrenches) {
     inputs_.force[w.body] += w.force;
     inputs_.torque[w.body] += w.torque;

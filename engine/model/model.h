@@ -79,6 +79,13 @@ struct SpringDesc {
   double stiffness = 0, restLength = 0, damping = 0;
 };
 
+// A constant effort on a joint's actuator, in its minimal coordinates (N or N·m per coordinate; one
+// value broadcast to all). The GUI's actuator sliders change it at run time.
+struct ActuatorDesc {
+  int joint = 0;
+  std::vector<double> effort;
+};
+
 // A PD controller on one minimal coordinate of a joint (through its actuator):
 //   u = kp (θ*(t) − θ) + kd (θ̇*(t) − θ̇),  θ*(t) = offset + amplitude · sin(2π frequency t + phase),
 // clamped to ±effortLimit when effortLimit > 0 (the paper's Algorithms 6 and 8 use sinusoids).
@@ -112,6 +119,7 @@ struct Model {
   std::vector<JointDesc> joints;
   std::vector<WrenchDesc> wrenches;
   std::vector<SpringDesc> springs;
+  std::vector<ActuatorDesc> actuators;
   std::vector<ControllerDesc> controllers;
   Vec3 gravity = Vec3(0, 0, -9.81);
   SolverSettings solver;

@@ -140,6 +140,16 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
         break;
       }
   }
+  for (const ActuatorDesc& a : model.actuators) {
+    if (a.joint < 0 || a.joint >= int(model.joints.size())) {
+      err("actuator: joint index out of range");
+      continue;
+    }
+    Vec6 tmp;
+    const int nf = jointKind(model.joints[a.joint].type).freeCoordinates();
+    if (!expand(a.effort, nf, tmp) || !tmp.allFinite())
+      err("actuator on joint '" + model.joints[a.joint].name + "': needs 1 or " + std::to_string(nf) + " finite values");
+  }
   for (const WrenchDesc& w : model.wrenches)
     if (w.body < 0 || w.body >= nb || !finite(w.force) || !finite(w.torque)) err("external wrench: invalid body or value");
   if (nb == 0) err("the model has no bodies");
