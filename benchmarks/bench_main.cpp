@@ -7,13 +7,15 @@
 //                      1000 steps at Δt = 0.01, tol 1e-10 from the scene's initial conditions
 //                      (reset outside the timing); reported per step.
 //  (b) ldu          — sparse graph LDU (factor + solve) against the dense block LDU reference and
-//                      Eigen's PartialPivLU on the same matrix: the chain's real Newton matrix, and
-//                      the ladder, net and crystal graphs of Brüdigam et al. 2023 §5.2 (Fig. 9b–d)
-//                      with random, diagonally dominant 6×6 blocks.
+//                      Eigen's PartialPivLU on the same matrix: the real Newton matrices of the
+//                      chain and of four-link-segments, and the ladder, net and crystal graphs of
+//                      Brüdigam et al. 2023 §5.2 (Fig. 9b–d) with random, diagonally dominant 6×6
+//                      blocks.
 //  (c) four-link-segments — as (a) for the `four-link-segments` scene (closed loops).
-// Every case is repeated (≥ 20 times in a full run) and reported as best (min) and median of the
-// repetitions. A case that fails (a step that does not converge, a singular matrix) gets a row with
-// the reason in the `error` column instead of aborting the run.
+// Every case is repeated (20 times in a full run; dense solves of > 256 nodes 5 times), with the
+// repetitions of all cases interleaved in random order, and reported as best (min) and median of
+// the repetitions. A case that fails (a step that does not converge, a singular matrix) gets a row
+// with the reason in the `error` column instead of aborting the run.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
