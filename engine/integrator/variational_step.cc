@@ -19,6 +19,7 @@
 #include "integrator/variational_step.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "core/denormals.h"
 #include "core/quaternion.h"
@@ -37,6 +38,12 @@ const char* toString(StepStatus s) {
 }
 
 namespace {
+// A number for messages, with 3 significant digits (std::to_string prints 0.000000 for 1e-7).
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
+}
 // Relative regularisation of the constraint pivots (Schur complements scale with Δt²/m).
 constexpr double kRegularization = 1e-10;
 // A Newton step that shrinks the residual ∞-norm below this fraction lets the next iteration reuse
@@ -310,8 +317,8 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
     if (rnorm < st.tolerance) break;
     if (it >= st.maxIterations) {
       rep.status = StepStatus::NotConverged;
-      rep.message = "Newton did not reach tolerance " + std::to_string(st.tolerance) + " in " +
-                    std::to_string(st.maxIterations) + " iterations (residual " + std::to_string(rnorm) + ")";
+      rep.message = "Newton did not reach tolerance " + num(st.tolerance) + " in " +
+                    std::to_string(st.maxIterations) + " iterations (residual " + num(rnorm) + ")";
       rep.iterations = it;
       rep.residual = rnorm;
       return rep;
@@ -349,8 +356,7 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
     if (!accepted) {
       rep.status = omegaLimited ? StepStatus::AngularVelocityLimit : StepStatus::NotConverged;
       rep.message = omegaLimited ? "the solution needs |w| >= 2/dt (eq. 13): reduce the time step"
-                                 : "line search found no decrease of the residual (residual " +
-                                       std::to_string(rnorm) + ")";
+                                 : "line search found no decrease of the residual (residual " + num(rnorm) + ")";
       rep.iterations = it + 1;
       rep.residual = rnorm;
       return rep;
