@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// mechstudio-cli: the headless front end. Builds a mechanism (a built-in parametric scene for now,
-// model files in a later issue), steps it with the variational integrator and writes per-step
-// metrics and body poses as CSV.
+// mechstudio-cli: the headless front end. Builds a mechanism (a built-in parametric scene or a
+// .mech/.trep/.urdf model file), steps it with the variational integrator and writes per-step
+// metrics and body poses as CSV; checks and converts model files.
 //
 // Exit codes: 0 success; 1 bad input (one line "mechstudio-cli: error: <reason>" on stderr);
 // 2 solver failure (every computed row is flushed first); 3 internal error; 130 interrupted.
@@ -23,6 +23,11 @@
 #include <vector>
 
 #include "core/check.h"
+#include "core/diagnostics.h"
+#include "io/mech_reader.h"
+#include "io/mech_writer.h"
+#include "io/trep_import.h"
+#include "io/urdf_import.h"
 #include "core/quaternion.h"
 #include "scenes/scenes.h"
 #include "simulation.h"
@@ -63,18 +68,23 @@ std::string oneLine(std::string s) {
 void printUsage(std::FILE* f) {
   std::fprintf(f,
                "Usage:\n"
-               "  %s simulate scene:NAME [--set key=value]... [--dt S] (--duration S | --steps N)\n"
+               "  %s simulate (scene:NAME | FILE) [--set key=value]... [--dt S] (--duration S | --steps N)\n"
                "                 [--tol X] [--max-iter N] [--csv FILE] [--poses FILE] [--quiet]\n"
+               "  %s check FILE [--set key=value]...\n"
+               "  %s convert FILE -o OUT.mech\n"
                "  %s scenes\n"
                "  %s --help | --version\n"
                "\n"
                "Commands:\n"
                "  simulate     step a mechanism with the variational integrator\n"
+               "  check        read and compile a model file, print its diagnostics (exit 1 on errors)\n"
+               "  convert      write a .trep, .urdf or .mech file as a .mech file\n"
                "  scenes       list the built-in scenes, their parameters and defaults\n"
                "\n"
                "Options of simulate:\n"
                "  scene:NAME        built-in scene to simulate (see '%s scenes')\n"
-               "  --set key=value   set a scene parameter (repeatable, each key once)\n"
+               "  FILE              a model file: .mech (MechStudio), .trep (trep) or .urdf\n"
+               "  --set key=value   set a scene or .mech parameter (repeatable, each key once)\n"
                "  --dt S            time step [s] (default: the scene's, usually 0.01)\n"
                "  --duration S      simulated time [s]; steps = round up(S / dt)\n"
                "  --steps N         number of steps (exactly one of --duration and --steps)\n"
@@ -88,7 +98,7 @@ void printUsage(std::FILE* f) {
                "\n"
                "Exit status: 0 success, 1 bad input, 2 solver failure (rows so far are written),\n"
                "             3 internal error, 130 interrupted.\n",
-               kProg, kProg, kProg, kProg, kMetricsHeader, kPosesHeader);
+               kProg, kProg, kProg, kProg, kProg, kProg, kMetricsHeader, kPosesHeader);
 }
 
 // ---- strict number parsing ---------------------------------------------------------------------
@@ -208,11 +218,12 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
       throw InputError{"unknown option '" + a + "' (see --help)"};
     } else {
       if (!o.model.empty()) throw InputError{"unexpected argument '" + a + "' (model already given: '" + o.model + "')"};
-      if (a.empty()) throw InputError{"empty model argument (expected scene:NAME)"};
+      if (a.empty()) throw InputError{"empty model argument (expected scene:NAME or a model file)"};
       o.model = a;
     }
   }
-  if (o.model.empty()) throw InputError{"simulate needs a model: scene:NAME (see '" + std::string(kProg) + " scenes')"};
+  if (o.model.empty())
+    throw InputError{"simulate needs a model: scene:NAME or a model file (see '" + std::string(kProg) + " scenes')"};
   if (o.duration && o.steps) throw InputError{"give either --duration or --steps, not both"};
   if (!o.duration && !o.steps) throw InputError{"give one of --duration or --steps"};
   if (o.csv && o.poses && *o.csv == "-" && *o.poses == "-")
@@ -224,6 +235,39 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
 
 // The description to simulate. "scene:NAME" builds a parametric scene; model files come later
 // as one more branch here.
+// Lower-case extension of a path, with the dot ("" if none).
+std::string extensionOf(const std::string& path) {
+  std::string e = std::filesystem::path(path).extension().string();
+  for (char& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+// Reads a model file (.mech, .trep or .urdf, by extension) into `model`; every problem goes to
+// `diags`. Returns false on errors. Throws InputError for an unusable path or file type.
+bool readModelFile(const std::string& path, const std::map<std::string, std::string>& params, ms::Model& model,
+                   ms::Diagnostics& diags) {
+  const std::string ext = extensionOf(path);
+  if (ext != ".mech" && ext != ".trep" && ext != ".urdf")
+    throw InputError{"'" + path + "': unknown model file type (expected .mech, .trep or .urdf, or scene:NAME)"};
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) throw InputError{"cannot open model file '" + path + "'"};
+  if (ext == ".mech") {
+    ms::MechParseResult r;
+    const bool ok = ms::readMechFile(path, params, r, diags);
+    model = std::move(r.model);
+    return ok;
+  }
+  if (!params.empty())
+    throw InputError{"--set applies to .mech parameters and scenes; '" + path + "' has no parameters"};
+  return ext == ".trep" ? ms::importTrepFile(path, model, diags) : ms::importUrdf(path, model, diags);
+}
+
+// Prints diagnostics (one per line, file:line:column) to stderr.
+void printDiagnostics(const ms::Diagnostics& diags) {
+  for (const ms::Diagnostic& d : diags.items()) std::fprintf(stderr, "%s\n", d.format().c_str());
+}
+
+// The description to simulate: "scene:NAME" builds a parametric scene; otherwise a model file.
 ms::Model loadModel(const SimulateOptions& o) {
   const std::string prefix = "scene:";
   if (o.model.compare(0, prefix.size(), prefix) == 0) {
@@ -231,7 +275,13 @@ ms::Model loadModel(const SimulateOptions& o) {
     if (name.empty()) throw InputError{"missing scene name after 'scene:' (see '" + std::string(kProg) + " scenes')"};
     return ms::buildScene(name, o.params);  // throws ms::UserError on unknown scene/parameter
   }
-  throw InputError{"'" + o.model + "' is not a scene: expected scene:NAME (model files are not supported yet)"};
+  ms::Model model;
+  ms::Diagnostics diags;
+  const bool ok = readModelFile(o.model, o.params, model, diags);
+  // Warnings are shown unless --quiet; errors always, then one summary line.
+  if (!ok || !o.quiet) printDiagnostics(diags);
+  if (!ok) throw InputError{"'" + o.model + "' has " + std::to_string(diags.errorCount()) + " error(s)"};
+  return model;
 }
 
 // ---- output ------------------------------------------------------------------------------------
@@ -448,6 +498,87 @@ int runSimulate(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+// check FILE [--set k=v]...: read and compile, print every diagnostic; exit 1 if any error.
+int runCheck(const std::vector<std::string>& args) {
+  std::string path;
+  std::map<std::string, std::string> params;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--set") {
+      if (i + 1 >= args.size()) throw InputError{"option --set needs a value"};
+      const std::string v = args[++i];
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) throw InputError{"--set expects key=value, got '" + v + "'"};
+      if (!params.emplace(v.substr(0, eq), v.substr(eq + 1)).second) throw InputError{"--set " + v.substr(0, eq) + " given more than once"};
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      throw InputError{"unknown option '" + args[i] + "' for check"};
+    } else {
+      if (!path.empty()) throw InputError{"check takes one model file"};
+      path = args[i];
+    }
+  }
+  if (path.empty()) throw InputError{"check needs a model file"};
+  ms::Model model;
+  ms::Diagnostics diags;
+  bool ok = readModelFile(path, params, model, diags);
+  // The separate compile step: its problems have no source location.
+  if (ok) {
+    try {
+      const auto sys = ms::compile(model);
+      for (const std::string& note : sys->notes) diags.add(ms::Severity::Note, path, 0, 0, note);
+    } catch (const ms::UserError& e) {
+      diags.error(path, 0, 0, oneLine(e.what()));
+      ok = false;
+    }
+  }
+  printDiagnostics(diags);
+  int warnings = 0;
+  for (const ms::Diagnostic& d : diags.items()) warnings += d.severity == ms::Severity::Warning;
+  std::fprintf(stderr, "%s: %d error(s), %d warning(s)%s\n", path.c_str(), diags.errorCount(), warnings,
+               ok ? "; compiles" : "");
+  return ok ? kExitOk : kExitBadInput;
+}
+
+// convert FILE -o OUT.mech: import and write as MechStudio text (atomically: temp file + rename).
+int runConvert(const std::vector<std::string>& args) {
+  std::string in, out;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "-o" || args[i] == "--output") {
+      if (i + 1 >= args.size()) throw InputError{"option -o needs a file name"};
+      if (!out.empty()) throw InputError{"option -o given more than once"};
+      out = args[++i];
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      throw InputError{"unknown option '" + args[i] + "' for convert"};
+    } else {
+      if (!in.empty()) throw InputError{"convert takes one input file"};
+      in = args[i];
+    }
+  }
+  if (in.empty() || out.empty()) throw InputError{"usage: convert FILE -o OUT.mech"};
+  if (extensionOf(out) != ".mech") throw InputError{"the output '" + out + "' must be a .mech file"};
+  ms::Model model;
+  ms::Diagnostics diags;
+  const bool ok = readModelFile(in, {}, model, diags);
+  printDiagnostics(diags);
+  if (!ok) throw InputError{"'" + in + "' has " + std::to_string(diags.errorCount()) + " error(s); nothing written"};
+  const std::string text = ms::writeMech(model);
+  const std::string tmp = out + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw InputError{"cannot write '" + out + "': " + std::strerror(errno)};
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool closed = std::fclose(f) == 0;
+  std::error_code ec;
+  if (!written || !closed) {
+    std::filesystem::remove(tmp, ec);
+    throw InputError{"cannot write '" + out + "'"};
+  }
+  std::filesystem::rename(tmp, out, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw InputError{"cannot write '" + out + "': " + ec.message()};
+  }
+  return kExitOk;
+}
+
 int run(const std::vector<std::string>& args) {
   if (args.empty()) throw InputError{"no command given (try '" + std::string(kProg) + " --help')"};
   const std::string& cmd = args.front();
@@ -469,8 +600,10 @@ int run(const std::vector<std::string>& args) {
     return runSimulate(rest);
   }
   if (cmd == "scenes") return runScenes(rest);
+  if (cmd == "check") return runCheck(rest);
+  if (cmd == "convert") return runConvert(rest);
   if (!cmd.empty() && cmd[0] == '-') throw InputError{"unknown option '" + cmd + "' (see --help)"};
-  throw InputError{"unknown command '" + cmd + "' (commands: simulate, scenes; see --help)"};
+  throw InputError{"unknown command '" + cmd + "' (commands: simulate, check, convert, scenes; see --help)"};
 }
 
 }  // namespace

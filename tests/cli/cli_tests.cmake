@@ -38,7 +38,10 @@ mechstudio_cli_bad(unknown_command REASON "unknown command" ARGS frobnicate)
 mechstudio_cli_bad(unknown_scene REASON "unknown scene 'nope'" ARGS simulate scene:nope --steps 10)
 mechstudio_cli_bad(empty_scene_name REASON "scene name" ARGS simulate scene: --steps 10)
 mechstudio_cli_bad(no_model REASON "needs a model" ARGS simulate --steps 10)
-mechstudio_cli_bad(model_file_not_yet REASON "not a scene" ARGS simulate models/none.mech --steps 10)
+mechstudio_cli_bad(missing_model_file REASON "cannot open model file" ARGS simulate ${CMAKE_SOURCE_DIR}/models/none.mech --steps 10)
+mechstudio_cli_bad(unknown_model_type REASON "unknown model file type" ARGS simulate ${CMAKE_SOURCE_DIR}/README.md --steps 10)
+mechstudio_cli_bad(set_on_trep REASON "has no parameters" ARGS simulate ${CMAKE_SOURCE_DIR}/models/trep-closed-chain.trep --set n=2 --steps 10)
+mechstudio_cli_bad(convert_to_txt REASON "must be a .mech file" ARGS convert ${CMAKE_SOURCE_DIR}/models/trep-closed-chain.trep -o out.txt)
 mechstudio_cli_bad(two_models REASON "unexpected argument" ARGS simulate scene:pendulum scene:chain --steps 10)
 mechstudio_cli_bad(set_without_equals REASON "key=value" ARGS simulate scene:pendulum --set angle --steps 10)
 mechstudio_cli_bad(set_empty_key REASON "empty key" ARGS simulate scene:pendulum --set =1 --steps 10)
@@ -66,7 +69,7 @@ mechstudio_cli_bad(unwritable_csv REASON "cannot write" ARGS simulate scene:pend
 mechstudio_cli_bad(scenes_extra_argument REASON "takes no arguments" ARGS scenes pendulum)
 
 # ---- information -------------------------------------------------------------------------------
-mechstudio_cli_test(help EXIT 0 ARGS --help CHECKS "STDOUT_REGEX=Usage:.*simulate scene:NAME" STDERR_EMPTY=ON)
+mechstudio_cli_test(help EXIT 0 ARGS --help CHECKS "STDOUT_REGEX=Usage:.*simulate \\(scene:NAME" STDERR_EMPTY=ON)
 mechstudio_cli_test(version EXIT 0 ARGS --version CHECKS "STDOUT_REGEX=^mechstudio-cli [0-9]+\\.[0-9]+" STDERR_EMPTY=ON)
 mechstudio_cli_test(scenes EXIT 0 ARGS scenes
   CHECKS "STDOUT_REGEX=pendulum.*double-pendulum.*chain.*n = 10.*joint = revolute.*three-link-loop.*damped-pendulum.*four-link-segments.*double-four-bar.*free-body"
@@ -93,3 +96,18 @@ mechstudio_cli_test(scene_dt_kept EXIT 0 ARGS simulate scene:damped-pendulum --d
 mechstudio_cli_test(solver_failure EXIT 2 ARGS simulate scene:pendulum --dt 100 --steps 5 --csv failure.csv
   CHECKS FILE=failure.csv "FILE_FIRST_LINE=${METRICS_HEADER}" FILE_LINES=2
          "STDERR_LAST_LINE_REGEX=^mechstudio-cli: solver failure: step 1")
+
+# ---- model files -------------------------------------------------------------------------------
+# Each reader through the CLI: simulate writes the CSV, check reports and exits 0, convert writes .mech.
+mechstudio_cli_test(file.simulate_trep EXIT 0
+  ARGS simulate ${CMAKE_SOURCE_DIR}/models/trep-closed-chain.trep --steps 20 --csv out.csv --quiet
+  CHECKS FILE=out.csv "FILE_FIRST_LINE=${METRICS_HEADER}" FILE_LINES=22)
+mechstudio_cli_test(file.simulate_urdf EXIT 0
+  ARGS simulate ${CMAKE_SOURCE_DIR}/models/urdf/fourbar-loop.urdf --steps 20 --csv out.csv --quiet
+  CHECKS FILE=out.csv "FILE_FIRST_LINE=${METRICS_HEADER}" FILE_LINES=22)
+mechstudio_cli_test(file.check_trep EXIT 0 ARGS check ${CMAKE_SOURCE_DIR}/models/trep-closed-chain.trep
+  CHECKS "STDERR_LAST_LINE_REGEX=0 error\\(s\\).*compiles")
+mechstudio_cli_test(file.check_bad_urdf EXIT 1 ARGS check ${CMAKE_SOURCE_DIR}/tests/data/urdf/bad/not_xml.urdf
+  CHECKS "STDERR_REGEX=not_xml.urdf:[0-9]+: error")
+mechstudio_cli_test(file.convert_urdf EXIT 0 ARGS convert ${CMAKE_SOURCE_DIR}/models/urdf/two-link-arm.urdf -o arm.mech
+  CHECKS FILE=arm.mech STDERR_EMPTY=ON)

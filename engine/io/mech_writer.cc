@@ -1,0 +1,406 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Writer of the MechStudio model language (see mech_writer.h).
+#include "io/mech_writer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+
+namespace ms {
+
+namespace {
+
+using sexpr::formatNumber;
+
+const Vec4 kIdentity(1, 0, 0, 0);
+const Vec4 kDefaultColor = ShapeDesc().color;
+
+// A name as a symbol when it reads back as that symbol, else as a quoted string.
+std::string nameText(const std::string& s) {
+  bool plain = !s.empty();
+  for (unsigned char c : s)
+    if (c <= ' ' || c == 0x7f || c == '(' || c == ')' || c == '"' || c == ';' || c == '{' || c == '}') plain = false;
+  if (plain) {
+    Diagnostics scratch;
+    const sexpr::Document d = sexpr::Document::parse(s, "", scratch);
+    plain = !scratch.hasErrors() && d.root().children.size() == 1 && d.root().children[0].isSymbol() &&
+            d.root().children[0].text == s;
+  }
+  return plain ? s : sexpr::quote(s);
+}
+
+// "(key a b c)" for a list of numbers.
+std::string form(const std::string& key, std::initializer_list<double> values) {
+  std::string s = "(" + key;
+  for (double v : values) s += " " + formatNumber(v);
+  return s + ")";
+}
+std::string form(const std::string& key, const std::vector<double>& values) {
+  std::string s = "(" + key;
+  for (double v : values) s += " " + formatNumber(v);
+  return s + ")";
+}
+std::string form3(const std::string& key, const Vec3& v) { return form(key, {v.x(), v.y(), v.z()}); }
+std::string form4(const std::string& key, const Vec4& v) { return form(key, {v(0), v(1), v(2), v(3)}); }
+// RGB when opaque, else RGBA.
+std::string colorForm(const Vec4& c) {
+  return c(3) == 1.0 ? form("color", {c(0), c(1), c(2)}) : form4("color", c);
+}
+
+// Exact equality of two shapes (every field the reader sets).
+bool sameShape(const ShapeDesc& a, const ShapeDesc& b) {
+  return a.kind == b.kind && a.size == b.size && a.meshFile == b.meshFile && a.meshScale == b.meshScale &&
+         a.position == b.position && a.orientation == b.orientation && a.color == b.color;
+}
+
+class Writer {
+ public:
+  explicit Writer(const Model& m) : m_(m) {}
+  std::string run();
+
+ private:
+  void buildTree();
+  void writeBody(int b, int depth);
+  std::string shapeText(const std::string& head, const ShapeDesc& s, bool writeColor) const;
+  std::vector<std::string> jointItems(const JointDesc& j) const;
+  std::string bodyName(int b) const { return b < 0 ? std::string("world") : nameText(m_.bodies[b].name); }
+  std::string jointName(int j) const { return nameText(m_.joints[j].name); }
+  bool validJoint(const JointDesc& j) const {
+    const int nb = int(m_.bodies.size());
+    return j.child >= 0 && j.child < nb && j.parent >= -1 && j.parent < nb && j.parent != j.child;
+  }
+  // Appends `items` after `head` on one line when short, else one per line.
+  void emit(const std::string& indent, const std::string& head, const std::vector<std::string>& items,
+            const std::string& close = ")");
+
+  const Model& m_;
+  std::string out_;
+  std::vector<int> treeJoint_;               // per body: the joint placing it (written inside it), or -1
+  std::vector<std::vector<int>> children_;   // per body: bodies written inside it
+  std::vector<int> roots_;                   // bodies written at the top level
+  std::vector<bool> isTree_;                 // per joint
+  std::deque<int> deferred_;                 // bodies too deep, restarted at the top level
+  std::vector<int> bodyOrder_, jointOrder_;  // order of appearance in the text (= reader's numbering)
+};
+
+// Spanning tree, breadth first from the world: each placed body's joints (in index order) place
+// the children not yet placed; bodies left over start their own trees (written without a joint).
+void Writer::buildTree() {
+  const int nb = int(m_.bodies.size()), nj = int(m_.joints.size());
+  treeJoint_.assign(nb, -1);
+  children_.assign(nb, {});
+  isTree_.assign(nj, false);
+  std::vector<std::vector<int>> outgoing(nb + 1);  // joints by parent (+1: the world is 0)
+  for (int k = 0; k < nj; ++k)
+    if (validJoint(m_.joints[k])) outgoing[m_.joints[k].parent + 1].push_back(k);
+  std::vector<bool> placed(nb, false);
+  std::deque<int> queue = {-1};
+  int nextRoot = 0;
+  while (!queue.empty()) {
+    const int b = queue.front();
+    queue.pop_front();
+    for (int k : outgoing[b + 1]) {
+      const int c = m_.joints[k].child;
+      if (placed[c]) continue;
+      isTree_[k] = true;
+      placed[c] = true;
+      treeJoint_[c] = k;
+      queue.push_back(c);
+    }
+    // A body no joint reaches starts a tree of its own.
+    while (queue.empty() && nextRoot < nb) {
+      if (!placed[nextRoot]) {
+        placed[nextRoot] = true;
+        queue.push_back(nextRoot);
+      }
+      ++nextRoot;
+    }
+  }
+  for (int b = 0; b < nb; ++b) {
+    const int k = treeJoint_[b];
+    if (k >= 0 && m_.joints[k].parent >= 0) children_[m_.joints[k].parent].push_back(b);
+    else roots_.push_back(b);
+  }
+}
+
+void Writer::emit(const std::string& indent, const std::string& head, const std::vector<std::string>& items,
+                  const std::string& close) {
+  size_t length = indent.size() + head.size() + close.size();
+  for (const std::string& s : items) length += 1 + s.size();
+  if (length <= 100) {
+    out_ += indent + head;
+    for (const std::string& s : items) out_ += " " + s;
+    out_ += close;
+    return;
+  }
+  out_ += indent + head;
+  for (const std::string& s : items) out_ += "\n" + indent + "  " + s;
+  out_ += close;
+}
+
+// A shape form: kind, dimensions, placement.
+std::string Writer::shapeText(const std::string& head, const ShapeDesc& s, bool writeColor) const {
+  std::string t = "(" + head + " ";
+  switch (s.kind) {
+    case ShapeDesc::Kind::Box:
+      t += "box " + formatNumber(s.size.x()) + " " + formatNumber(s.size.y()) + " " + formatNumber(s.size.z());
+      break;
+    case ShapeDesc::Kind::Sphere: t += "sphere " + formatNumber(s.size.x()); break;
+    case ShapeDesc::Kind::Capsule: t += "capsule " + formatNumber(s.size.x()) + " " + formatNumber(s.size.y()); break;
+    case ShapeDesc::Kind::Cylinder: t += "cylinder " + formatNumber(s.size.x()) + " " + formatNumber(s.size.y()); break;
+    case ShapeDesc::Kind::Plane: t += "plane"; break;
+    case ShapeDesc::Kind::Mesh: t += "mesh " + sexpr::quote(s.meshFile); break;
+  }
+  if (s.position != Vec3::Zero()) t += " " + form3("at", s.position);
+  if (s.orientation != kIdentity) t += " " + form4("orientation", s.orientation);
+  if (s.kind == ShapeDesc::Kind::Mesh && s.meshScale != Vec3::Ones()) t += " " + form3("scale", s.meshScale);
+  if (writeColor && s.color != kDefaultColor) t += " " + colorForm(s.color);
+  return t + ")";
+}
+
+// The properties of a joint that differ from the defaults.
+std::vector<std::string> Writer::jointItems(const JointDesc& j) const {
+  std::vector<std::string> items;
+  if (j.parentAnchor != Vec3::Zero()) items.push_back(form3("parent-anchor", j.parentAnchor));
+  if (j.childAnchor != Vec3::Zero()) items.push_back(form3("child-anchor", j.childAnchor));
+  if (j.axis != Vec3::UnitZ()) items.push_back(form3("axis", j.axis));
+  if (j.offset != kIdentity) items.push_back(form4("offset", j.offset));
+  const std::pair<const char*, const std::vector<double>*> lists[] = {
+      {"position", &j.initialPosition}, {"velocity", &j.initialVelocity}, {"stiffness", &j.stiffness},
+      {"rest", &j.restPosition},        {"damping", &j.damping},          {"lower", &j.lowerLimit},
+      {"upper", &j.upperLimit}};
+  for (const auto& [key, values] : lists)
+    if (!values->empty()) items.push_back(form(key, *values));
+  return items;
+}
+
+// A body with its properties, its joint and, nested, the bodies hanging from it.
+void Writer::writeBody(int b, int depth) {
+  const BodyDesc& body = m_.bodies[b];
+  const std::string indent(2 * (depth + 1), ' ');
+  const std::string inner = indent + "  ";
+  bodyOrder_.push_back(b);
+  out_ += indent + "(body " + nameText(body.name);
+  // Mass and, unless it follows from the first shape, the inertia.
+  out_ += "\n" + inner + form("mass", {body.mass});
+  const ShapeDesc* basis = !body.collisions.empty() ? &body.collisions[0] : !body.visuals.empty() ? &body.visuals[0] : nullptr;
+  Mat3 derived;
+  const bool derivable = basis && shapeInertia(*basis, body.mass, derived) && derived == body.inertia;
+  if (!derivable) {
+    const Mat3& I = body.inertia;
+    if (I(0, 1) == 0 && I(0, 2) == 0 && I(1, 2) == 0 && I(1, 0) == 0 && I(2, 0) == 0 && I(2, 1) == 0)
+      out_ += "\n" + inner + form("inertia", {I(0, 0), I(1, 1), I(2, 2)});
+    else
+      out_ += "\n" + inner + form("inertia", {I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)});
+  }
+  // Initial pose and velocity (used when no joint sets them), friction.
+  if (body.position != Vec3::Zero()) out_ += "\n" + inner + form3("position", body.position);
+  if (body.orientation != kIdentity) out_ += "\n" + inner + form4("orientation", body.orientation);
+  if (body.linearVelocity != Vec3::Zero()) out_ += "\n" + inner + form3("velocity", body.linearVelocity);
+  if (body.angularVelocity != Vec3::Zero()) out_ += "\n" + inner + form3("angular-velocity", body.angularVelocity);
+  if (body.friction != BodyDesc().friction) out_ += "\n" + inner + form("friction", {body.friction});
+  // Shapes: one colour for all of them is written once for the body.
+  std::vector<const ShapeDesc*> all;
+  for (const ShapeDesc& s : body.visuals) all.push_back(&s);
+  for (const ShapeDesc& s : body.collisions) all.push_back(&s);
+  bool common = !all.empty() && all[0]->color != kDefaultColor;
+  for (const ShapeDesc* s : all) common = common && s->color == all[0]->color;
+  if (common) out_ += "\n" + inner + colorForm(all[0]->color);
+  size_t vi = 0, ci = 0;
+  while (vi < body.visuals.size() || ci < body.collisions.size()) {
+    if (vi < body.visuals.size() && ci < body.collisions.size() && sameShape(body.visuals[vi], body.collisions[ci])) {
+      out_ += "\n" + inner + shapeText("shape", body.visuals[vi], !common);
+      ++vi, ++ci;
+    } else if (vi < body.visuals.size()) {
+      out_ += "\n" + inner + shapeText("visual", body.visuals[vi++], !common);
+    } else {
+      out_ += "\n" + inner + shapeText("collision", body.collisions[ci++], !common);
+    }
+  }
+  // The joint to the enclosing body (or the world).
+  const int k = treeJoint_[b];
+  if (k >= 0 && isTree_[k]) {
+    const JointDesc& j = m_.joints[k];
+    jointOrder_.push_back(k);
+    std::string head = "(joint " + std::string(jointKind(j.type).name);
+    if (j.name != body.name) head += " " + jointName(k);
+    out_ += "\n";
+    emit(inner, head, jointItems(j));
+  }
+  // Children, nested (or restarted at the top level when too deep).
+  for (int c : children_[b]) {
+    if (depth + 1 >= kMaxWrittenNesting) {
+      isTree_[treeJoint_[c]] = false;
+      deferred_.push_back(c);
+      continue;
+    }
+    out_ += "\n";
+    writeBody(c, depth + 1);
+  }
+  out_ += ")";
+}
+
+std::string Writer::run() {
+  buildTree();
+  // Header.
+  out_ += "; " + (m_.name.empty() ? std::string("Mechanism") : "Mechanism '" + m_.name + "'") +
+          ", written by MechStudio. Format: docs/model-language.md.\n";
+  out_ += "; Units: SI (m, kg, s, N, N m); angles in radians; quaternions are w x y z.\n";
+  out_ += "(mechanism";
+  if (!m_.name.empty()) out_ += " " + sexpr::quote(m_.name);
+  out_ += "\n  ; Gravity [m/s^2]; solver: time step [s], residual tolerance, Newton iterations, line-search halvings.\n";
+  out_ += "  " + form3("gravity", m_.gravity) + "\n";
+  out_ += "  (solver " + form("dt", {m_.solver.dt}) + " " + form("tolerance", {m_.solver.tolerance}) + " " +
+          form("max-iterations", {double(m_.solver.maxIterations)}) + " " +
+          form("line-search", {double(m_.solver.maxLineSearch)}) + ")";
+  // Bodies, nested along the joint tree.
+  if (!m_.bodies.empty())
+    out_ += "\n\n  ; Bodies. A body's (joint ...) connects it to the body it is written in (the world at the top\n"
+            "  ; level); mass [kg], inertia [kg m^2] about the centre of mass (omitted: derived from the first shape).";
+  for (int r : roots_) {
+    out_ += "\n";
+    writeBody(r, 0);
+    while (!deferred_.empty()) {
+      const int d = deferred_.front();
+      deferred_.pop_front();
+      out_ += "\n";
+      writeBody(d, 0);
+    }
+  }
+  // Loop-closing joints.
+  std::vector<int> loops;
+  for (size_t k = 0; k < m_.joints.size(); ++k)
+    if (!isTree_[k]) loops.push_back(int(k));
+  if (!loops.empty()) out_ += "\n\n  ; Loop-closing joints: NAME TYPE PARENT CHILD.";
+  for (int k : loops) {
+    const JointDesc& j = m_.joints[k];
+    out_ += "\n";
+    if (!validJoint(j)) {
+      out_ += "  ; joint " + nameText(j.name) + " is not written: it does not connect two different bodies";
+      continue;
+    }
+    jointOrder_.push_back(k);
+    emit("  ", "(loop-joint " + jointName(k) + " " + jointKind(j.type).name + " " + bodyName(j.parent) + " " + bodyName(j.child),
+         jointItems(j));
+  }
+  // Springs between bodies.
+  const int nb = int(m_.bodies.size()), nj = int(m_.joints.size());
+  auto validBody = [&](int b, bool worldOk) { return (worldOk && b == -1) || (b >= 0 && b < nb); };
+  if (!m_.springs.empty()) out_ += "\n\n  ; Springs between two bodies: stiffness [N/m], rest length [m], damping [N s/m].";
+  for (const SpringDesc& s : m_.springs) {
+    out_ += "\n";
+    if (!validBody(s.bodyA, true) || !validBody(s.bodyB, true)) {
+      out_ += "  ; spring " + nameText(s.name) + " is not written: invalid body";
+      continue;
+    }
+    std::vector<std::string> items;
+    if (s.anchorA != Vec3::Zero()) items.push_back(form3("anchor-a", s.anchorA));
+    if (s.anchorB != Vec3::Zero()) items.push_back(form3("anchor-b", s.anchorB));
+    items.push_back(form("stiffness", {s.stiffness}));
+    if (s.restLength != 0) items.push_back(form("rest-length", {s.restLength}));
+    if (s.damping != 0) items.push_back(form("damping", {s.damping}));
+    emit("  ", "(spring " + nameText(s.name) + " " + bodyName(s.bodyA) + " " + bodyName(s.bodyB), items);
+  }
+  // Constant actuator efforts.
+  if (!m_.actuators.empty()) out_ += "\n\n  ; Constant actuator efforts on joints [N m or N per free coordinate].";
+  for (const ActuatorDesc& a : m_.actuators) {
+    out_ += "\n";
+    if (a.joint < 0 || a.joint >= nj) {
+      out_ += "  ; actuator is not written: invalid joint";
+      continue;
+    }
+    emit("  ", "(actuator " + jointName(a.joint), {form("effort", a.effort)});
+  }
+  // PD controllers.
+  if (!m_.controllers.empty())
+    out_ += "\n\n  ; PD controllers: target = offset + amplitude sin(2 pi frequency t + phase).";
+  for (const ControllerDesc& c : m_.controllers) {
+    out_ += "\n";
+    if (c.joint < 0 || c.joint >= nj) {
+      out_ += "  ; controller " + nameText(c.name) + " is not written: invalid joint";
+      continue;
+    }
+    std::vector<std::string> items = {form("kp", {c.kp}), form("kd", {c.kd})};
+    if (c.coordinate != 0) items.push_back(form("coordinate", {double(c.coordinate)}));
+    if (c.amplitude != 0 || c.frequency != 0 || c.phase != 0)
+      items.push_back("(target " + formatNumber(c.offset) + " " + form("sin", {c.amplitude, c.frequency, c.phase}) + ")");
+    else if (c.offset != 0)
+      items.push_back(form("target", {c.offset}));
+    if (c.effortLimit != 0) items.push_back(form("effort-limit", {c.effortLimit}));
+    emit("  ", "(pd-controller " + nameText(c.name) + " " + jointName(c.joint), items);
+  }
+  // Constant external wrenches.
+  if (!m_.wrenches.empty()) out_ += "\n\n  ; Constant external wrenches (world frame): force [N] at the centre of mass, torque [N m].";
+  for (const WrenchDesc& w : m_.wrenches) {
+    out_ += "\n";
+    if (!validBody(w.body, false)) {
+      out_ += "  ; wrench is not written: invalid body";
+      continue;
+    }
+    std::vector<std::string> items;
+    if (w.force != Vec3::Zero()) items.push_back(form3("force", w.force));
+    if (w.torque != Vec3::Zero()) items.push_back(form3("torque", w.torque));
+    emit("  ", "(wrench " + bodyName(w.body), items);
+  }
+  // Numbering, when reading the nesting alone would number bodies or joints differently.
+  bool bodiesInOrder = true, jointsInOrder = int(jointOrder_.size()) == nj;
+  for (size_t k = 0; k < bodyOrder_.size(); ++k) bodiesInOrder = bodiesInOrder && bodyOrder_[k] == int(k);
+  for (size_t k = 0; k < jointOrder_.size(); ++k) jointsInOrder = jointsInOrder && jointOrder_[k] == int(k);
+  if (!bodiesInOrder || !jointsInOrder) {
+    out_ += "\n\n  ; Index order of bodies and joints (as in the model this file was written from).\n  (order";
+    auto list = [&](const char* head, const std::vector<std::string>& names) {
+      std::string line = "\n    (" + std::string(head);
+      for (const std::string& n : names) {
+        if (line.size() + n.size() + 1 > 100) {
+          out_ += line;
+          line = "\n     ";
+        }
+        line += " " + n;
+      }
+      out_ += line + ")";
+    };
+    if (!bodiesInOrder) {
+      std::vector<std::string> names;
+      for (int b = 0; b < nb; ++b) names.push_back(bodyName(b));
+      list("bodies", names);
+    }
+    if (!jointsInOrder) {
+      std::vector<std::string> names;
+      for (int k = 0; k < nj; ++k)
+        if (validJoint(m_.joints[k])) names.push_back(jointName(k));
+      list("joints", names);
+    }
+    out_ += ")";
+  }
+  out_ += ")\n";
+  return out_;
+}
+
+}  // namespace
+
+std::string writeMech(const Model& model) { return Writer(model).run(); }
+
+sexpr::Document setValue(const sexpr::Document& doc, const SourceRef& token, double value, Diagnostics& diags) {
+  const sexpr::Node* n = token.valid() ? doc.nodeAt(token.begin) : nullptr;
+  if (!token.literal || !n || !n->isNumber() || n->begin != token.begin || n->end != token.end) {
+    diags.error(doc.fileName(), token.line, token.column,
+                "this value is not a single number in the text (it comes from an expression or a parameter); "
+                "edit the expression or the parameter instead");
+    return doc;
+  }
+  return setValue(doc, *n, value, diags);
+}
+
+sexpr::Document setValue(const sexpr::Document& doc, const sexpr::Node& atom, double value, Diagnostics& diags) {
+  if (!atom.isNumber() || atom.end > doc.text().size()) {
+    diags.error(doc.fileName(), atom.line, atom.column, "only a number token can be set to a number");
+    return doc;
+  }
+  if (!std::isfinite(value)) {
+    diags.error(doc.fileName(), atom.line, atom.column, "the new value must be a finite number");
+    return doc;
+  }
+  return doc.replaced(atom.begin, atom.end, formatNumber(value), diags);
+}
+
+}  // namespace ms
