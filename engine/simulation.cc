@@ -13,15 +13,6 @@
 namespace ms {
 namespace {
 
-JointPoses posesOf(const JointGeometry& j, const State& s) {
-  JointPoses z;
-  z.xa = j.parent >= 0 ? s.bodies[j.parent].x : Vec3::Zero();
-  z.qa = j.parent >= 0 ? s.bodies[j.parent].q : Vec4(1, 0, 0, 0);
-  z.xb = s.bodies[j.child].x;
-  z.qb = s.bodies[j.child].q;
-  return z;
-}
-
 bool stateFinite(const State& s) {
   for (const BodyState& b : s.bodies)
     if (!b.x.allFinite() || !b.q.allFinite() || !b.v.allFinite() || !b.w.allFinite()) return false;
@@ -137,14 +128,14 @@ int Simulation::jointDof(int j) const { return sys_->joints.at(j).geo.freeCoordi
 Vec6 Simulation::jointPosition(int j) const {
   const JointGeometry& g = sys_->joints.at(j).geo;
   JointMinimalEval e;
-  evalJointMinimal(g, posesOf(g, state_), e);
+  evalJointMinimal(g, jointPoses(g, state_), e);
   return e.theta;
 }
 
 Vec6 Simulation::jointVelocity(int j) const {
   const JointGeometry& g = sys_->joints.at(j).geo;
   JointMinimalEval e;
-  evalJointMinimal(g, posesOf(g, state_), e);
+  evalJointMinimal(g, jointPoses(g, state_), e);
   Vec6 rate = e.dxb * state_.bodies[g.child].v + e.dthb * state_.bodies[g.child].w;
   if (g.parent >= 0) rate += e.dxa * state_.bodies[g.parent].v + e.dtha * state_.bodies[g.parent].w;
   return rate;
@@ -190,7 +181,7 @@ double Simulation::potentialEnergy() const {
   for (const CompiledJoint& j : sys_->joints) {
     if (!j.hasSpring) continue;
     JointMinimalEval e;
-    evalJointMinimal(j.geo, posesOf(j.geo, state_), e);
+    evalJointMinimal(j.geo, jointPoses(j.geo, state_), e);
     v += 0.5 * (j.stiffness.array() * (e.theta - j.rest).array().square()).sum();
   }
   return v;

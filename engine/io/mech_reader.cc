@@ -122,6 +122,7 @@ struct BodyExtra {
   int enclosing = -1;  // body it is written in, -1 = top level
   bool hasMass = false, hasDensity = false, hasInertia = false, hasJoint = false;
   bool intent = false;  // gave an initial pose or velocity (meant to move freely)
+  bool badMass = false;  // a mass or density was given but rejected (already reported)
   bool hasColor = false;
   Vec4 color = Vec4(0.7, 0.7, 0.75, 1.0);
   double density = 0;
@@ -156,9 +157,9 @@ struct NameTable {
 
 class Reader {
  public:
-  Reader(const sexpr::Document& doc, Diagnostics& diags, MechParseResult& out, long maxForms)
+  Reader(const sexpr::Document& doc, Diagnostics& diags, MechParseResult& out, long maxNodes)
       : doc_(doc), diags_(diags), out_(out), model_(out.model), map_(out.map),
-        maxForms_(std::max(0L, std::min(maxForms, kMaxExpandedForms))) {}
+        maxNodes_(std::max(0L, std::min(maxNodes, kMaxExpandedNodes))) {}
 
   void run(const std::map<std::string, std::string>& overrides);
 
@@ -243,7 +244,7 @@ class Reader {
   void readSolver(const Node& n);
   int readBody(const Node& n, int enclosing, bool generated);
   void bodyProperty(const Node& n, int body);
-  void finishBody(int body, const Node& n);
+  void finishBody(int body);
   void readShape(const Node& n, int body, ShapeUse use, bool generated);
   void readJoint(const Node& n, int body, bool generated);
   void jointItems(const Node& n, size_t i, JointDesc& j, ElementSource& src, bool typeKnown);
@@ -262,8 +263,11 @@ class Reader {
   void define(NameTable& t, const std::string& kind, const std::string& name, int index, const SourceRef& where);
   // True (after reporting) if the property `key` was already given in `seen`.
   bool duplicate(std::map<std::string, SourceRef>& seen, const std::string& key, const Node& n, const std::string& owner);
-  // Counts one instantiated form; false once the expansion budget is spent.
-  bool countForm(const Node& n, bool generated);
+  // Charges one instantiation of the nodes [first, end) of `n` (a repeat/chain template) to the
+  // expansion budget; false (reported once, reading stops) when the budget is spent.
+  bool charge(const Node& n, size_t first);
+  // Number of nodes in a subtree (iterative).
+  static long treeSize(const Node& n);
 
   // ---- final steps -----------------------------------------------------------------------------
 
@@ -276,7 +280,7 @@ class Reader {
   MechParseResult& out_;
   Model& model_;
   SourceMap& map_;
-  const long maxForms_;
+  const long maxNodes_;
 
   enum class Mode { Main, Sub, Override };
   Mode mode_ = Mode::Main;
@@ -288,7 +292,7 @@ class Reader {
   std::vector<std::pair<std::string, double>> vars_;  // repeat/chain variables, innermost last
   std::set<std::tuple<int, int, std::string>> reported_;
   bool tooMany_ = false, stopped_ = false;
-  long forms_ = 0, evaluations_ = 0;
+  long expanded_ = 0, evaluations_ = 0;
   const Node* expansionRoot_ = nullptr;  // range of the outermost repeat/chain being expanded
 
   std::vector<BodyExtra> extra_;
@@ -641,16 +645,31 @@ bool Reader::duplicate(std::map<std::string, SourceRef>& seen, const std::string
   return false;
 }
 
-// Expansion budget: forms instantiated by repeat/chain.
-bool Reader::countForm(const Node& n, bool generated) {
+// Expansion budget: every copy made by repeat/chain costs the size of its template.
+bool Reader::charge(const Node& n, size_t first) {
   if (stopped_) return false;
-  if (!generated) return true;
-  if (++forms_ > maxForms_) {
-    error(expansionRoot_ ? *expansionRoot_ : n, "repeat/chain expand to more than " + std::to_string(maxForms_) + " forms; reading stopped");
+  long size = 0;
+  for (size_t k = first; k < n.children.size(); ++k) size += treeSize(n.children[k]);
+  expanded_ += std::max(1L, size);
+  if (expanded_ > maxNodes_) {
+    error(expansionRoot_ ? *expansionRoot_ : n, "repeat/chain expand the file to more than " + std::to_string(maxNodes_) +
+                                                  " elements (tokens and lists); reading stopped");
     stopped_ = true;
     return false;
   }
   return true;
+}
+
+long Reader::treeSize(const Node& n) {
+  long count = 0;
+  std::vector<const Node*> stack = {&n};
+  while (!stack.empty()) {
+    const Node* c = stack.back();
+    stack.pop_back();
+    ++count;
+    for (const Node& child : c->children) stack.push_back(&child);
+  }
+  return count;
 }
 
 // ---- top level ---------------------------------------------------------------------------------
@@ -715,7 +734,9 @@ void Reader::readParam(const Node& n, std::map<std::string, std::string>& pendin
   if (n.children.size() != 3) {
     error(n, "(param ...) takes a name and a value, e.g. (param n 10) (got " + std::to_string(n.children.size() - 1) +
                  " arguments)");
-    if (n.children.size() >= 2 && n.children[1].isSymbol()) badParams_.insert(n.children[1].text);
+    if (n.children.size() >= 2 && n.children[1].isSymbol() && !params_.count(n.children[1].text) &&
+        badParams_.insert(n.children[1].text).second)
+      map_.params[n.children[1].text].form = ref(n);
     return;
   }
   const Node& nameNode = n.children[1];
@@ -766,7 +787,6 @@ void Reader::item(const Node& n, const Ctx& ctx) {
     error(n, "expected a form such as (body ...), got " + describe(n));
     return;
   }
-  if (!countForm(n, ctx.generated)) return;
   if (n.children.empty()) {
     error(n, "empty form ()");
     return;
@@ -918,7 +938,7 @@ int Reader::readBody(const Node& n, int enclosing, bool generated) {
   else define(bodies_, "body", name, idx, nameRef);
   // Items (nested bodies append after this one).
   for (; i < n.children.size() && !stopped_; ++i) item(n.children[i], Ctx{idx, generated});
-  if (!stopped_) finishBody(idx, n);
+  if (!stopped_) finishBody(idx);
   return idx;
 }
 
@@ -947,8 +967,8 @@ void Reader::bodyProperty(const Node& n, int body) {
       else b.friction = v[0];
     } else if (!(v[0] > 0)) {
       error(n.children[1], h + " must be positive (got " + num(v[0]) + ")");
-      if (h == "mass") ex.hasMass = false, ex.seen["mass-invalid"] = ref(n);
-      else ex.hasDensity = false, ex.seen["density-invalid"] = ref(n);
+      ex.badMass = true;
+      (h == "mass" ? ex.hasMass : ex.hasDensity) = false;
     } else if (h == "mass") {
       b.mass = v[0];
     } else {
@@ -1024,7 +1044,7 @@ void Reader::bodyProperty(const Node& n, int body) {
 }
 
 // Mass from density, derived inertia, shape colours, joint checks.
-void Reader::finishBody(int body, const Node& n) {
+void Reader::finishBody(int body) {
   BodyExtra& ex = extra_[body];
   BodyDesc& b = model_.bodies[body];
   const std::string who = "body '" + b.name + "'";
@@ -1044,7 +1064,7 @@ void Reader::finishBody(int body, const Node& n) {
       b.mass = ex.density * volume;
       massOk = true;
     }
-  } else if (!ex.hasMass && !ex.seen.count("mass-invalid") && !ex.seen.count("density-invalid")) {
+  } else if (!ex.hasMass && !ex.badMass) {
     error(ex.nameRef, who + " needs a (mass ...) or a (density ...)");
   }
   // Derived inertia.
@@ -1064,7 +1084,6 @@ void Reader::finishBody(int body, const Node& n) {
   if (!ex.hasJoint && ex.enclosing >= 0)
     error(ex.nameRef, who + " is inside '" + model_.bodies[ex.enclosing].name +
                           "' but has no (joint ...) connecting it (write e.g. (joint fixed) to weld it)");
-  (void)n;
 }
 
 // (shape|visual|collision KIND dims… placement*)
@@ -1291,7 +1310,6 @@ void Reader::jointItems(const Node& n, size_t i, JointDesc& j, ElementSource& sr
       error(c, "expected a joint property such as (axis ...), got " + describe(c));
       continue;
     }
-    if (!countForm(c, src.generated)) return;
     const std::string& h = c.head();
     if (!contains(kJointItems, h)) {
       error(c.children[0], "unknown joint property '" + h + "'" + suggestion(h, kJointItems));
@@ -1643,12 +1661,15 @@ void Reader::orderNames(const Node& list, size_t first, OrderList& out) {
       std::string var;
       long from = 0, to = 0;
       if (!readRange(c, var, from, to)) continue;
+      const bool outermost = !expansionRoot_;
+      if (outermost) expansionRoot_ = &c.children[1];
       for (long v = from; v <= to && !stopped_; ++v) {
-        if (!countForm(c, true)) break;
+        if (!charge(c, 2)) break;
         vars_.emplace_back(var, double(v));
         orderNames(c, 2, out);
         vars_.pop_back();
       }
+      if (outermost) expansionRoot_ = nullptr;
       continue;
     }
     if (c.isList()) {
@@ -1686,9 +1707,9 @@ bool Reader::readRange(const Node& n, std::string& var, long& from, long& to) {
   const bool okFrom = evalInteger(r.children[1], from, "the start of a range");
   const bool okTo = evalInteger(r.children[2], to, "the end of a range");
   if (!okFrom || !okTo) return false;
-  if (to - from + 1 > maxForms_) {
-    error(r, "the range of '" + var + "' has " + std::to_string(to - from + 1) + " values; a file may expand to at most " +
-                 std::to_string(maxForms_) + " forms");
+  if (to - from + 1 > maxNodes_) {
+    error(r, "the range of '" + var + "' has " + std::to_string(to - from + 1) +
+                 " values; repeat and chain may expand a file to at most " + std::to_string(maxNodes_) + " elements");
     return false;
   }
   return true;
@@ -1706,6 +1727,7 @@ void Reader::readRepeat(const Node& n, const Ctx& ctx) {
   const bool outermost = !expansionRoot_;
   if (outermost) expansionRoot_ = &n.children[1];
   for (long v = from; v <= to && !stopped_; ++v) {
+    if (!charge(n, 2)) break;
     vars_.emplace_back(var, double(v));
     for (size_t i = 2; i < n.children.size() && !stopped_; ++i) item(n.children[i], Ctx{ctx.body, true});
     vars_.pop_back();
@@ -1739,7 +1761,7 @@ void Reader::readChain(const Node& n, const Ctx& ctx) {
   if (outermost) expansionRoot_ = &n.children[1];
   for (long v = from; v <= to && !stopped_; ++v) {
     vars_.emplace_back(var, double(v));
-    if (!countForm(*templ, true)) break;
+    if (!charge(n, 2)) break;
     const int first = int(model_.bodies.size());
     const int outer = readBody(*templ, parent, true);
     parent = outer;

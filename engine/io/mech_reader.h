@@ -5,7 +5,7 @@
 // every element and every value-bearing property, the span of text it came from (so the editor can
 // select the text of a tree node and rewrite exactly one token, see setValue() in mech_writer.h).
 // It reports every problem it finds as file:line:column diagnostics and carries on; it never throws,
-// never recurses without bound and never expands more than kMaxExpandedForms forms.
+// never recurses without bound and never expands more than kMaxExpandedNodes nodes.
 // compile() (system/compiled_system.h) stays the separate second step with its own messages.
 #pragma once
 
@@ -20,10 +20,12 @@
 
 namespace ms {
 
-// Forms a file may expand to through repeat/chain (every list form instantiated counts once).
-constexpr long kMaxExpandedForms = 100000;
-// Expression nodes evaluated in total (bounds the work of pathological files).
-constexpr long kMaxEvaluations = 2000000;
+// Nodes (tokens and lists) that repeat/chain may instantiate in total: each copy costs the size of
+// its template, so the work of any file is bounded whatever the template holds. A 10000-link chain
+// or 2000 four-link segments (the largest built-in scenes) fit.
+constexpr long kMaxExpandedNodes = 1000000;
+// Expression nodes evaluated in total (a second bound on the work of pathological files).
+constexpr long kMaxEvaluations = 4000000;
 // Deepest nesting of an arithmetic expression.
 constexpr int kMaxExpressionDepth = 100;
 
@@ -79,16 +81,16 @@ struct MechParseResult {
 // parameter names to values from `--set k=v` (a number or an expression such as "(deg 30)"); an
 // override naming no parameter is an error. Returns true when no error was reported (warnings
 // allowed). `out` is reset first and filled as far as possible even on errors.
-// `maxExpandedForms` lowers the expansion bound (e.g. for a fuzzer); it never exceeds kMaxExpandedForms.
+// `maxExpandedNodes` lowers the expansion bound (e.g. for a fuzzer); it never exceeds kMaxExpandedNodes.
 bool readMech(const sexpr::Document& doc, const std::map<std::string, std::string>& overrides, MechParseResult& out,
-              Diagnostics& diags, long maxExpandedForms = kMaxExpandedForms);
+              Diagnostics& diags, long maxExpandedNodes = kMaxExpandedNodes);
 // Parses `text` (reported as `fileName`) and reads it.
 bool readMechText(const std::string& text, const std::string& fileName,
                   const std::map<std::string, std::string>& overrides, MechParseResult& out, Diagnostics& diags,
-                  long maxExpandedForms = kMaxExpandedForms);
+                  long maxExpandedNodes = kMaxExpandedNodes);
 // Loads the file at `path` (an unreadable file is reported) and reads it.
 bool readMechFile(const std::string& path, const std::map<std::string, std::string>& overrides, MechParseResult& out,
-                  Diagnostics& diags, long maxExpandedForms = kMaxExpandedForms);
+                  Diagnostics& diags, long maxExpandedNodes = kMaxExpandedNodes);
 
 // Volume of a solid shape (box, sphere, capsule, cylinder); false for a plane or a mesh.
 bool shapeVolume(const ShapeDesc& s, double& volume);

@@ -13,15 +13,6 @@
 namespace ms {
 namespace {
 
-JointPoses posesOf(const JointGeometry& j, const State& s) {
-  JointPoses z;
-  z.xa = j.parent >= 0 ? s.bodies[j.parent].x : Vec3::Zero();
-  z.qa = j.parent >= 0 ? s.bodies[j.parent].q : Vec4(1, 0, 0, 0);
-  z.xb = s.bodies[j.child].x;
-  z.qb = s.bodies[j.child].q;
-  return z;
-}
-
 Vec6 coordinates(const std::vector<double>& v, int n) {
   Vec6 out = Vec6::Zero();
   if (v.size() == 1) out.head(n).setConstant(v[0]);
@@ -47,7 +38,7 @@ void forwardKinematics(const CompiledSystem& sys, const Model& initial, double h
 double constraintViolation(const CompiledSystem& sys, const State& s) {
   double v = 0;
   for (const CompiledJoint& j : sys.joints)
-    v = std::max(v, jointConstraintValue(j.hasDroppedRows ? j.full : j.geo, posesOf(j.geo, s)).lpNorm<Eigen::Infinity>());
+    v = std::max(v, jointConstraintValue(j.hasDroppedRows ? j.full : j.geo, jointPoses(j.geo, s)).lpNorm<Eigen::Infinity>());
   return v;
 }
 
@@ -66,7 +57,7 @@ double projectOntoConstraints(const CompiledSystem& sys, State& s, int maxIterat
     int row = 0;
     for (const CompiledJoint& j : sys.joints) {
       if (j.geo.constrained() == 0) continue;
-      evalJointConstraint(j.geo, posesOf(j.geo, s), e);
+      evalJointConstraint(j.geo, jointPoses(j.geo, s), e);
       const int c = j.geo.constrained();
       g.segment(row, c) = e.g.head(c);
       if (j.geo.parent >= 0) {

@@ -14,15 +14,6 @@
 namespace ms {
 namespace {
 
-JointPoses posesOf(const JointGeometry& j, const State& s) {
-  JointPoses z;
-  z.xa = j.parent >= 0 ? s.bodies[j.parent].x : Vec3::Zero();
-  z.qa = j.parent >= 0 ? s.bodies[j.parent].q : Vec4(1, 0, 0, 0);
-  z.xb = s.bodies[j.child].x;
-  z.qb = s.bodies[j.child].q;
-  return z;
-}
-
 // Move `bodies` rigidly: rotation r about point c, then translation t (world frame).
 void rigidMove(State& s, const std::vector<int>& bodies, const Vec4& r, const Vec3& c, const Vec3& t) {
   const Mat3 R = quat::rotation(r);
@@ -62,7 +53,7 @@ std::vector<std::string> removeRedundantRows(CompiledSystem& sys, const State& p
     int r = 0;
     for (int k : sys.loopJoints) {
       const JointGeometry& geo = sys.joints[k].geo;
-      g.segment(r, geo.constrained()) = jointConstraintValue(geo, posesOf(geo, s)).head(geo.constrained());
+      g.segment(r, geo.constrained()) = jointConstraintValue(geo, jointPoses(geo, s)).head(geo.constrained());
       r += geo.constrained();
     }
     return g;
@@ -75,7 +66,7 @@ std::vector<std::string> removeRedundantRows(CompiledSystem& sys, const State& p
     const JointGeometry& g = sys.joints[k].geo;
     const std::vector<int> moved = subtree(g.child);
     JointMinimalEval me;
-    evalJointMinimal(g, posesOf(g, pose), me);
+    evalJointMinimal(g, jointPoses(g, pose), me);
     const Vec3 xa = g.parent >= 0 ? pose.bodies[g.parent].x : Vec3::Zero();
     const Vec4 qa = g.parent >= 0 ? pose.bodies[g.parent].q : Vec4(1, 0, 0, 0);
     for (int c = 0; c < g.freeCoordinates(); ++c) {

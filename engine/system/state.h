@@ -7,6 +7,7 @@
 #include <Eigen/StdVector>
 
 #include "core/types.h"
+#include "dynamics/joint_constraint.h"
 
 namespace ms {
 
@@ -31,5 +32,15 @@ struct Inputs {
   std::vector<Vec3, Eigen::aligned_allocator<Vec3>> torque;  // per body, world frame
   std::vector<Vec6, Eigen::aligned_allocator<Vec6>> actuator;  // per joint, in minimal coordinates
 };
+
+// The poses of a joint's two bodies in a state (the world: origin, identity).
+inline JointPoses jointPoses(const JointGeometry& j, const State& s) {
+  JointPoses z;
+  z.xa = j.parent >= 0 ? s.bodies[j.parent].x : Vec3::Zero();
+  z.qa = j.parent >= 0 ? s.bodies[j.parent].q : Vec4(1, 0, 0, 0);
+  z.xb = s.bodies[j.child].x;
+  z.qb = s.bodies[j.child].q;
+  return z;
+}
 
 }  // namespace ms
