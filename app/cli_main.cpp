@@ -25,6 +25,7 @@
 #include "core/check.h"
 #include "core/diagnostics.h"
 #include "io/mech_reader.h"
+#include "io/model_file.h"
 #include "io/mech_writer.h"
 #include "io/trep_import.h"
 #include "io/urdf_import.h"
@@ -233,51 +234,26 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
 
 // ---- model loading -----------------------------------------------------------------------------
 
-// The description to simulate. "scene:NAME" builds a parametric scene; model files come later
-// as one more branch here.
-// Lower-case extension of a path, with the dot ("" if none).
-std::string extensionOf(const std::string& path) {
-  std::string e = std::filesystem::path(path).extension().string();
-  for (char& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
-  return e;
-}
-
-// Reads a model file (.mech, .trep or .urdf, by extension) into `model`; every problem goes to
-// `diags`. Returns false on errors. Throws InputError for an unusable path or file type.
-bool readModelFile(const std::string& path, const std::map<std::string, std::string>& params, ms::Model& model,
-                   ms::Diagnostics& diags) {
-  const std::string ext = extensionOf(path);
-  if (ext != ".mech" && ext != ".trep" && ext != ".urdf")
-    throw InputError{"'" + path + "': unknown model file type (expected .mech, .trep or .urdf, or scene:NAME)"};
-  std::error_code ec;
-  if (!std::filesystem::is_regular_file(path, ec)) throw InputError{"cannot open model file '" + path + "'"};
-  if (ext == ".mech") {
-    ms::MechParseResult r;
-    const bool ok = ms::readMechFile(path, params, r, diags);
-    model = std::move(r.model);
-    return ok;
-  }
-  if (!params.empty())
-    throw InputError{"--set applies to .mech parameters and scenes; '" + path + "' has no parameters"};
-  return ext == ".trep" ? ms::importTrepFile(path, model, diags) : ms::importUrdf(path, model, diags);
-}
-
 // Prints diagnostics (one per line, file:line:column) to stderr.
 void printDiagnostics(const ms::Diagnostics& diags) {
   for (const ms::Diagnostic& d : diags.items()) std::fprintf(stderr, "%s\n", d.format().c_str());
 }
 
-// The description to simulate: "scene:NAME" builds a parametric scene; otherwise a model file.
+// ms::loadModel, with a problem that has no source location (unknown scene, missing file, wrong
+// type) turned into one InputError line; located diagnostics stay in `diags` for the caller.
+bool readModel(const std::string& source, const std::map<std::string, std::string>& params, ms::Model& model,
+               ms::Diagnostics& diags) {
+  const bool ok = ms::loadModel(source, params, model, diags);
+  if (!ok && diags.items().size() == 1 && diags.items()[0].line == 0)
+    throw InputError{"'" + source + "': " + diags.items()[0].message};
+  return ok;
+}
+
+// The description to simulate: a built-in scene ("scene:NAME") or a model file.
 ms::Model loadModel(const SimulateOptions& o) {
-  const std::string prefix = "scene:";
-  if (o.model.compare(0, prefix.size(), prefix) == 0) {
-    const std::string name = o.model.substr(prefix.size());
-    if (name.empty()) throw InputError{"missing scene name after 'scene:' (see '" + std::string(kProg) + " scenes')"};
-    return ms::buildScene(name, o.params);  // throws ms::UserError on unknown scene/parameter
-  }
   ms::Model model;
   ms::Diagnostics diags;
-  const bool ok = readModelFile(o.model, o.params, model, diags);
+  const bool ok = readModel(o.model, o.params, model, diags);
   // Warnings are shown unless --quiet; errors always, then one summary line.
   if (!ok || !o.quiet) printDiagnostics(diags);
   if (!ok) throw InputError{"'" + o.model + "' has " + std::to_string(diags.errorCount()) + " error(s)"};
@@ -519,7 +495,7 @@ int runCheck(const std::vector<std::string>& args) {
   if (path.empty()) throw InputError{"check needs a model file"};
   ms::Model model;
   ms::Diagnostics diags;
-  bool ok = readModelFile(path, params, model, diags);
+  bool ok = readModel(path, params, model, diags);
   // The separate compile step: its problems have no source location.
   if (ok) {
     try {
@@ -554,10 +530,10 @@ int runConvert(const std::vector<std::string>& args) {
     }
   }
   if (in.empty() || out.empty()) throw InputError{"usage: convert FILE -o OUT.mech"};
-  if (extensionOf(out) != ".mech") throw InputError{"the output '" + out + "' must be a .mech file"};
+  if (ms::modelFileExtension(out) != ".mech") throw InputError{"the output '" + out + "' must be a .mech file"};
   ms::Model model;
   ms::Diagnostics diags;
-  const bool ok = readModelFile(in, {}, model, diags);
+  const bool ok = readModel(in, {}, model, diags);
   printDiagnostics(diags);
   if (!ok) throw InputError{"'" + in + "' has " + std::to_string(diags.errorCount()) + " error(s); nothing written"};
   const std::string text = ms::writeMech(model);

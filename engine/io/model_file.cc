@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "io/model_file.h"
+
+#include <cctype>
+#include <filesystem>
+
+#include "core/check.h"
+#include "io/mech_reader.h"
+#include "io/trep_import.h"
+#include "io/urdf_import.h"
+#include "scenes/scenes.h"
+
+namespace ms {
+
+std::string modelFileExtension(const std::string& path) {
+  std::string e = std::filesystem::path(path).extension().string();
+  for (char& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
+  return e;
+}
+
+bool isModelFile(const std::string& path) {
+  const std::string e = modelFileExtension(path);
+  return e == ".mech" || e == ".trep" || e == ".urdf";
+}
+
+bool loadModel(const std::string& source, const std::map<std::string, std::string>& params, Model& model,
+               Diagnostics& diags) {
+  // A built-in scene: its builder validates the name and the parameters.
+  const std::string prefix = "scene:";
+  if (source.compare(0, prefix.size(), prefix) == 0) {
+    const std::string name = source.substr(prefix.size());
+    if (name.empty()) {
+      diags.error(source, 0, 0, "missing scene name after 'scene:'");
+      return false;
+    }
+    try {
+      model = buildScene(name, params);
+    } catch (const UserError& e) {
+      diags.error(source, 0, 0, e.what());
+      return false;
+    }
+    return true;
+  }
+  // A file: the type comes from the extension; the file must exist.
+  const std::string ext = modelFileExtension(source);
+  if (!isModelFile(source)) {
+    diags.error(source, 0, 0, "unknown model file type '" + ext + "' (expected .mech, .trep or .urdf, or scene:NAME)");
+    return false;
+  }
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(source, ec)) {
+    diags.error(source, 0, 0, "cannot open model file");
+    return false;
+  }
+  if (ext == ".mech") {
+    MechParseResult r;
+    const bool ok = readMechFile(source, params, r, diags);
+    model = std::move(r.model);
+    return ok;
+  }
+  if (!params.empty()) {
+    diags.error(source, 0, 0, "this file has no parameters (--set applies to .mech files and scenes)");
+    return false;
+  }
+  return ext == ".trep" ? importTrepFile(source, model, diags) : importUrdf(source, model, diags);
+}
+
+}  // namespace ms
