@@ -17,18 +17,6 @@
 
 namespace ms {
 
-int Model::bodyIndex(const std::string& n) const {
-  for (size_t i = 0; i < bodies.size(); ++i)
-    if (bodies[i].name == n) return int(i);
-  return -1;
-}
-
-int Model::jointIndex(const std::string& n) const {
-  for (size_t i = 0; i < joints.size(); ++i)
-    if (joints[i].name == n) return int(i);
-  return -1;
-}
-
 namespace {
 
 bool finite(const Vec3& v) { return v.allFinite(); }
