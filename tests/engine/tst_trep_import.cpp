@@ -17,6 +17,8 @@
 #include "simulation.h"
 #include "system/compiled_system.h"
 
+#include "scissor_reference.h"
+
 using namespace ms;
 
 namespace {
@@ -57,27 +59,9 @@ double angleBetween(const Vec4& a, const Vec4& b) {
   return 2 * std::acos(c);
 }
 
-// Right-hand side of a one-degree-of-freedom Lagrangian L = ½ M(θ) θ̇² − V(θ):
-// θ̈ = −(½ M'(θ) θ̇² + V'(θ)) / M(θ).
-struct OneDof {
-  std::function<double(double)> M, dM, dV;
-  double accel(double th, double w) const { return -(0.5 * dM(th) * w * w + dV(th)) / M(th); }
-};
-
-// Classical RK4 for (θ, θ̇) with step h; returns θ sampled every `every` steps (t = 0 first).
-std::vector<double> rk4(const OneDof& s, double th, double w, double h, long steps, long every) {
-  std::vector<double> out{th};
-  for (long k = 1; k <= steps; ++k) {
-    const double k1t = w, k1w = s.accel(th, w);
-    const double k2t = w + 0.5 * h * k1w, k2w = s.accel(th + 0.5 * h * k1t, w + 0.5 * h * k1w);
-    const double k3t = w + 0.5 * h * k2w, k3w = s.accel(th + 0.5 * h * k2t, w + 0.5 * h * k2w);
-    const double k4t = w + h * k3w, k4w = s.accel(th + h * k3t, w + h * k3w);
-    th += h / 6 * (k1t + 2 * k2t + 2 * k3t + k4t);
-    w += h / 6 * (k1w + 2 * k2w + 2 * k3w + k4w);
-    if (k % every == 0) out.push_back(th);
-  }
-  return out;
-}
+// OneDof, rk4: tests/engine/scissor_reference.h.
+using ms_test::OneDof;
+using ms_test::rk4;
 
 }  // namespace
 
@@ -615,22 +599,15 @@ void TestTrepImport::scissorLiftFollowsOneDofReference() {
     QCOMPARE(count(d, Severity::Warning), 0);
     QCOMPARE(int(m.bodies.size()), 11);      // 10 links + slider
     QCOMPARE(int(m.joints.size()), 11 + 5);  // 11 variables + 5 crossing pivots
-    // One-degree-of-freedom reference.
-    OneDof lift;
-    lift.M = [=](double th) {
-      const double c = std::cos(th), s = std::sin(th);
-      double M = mS * L * L * s * s;
-      for (int n = 1; n <= N; ++n) M += 2 * (mL * L * L * ((n - 0.5) * (n - 0.5) * c * c + 0.25 * s * s) + I);
-      return M;
-    };
-    lift.dM = [=](double th) {
-      const double sc2 = 2 * std::sin(th) * std::cos(th);
-      double dM = mS * L * L * sc2;
-      for (int n = 1; n <= N; ++n) dM += 2 * mL * L * L * (0.25 - (n - 0.5) * (n - 0.5)) * sc2;
-      return dM;
-    };
-    lift.dV = [=](double th) { return -mL * g * L * N * N * std::cos(th); };
-    const std::vector<double> ref = rk4(lift, th0, 0.0, 1e-4, steps * 100, 100);
+    // One-degree-of-freedom reference (tests/engine/scissor_reference.h).
+    ms_test::ScissorLift lift;
+    lift.segments = N;
+    lift.L = L;
+    lift.mL = mL;
+    lift.mS = mS;
+    lift.I = I;
+    lift.g = g;
+    const std::vector<double> ref = rk4(lift.lagrangian(), th0, 0.0, 1e-4, steps * 100, 100);
 
     // The imported lift.
     QCOMPARE(m.solver.dt, dt);
