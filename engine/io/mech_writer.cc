@@ -2,6 +2,8 @@
 // Writer of the MechStudio model language (see mech_writer.h).
 #include "io/mech_writer.h"
 
+#include "model/joint_tree.h"
+
 #include <algorithm>
 #include <cmath>
 #include <deque>
@@ -83,39 +85,15 @@ class Writer {
   std::vector<int> bodyOrder_, jointOrder_;  // order of appearance in the text (= reader's numbering)
 };
 
-// Spanning tree, breadth first from the world: each placed body's joints (in index order) place
-// the children not yet placed; bodies left over start their own trees (written without a joint).
+// Bodies nest along the model's joint tree (buildJointTree: the tree as written, loop closures
+// last); bodies no joint reaches are written at the top level without a joint.
 void Writer::buildTree() {
   const int nb = int(m_.bodies.size()), nj = int(m_.joints.size());
-  treeJoint_.assign(nb, -1);
   children_.assign(nb, {});
   isTree_.assign(nj, false);
-  std::vector<std::vector<int>> outgoing(nb + 1);  // joints by parent (+1: the world is 0)
-  for (int k = 0; k < nj; ++k)
-    if (validJoint(m_.joints[k])) outgoing[m_.joints[k].parent + 1].push_back(k);
-  std::vector<bool> placed(nb, false);
-  std::deque<int> queue = {-1};
-  int nextRoot = 0;
-  while (!queue.empty()) {
-    const int b = queue.front();
-    queue.pop_front();
-    for (int k : outgoing[b + 1]) {
-      const int c = m_.joints[k].child;
-      if (placed[c]) continue;
-      isTree_[k] = true;
-      placed[c] = true;
-      treeJoint_[c] = k;
-      queue.push_back(c);
-    }
-    // A body no joint reaches starts a tree of its own.
-    while (queue.empty() && nextRoot < nb) {
-      if (!placed[nextRoot]) {
-        placed[nextRoot] = true;
-        queue.push_back(nextRoot);
-      }
-      ++nextRoot;
-    }
-  }
+  const JointTree tree = buildJointTree(m_, [this](int k) { return validJoint(m_.joints[k]); });
+  treeJoint_ = tree.parentJoint;
+  for (int k : tree.treeJoints) isTree_[k] = true;
   for (int b = 0; b < nb; ++b) {
     const int k = treeJoint_[b];
     if (k >= 0 && m_.joints[k].parent >= 0) children_[m_.joints[k].parent].push_back(b);

@@ -12,6 +12,7 @@
 #include "model/model.h"
 #include "solver/ldu_graph.h"
 #include "system/compiled_system.h"
+#include "model/joint_tree.h"
 #include "system/initial_conditions.h"
 #include "system/redundancy.h"
 
@@ -175,32 +176,9 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   }
 
   // Spanning tree from the world, breadth first: each tree joint places its child.
-  std::vector<bool> placed(nb, false), used(model.joints.size(), false);
-  std::deque<int> frontier;
-  frontier.push_back(-1);
-  while (!frontier.empty()) {
-    const int b = frontier.front();
-    frontier.pop_front();
-    for (size_t k = 0; k < model.joints.size(); ++k) {
-      const JointDesc& d = model.joints[k];
-      if (used[k] || d.parent != b || placed[d.child]) continue;
-      used[k] = true;
-      placed[d.child] = true;
-      sys->treeJoints.push_back(int(k));
-      frontier.push_back(d.child);
-    }
-    // Bodies not reachable from the world start their own trees at their given pose.
-    if (frontier.empty()) {
-      for (int i = 0; i < nb; ++i)
-        if (!placed[i]) {
-          placed[i] = true;
-          frontier.push_back(i);
-          break;
-        }
-    }
-  }
-  for (size_t k = 0; k < model.joints.size(); ++k)
-    if (!used[k]) sys->loopJoints.push_back(int(k));
+  const JointTree tree = buildJointTree(model);
+  sys->treeJoints = tree.treeJoints;
+  sys->loopJoints = tree.loopJoints;
   // Initial pose (validates that the joints can be satisfied), then drop redundant loop rows.
   const State pose = makeInitialState(*sys, model, model.solver.dt);
   sys->notes = removeRedundantRows(*sys, pose);
