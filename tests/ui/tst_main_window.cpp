@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The desktop application as a user drives it (under Xvfb): open a gallery model, run, pause,
+// step, step back, reset with the keyboard; one plot sample per step; the view renders and a drag
+// moves the camera; Ctrl+drag moves a body; a diverging model pauses itself and says why; bad
+// files are reported with file:line:column and keep the previous model; settings persist.
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QMouseEvent>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+#include "gallery.h"
+#include "main_window.h"
+#include "plots/plot_manager.h"
+#include "settings_panel.h"
+#include "viewport/viewport_widget.h"
+
+using namespace ms;
+using namespace ms::ui;
+
+namespace {
+// Runs the event loop for `ms` milliseconds.
+void pump(int ms) {
+  QElapsedTimer t;
+  t.start();
+  while (t.elapsed() < ms) {
+    QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
+    QThread::msleep(2);
+  }
+}
+// Applies every queued request, then lets the window pull the result.
+void settle(MainWindow& w) {
+  w.sim().sync();
+  w.pullFromSimulation();
+  QCoreApplication::processEvents();
+}
+// Fraction of pixels that differ from the most common (background) colour.
+double foregroundFraction(const QImage& img) {
+  QHash<QRgb, int> counts;
+  for (int y = 0; y < img.height(); y += 2)
+    for (int x = 0; x < img.width(); x += 2) ++counts[img.pixel(x, y)];
+  int best = 0, total = 0;
+  for (int c : counts) {
+    best = std::max(best, c);
+    total += c;
+  }
+  return total ? 1.0 - double(best) / total : 0.0;
+}
+void mouse(QWidget* w, QEvent::Type type, QPoint pos, Qt::MouseButton button, Qt::MouseButtons buttons,
+           Qt::KeyboardModifiers mods = Qt::NoModifier) {
+  QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, mods);
+  QApplication::sendEvent(w, &e);
+}
+void drag(QWidget* w, QPoint from, QPoint to, Qt::KeyboardModifiers mods, int stepsBetween = 10) {
+  mouse(w, QEvent::MouseButtonPress, from, Qt::LeftButton, Qt::LeftButton, mods);
+  for (int i = 1; i <= stepsBetween; ++i) {
+    const QPoint p = from + (to - from) * i / stepsBetween;
+    mouse(w, QEvent::MouseMove, p, Qt::NoButton, Qt::LeftButton, mods);
+    QCoreApplication::processEvents();
+  }
+}
+}  // namespace
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // settings and caches in a test location
+    QSettings().clear();
+  }
+
+  // Open → paused at t = 0; Space runs and pauses; → steps; ← steps back; Backspace resets. The
+  // plots hold exactly one sample per step of the timeline.
+  void transportWithKeys() {
+    MainWindow w;
+    w.show();
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QString err;
+    QVERIFY2(w.openExample(":/gallery/double-pendulum.mech", &err), qPrintable(err));
+    settle(w);
+    QCOMPARE(w.sim().snapshot().state.step, 0L);
+    QVERIFY(!w.sim().snapshot().running);
+
+    QTest::keyClick(&w, Qt::Key_Space);
+    pump(400);
+    settle(w);
+    QVERIFY(w.sim().snapshot().running);
+    QTest::keyClick(&w, Qt::Key_Space);
+    settle(w);
+    const long ran = w.sim().snapshot().state.step;
+    QVERIFY2(ran > 5, qPrintable(QString("only %1 steps in 0.4 s").arg(ran)));
+    QVERIFY(!w.sim().snapshot().running);
+    QCOMPARE(w.plots()->sampleCount(), ran + 1);
+
+    QTest::keyClick(&w, Qt::Key_Right);
+    QTest::keyClick(&w, Qt::Key_Right);
+    settle(w);
+    QCOMPARE(w.sim().snapshot().state.step, ran + 2);
+    QCOMPARE(w.plots()->sampleCount(), ran + 3);
+    QTest::keyClick(&w, Qt::Key_Left);
+    settle(w);
+    QCOMPARE(w.sim().snapshot().state.step, ran + 1);
+    QCOMPARE(w.plots()->sampleCount(), ran + 2);
+    QTest::keyClick(&w, Qt::Key_Backspace);
+    settle(w);
+    QCOMPARE(w.sim().snapshot().state.step, 0L);
+    QCOMPARE(w.plots()->sampleCount(), 1L);
+  }
+
+  // The view shows the model, and a plain drag orbits the camera.
+  void viewRendersAndDragMovesCamera() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openExample(":/gallery/double-pendulum.mech"));
+    settle(w);
+    pump(200);
+    const QImage img = w.viewport()->renderToImage();
+    const double fg = foregroundFraction(img);
+    qInfo("foreground fraction of the view: %.3f", fg);
+    QVERIFY(fg > 0.02);
+    const ViewportWidget::Camera before = w.viewport()->camera();
+    const QPoint c = w.viewport()->rect().center();
+    drag(w.viewport(), c, c + QPoint(120, 40), Qt::NoModifier);
+    mouse(w.viewport(), QEvent::MouseButtonRelease, c + QPoint(120, 40), Qt::LeftButton, Qt::NoButton);
+    const ViewportWidget::Camera after = w.viewport()->camera();
+    QVERIFY((after.eye - before.eye).norm() > 1e-3);
+  }
+
+  // Ctrl+drag on a weightless free body pulls it across the screen.
+  void ctrlDragMovesBody() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QVERIFY(w.openExample(":/gallery/free-body.mech"));
+    settle(w);
+    w.viewport()->setViewPreset(ViewportWidget::ViewPreset::Front);
+    w.viewport()->fitToModel();
+    pump(100);
+    const Vec3 x0 = w.sim().snapshot().state.bodies[0].x;
+    const QPoint c = w.viewport()->rect().center();
+    drag(w.viewport(), c, c + QPoint(150, 0), Qt::ControlModifier);
+    // Step while the spring is held.
+    for (int i = 0; i < 60; ++i) w.sim().stepOnce();
+    settle(w);
+    QVERIFY(w.sim().snapshot().perturbation.active);
+    mouse(w.viewport(), QEvent::MouseButtonRelease, c + QPoint(150, 0), Qt::LeftButton, Qt::NoButton, Qt::ControlModifier);
+    settle(w);
+    QVERIFY(!w.sim().snapshot().perturbation.active);
+    const Vec3 x1 = w.sim().snapshot().state.bodies[0].x;
+    qInfo("Ctrl+drag moved the body by %.3f m", (x1 - x0).norm());
+    QVERIFY((x1 - x0).norm() > 0.05);
+  }
+
+  // A model whose first step does not converge pauses and shows the engine's reason.
+  void divergingModelAutoPauses() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("diverging.mech");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    // A pendulum whirling at 30 rad/s with Δt = 0.1 and only 3 Newton iterations allowed.
+    f.write("(mechanism \"diverging\"\n"
+            "  (solver (dt 0.1) (max-iterations 3))\n"
+            "  (body bob (mass 1) (shape sphere 0.1)\n"
+            "    (joint revolute (axis 1 0 0) (child-anchor 0 0 1) (velocity 30))))\n");
+    f.close();
+    MainWindow w;
+    w.show();
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    QString err;
+    QVERIFY2(w.openModel(path, &err), qPrintable(err));
+    QTest::keyClick(&w, Qt::Key_Space);
+    QElapsedTimer t;
+    t.start();
+    while (w.bannerText().isEmpty() && t.elapsed() < 5000) pump(20);
+    settle(w);
+    qInfo("banner: %s", qPrintable(w.bannerText()));
+    QVERIFY(w.bannerText().contains("step 1"));
+    QVERIFY(w.sim().snapshot().failed);
+    QVERIFY(!w.sim().snapshot().running);
+  }
+
+  // A file with errors is reported with file:line:column and the previous model stays open.
+  void badFileKeepsPreviousModel() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("bad.mech");
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("(mechanism \"bad\"\n  (body b (mass -1) (shape sphere 0.1)))\n");
+    f.close();
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openExample(":/gallery/pendulum.mech"));
+    const QString before = w.currentSource();
+    QString err;
+    QVERIFY(!w.openModel(path, &err));
+    QVERIFY2(err.contains("bad.mech:2:"), qPrintable(err));
+    QVERIFY(w.bannerText().contains("bad.mech:2:"));
+    QCOMPARE(w.currentSource(), before);
+  }
+
+  // Speed, history length and window layout survive a restart.
+  void settingsPersist() {
+    {
+      MainWindow w;
+      w.show();
+      auto* speed = w.findChild<QComboBox*>("speed");
+      QVERIFY(speed);
+      speed->setCurrentIndex(2);
+      w.settingsPanel()->setHistoryCapacity(1234);
+      w.plots()->dock(PlotManager::Figure::Solver)->hide();
+      w.close();
+    }
+    MainWindow w2;
+    w2.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w2));
+    QCOMPARE(w2.findChild<QComboBox*>("speed")->currentIndex(), 2);
+    QCOMPARE(w2.settingsPanel()->historyCapacity(), 1234);
+    QVERIFY(!w2.plots()->dock(PlotManager::Figure::Solver)->isVisible());
+    QVERIFY(w2.plots()->dock(PlotManager::Figure::Energy)->isVisible());
+  }
+
+  // A tolerance typed as text is checked before it reaches the solver.
+  void invalidToleranceIsExplained() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openExample(":/gallery/pendulum.mech"));
+    QLineEdit* tol = w.settingsPanel()->toleranceField();
+    tol->setText("");
+    QTest::keyClicks(tol, "abc");
+    QVERIFY(w.settingsPanel()->problem().contains("not a number"));
+    tol->clear();
+    QTest::keyClicks(tol, "1e-8");
+    QVERIFY(w.settingsPanel()->problem().isEmpty());
+    settle(w);
+    QCOMPARE(w.sim().stepSettings().tolerance, 1e-8);
+  }
+
+  // Every bundled example is listed and opens.
+  void everyExampleOpens() {
+    MainWindow w;
+    w.show();
+    const auto entries = galleryEntries();
+    QVERIFY(entries.size() >= 10);
+    for (const GalleryEntry& e : entries) {
+      QString err;
+      QVERIFY2(w.openExample(e.resource, &err), qPrintable(e.title + ": " + err));
+    }
+  }
+};
+
+int main(int argc, char** argv) {
+  QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
+  QApplication app(argc, argv);
+  QCoreApplication::setOrganizationName("MechStudio");
+  QCoreApplication::setApplicationName("MechStudioTest");
+  TestMainWindow t;
+  return QTest::qExec(&t, argc, argv);
+}
+#include "tst_main_window.moc"

@@ -1,0 +1,588 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Qt Test of the 3D viewport (runs under Xvfb): rendering of built-in and URDF models with a mesh,
+// the camera (mouse orbit/pan/zoom, presets, fit, round trip), picking, Ctrl+drag perturbation and
+// the overlays, judged from rendered pixels and emitted signals.
+#include <cmath>
+#include <map>
+
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QHash>
+#include <QSet>
+#include <QMouseEvent>
+#include <QSignalSpy>
+#include <QWheelEvent>
+#include <QtTest>
+
+#include "core/quaternion.h"
+#include "io/model_file.h"
+#include "scenes/scenes.h"
+#include "simulation.h"
+#include "system/compiled_system.h"
+#include "viewport/scene_nodes.h"
+#include "viewport/viewport_widget.h"
+
+using ms::ui::Perturbation;
+using ms::ui::Snapshot;
+using ms::ui::ViewportWidget;
+
+namespace {
+
+// Warnings seen since the last reset (forwarded to the previous handler too).
+QStringList g_warnings;
+QtMessageHandler g_previousHandler = nullptr;
+void recordWarnings(QtMsgType type, const QMessageLogContext& ctx, const QString& msg) {
+  if (type == QtWarningMsg) g_warnings << msg;
+  if (g_previousHandler) g_previousHandler(type, ctx, msg);
+}
+
+std::shared_ptr<const ms::CompiledSystem> sceneSystem(const std::string& name,
+                                                      const std::map<std::string, std::string>& params = {}) {
+  return ms::compile(ms::buildScene(name, params));
+}
+
+// A model file of the source tree (relative to its root), or null with the diagnostics printed.
+bool loadFile(const QString& relative, ms::Model& model) {
+  ms::Diagnostics diags;
+  const QString path = QStringLiteral(MECHSTUDIO_SOURCE_DIR "/") + relative;
+  const bool ok = ms::loadModel(path.toStdString(), {}, model, diags);
+  if (!ok) qWarning("%s", diags.format().c_str());
+  return ok;
+}
+
+// The initial (constraint-satisfying) state of a system as a snapshot.
+Snapshot snapshotOf(const std::shared_ptr<const ms::CompiledSystem>& sys) {
+  ms::Simulation sim(sys);
+  Snapshot s;
+  s.system = sys;
+  s.generation = 1;
+  s.state = sim.state();
+  return s;
+}
+
+// The most frequent colour (the background in a view that is mostly empty).
+QRgb dominantColor(const QImage& img) {
+  QHash<QRgb, int> count;
+  for (int y = 0; y < img.height(); y += 2)
+    for (int x = 0; x < img.width(); x += 2) ++count[img.pixel(x, y) & 0xffffff];
+  QRgb best = 0;
+  int n = -1;
+  for (auto it = count.begin(); it != count.end(); ++it)
+    if (it.value() > n) {
+      n = it.value();
+      best = it.key();
+    }
+  return best;
+}
+
+bool differs(QRgb a, QRgb b, int tolerance = 6) {
+  return std::abs(qRed(a) - qRed(b)) > tolerance || std::abs(qGreen(a) - qGreen(b)) > tolerance ||
+         std::abs(qBlue(a) - qBlue(b)) > tolerance;
+}
+
+// Fraction of pixels that differ from `bg`.
+double fractionNot(const QImage& img, QRgb bg) {
+  long n = 0;
+  for (int y = 0; y < img.height(); ++y)
+    for (int x = 0; x < img.width(); ++x) n += differs(img.pixel(x, y), bg);
+  return double(n) / (double(img.width()) * img.height());
+}
+
+// Number of pixels where two renderings differ.
+long pixelsChanged(const QImage& a, const QImage& b) {
+  if (a.size() != b.size()) return a.width() * a.height();
+  long n = 0;
+  for (int y = 0; y < a.height(); ++y)
+    for (int x = 0; x < a.width(); ++x) n += differs(a.pixel(x, y), b.pixel(x, y), 3);
+  return n;
+}
+
+// Number of distinct colours among non-background pixels (shading makes many).
+int distinctColors(const QImage& img, QRgb bg) {
+  QSet<QRgb> colors;
+  for (int y = 0; y < img.height(); ++y)
+    for (int x = 0; x < img.width(); ++x)
+      if (differs(img.pixel(x, y), bg)) colors.insert(img.pixel(x, y) & 0xffffff);
+  return int(colors.size());
+}
+
+// Mouse events carrying the held buttons (QTest::mouseMove cannot).
+void mouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons,
+           Qt::KeyboardModifiers mods = Qt::NoModifier) {
+  QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, mods);
+  QApplication::sendEvent(w, &e);
+}
+
+// Press at `from`, move in `steps` to `to`, release.
+void drag(QWidget* w, QPointF from, QPointF to, Qt::MouseButton button, Qt::KeyboardModifiers mods = Qt::NoModifier,
+          int steps = 6) {
+  mouse(w, QEvent::MouseButtonPress, from, button, button, mods);
+  for (int i = 1; i <= steps; ++i) mouse(w, QEvent::MouseMove, from + (to - from) * (double(i) / steps), Qt::NoButton, button, mods);
+  mouse(w, QEvent::MouseButtonRelease, to, button, Qt::NoButton, mods);
+}
+
+void click(QWidget* w, QPointF pos) {
+  mouse(w, QEvent::MouseButtonPress, pos, Qt::LeftButton, Qt::LeftButton);
+  mouse(w, QEvent::MouseButtonRelease, pos, Qt::LeftButton, Qt::NoButton);
+}
+
+ms::Vec3 viewDir(const ViewportWidget::Camera& c) { return (c.center - c.eye).normalized(); }
+
+// A camera looking at `p` from the front-right-above at 1.5 m.
+ViewportWidget::Camera cameraOn(const ms::Vec3& p) {
+  ViewportWidget::Camera c;
+  c.center = p;
+  c.eye = p + ms::Vec3(0.8, -1.0, 0.6);
+  c.up = ms::Vec3::UnitZ();
+  return c;
+}
+
+}  // namespace
+
+class TestViewport : public QObject {
+  Q_OBJECT
+
+ private:
+  // Shows `w` at 800×600 and waits until it is on screen.
+  static bool showView(ViewportWidget& w) {
+    w.resize(800, 600);
+    w.show();
+    return QTest::qWaitForWindowExposed(&w);
+  }
+
+ private slots:
+  void initTestCase() { g_previousHandler = qInstallMessageHandler(recordWarnings); }
+
+  // The Eigen → OSG pose conversion maps body points like x + R(q) p (R from the engine).
+  void poseMatrixMatchesEngine() {
+    const ms::Vec4 q = ms::Vec4(0.3, -0.5, 0.7, 0.2).normalized();
+    const ms::Vec3 x(1, 2, 3), p(0.4, -0.1, 0.25);
+    const osg::Vec3d mapped = ms::ui::viewport::toOsg(p) * ms::ui::viewport::poseMatrix(x, q);
+    const ms::Vec3 expected = x + ms::quat::rotation(q) * p;
+    QVERIFY((ms::ui::viewport::fromOsg(mapped) - expected).norm() < 1e-12);
+  }
+
+  // A chain renders lit, shaded shapes over a grid; frames are counted.
+  void rendersModel() {
+    auto sys = sceneSystem("chain", {{"n", "5"}});
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    QVERIFY(w.overlay(ViewportWidget::Overlay::Grid));
+    QVERIFY(!w.overlay(ViewportWidget::Overlay::JointFrames));
+    w.setModel(sys, QString(), false);
+    w.setSnapshot(snapshotOf(sys));
+    const long before = w.framesRendered();
+    const QImage img = w.renderToImage();
+    QCOMPARE(img.size(), QSize(800, 600) * w.devicePixelRatioF());
+    QVERIFY(w.framesRendered() > before);
+    const QRgb bg = dominantColor(img);
+    const double all = fractionNot(img, bg);
+    qInfo("chain: %.1f %% of pixels differ from the background (grid on)", 100 * all);
+    QVERIFY2(all > 0.02, qPrintable(QString::number(all)));
+    QVERIFY(img.save(QDir::current().filePath("viewport-chain.png")));
+
+    // Bodies alone (grid off) still cover a good part of the view, with many shades (lighting).
+    w.setOverlay(ViewportWidget::Overlay::Grid, false);
+    const QImage bodies = w.renderToImage();
+    const double bodyFraction = fractionNot(bodies, bg);
+    const int shades = distinctColors(bodies, bg);
+    qInfo("chain: bodies cover %.1f %% of pixels with %d distinct colours", 100 * bodyFraction, shades);
+    QVERIFY(bodyFraction > 0.005);  // 5 thin rods (r = 5 cm) in a 5 m wide view
+    QVERIFY(bodyFraction < all);
+    QVERIFY(shades > 50);
+
+    // Frame cost on this machine (information only).
+    QElapsedTimer t;
+    t.start();
+    for (int i = 0; i < 20; ++i) w.renderToImage();
+    qInfo("renderToImage: %.1f ms per frame at 800x600", t.elapsed() / 20.0);
+
+    // No model: only the background and the grid remain.
+    w.setModel(nullptr, QString(), true);
+    const QImage empty = w.renderToImage();
+    QVERIFY(fractionNot(empty, bg) < 0.001);
+  }
+
+  // Left drag orbits about the centre, right and Shift+left drags pan, the wheel zooms.
+  void mouseMovesCamera() {
+    auto sys = sceneSystem("double-pendulum");
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    w.setModel(sys, QString(), false);
+    w.setSnapshot(snapshotOf(sys));
+    w.renderToImage();
+
+    const auto c0 = w.camera();
+    drag(&w, {400, 300}, {470, 340}, Qt::LeftButton);
+    const auto c1 = w.camera();
+    QVERIFY((c1.eye - c0.eye).norm() > 0.1);
+    QVERIFY((c1.center - c0.center).norm() < 1e-9);
+    QVERIFY(std::abs((c1.eye - c1.center).norm() - (c0.eye - c0.center).norm()) < 1e-9);
+    QVERIFY(c1.eye.z() > c0.eye.z());  // dragging down looks more from above
+
+    drag(&w, {400, 300}, {300, 250}, Qt::RightButton);
+    const auto c2 = w.camera();
+    QVERIFY((c2.center - c1.center).norm() > 0.05);
+    QVERIFY((viewDir(c2) - viewDir(c1)).norm() < 1e-9);
+
+    drag(&w, {400, 300}, {450, 300}, Qt::LeftButton, Qt::ShiftModifier);
+    const auto c3 = w.camera();
+    QVERIFY((c3.center - c2.center).norm() > 0.02);
+    QVERIFY((viewDir(c3) - viewDir(c2)).norm() < 1e-9);
+
+    QWheelEvent wheel(QPointF(400, 300), w.mapToGlobal(QPointF(400, 300)), QPoint(), QPoint(0, 240), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(&w, &wheel);
+    const auto c4 = w.camera();
+    QVERIFY((c4.eye - c4.center).norm() < 0.8 * (c3.eye - c3.center).norm());
+
+    // A click that barely moves is not a drag.
+    mouse(&w, QEvent::MouseButtonPress, {400, 300}, Qt::LeftButton, Qt::LeftButton);
+    mouse(&w, QEvent::MouseMove, {402, 301}, Qt::NoButton, Qt::LeftButton);
+    mouse(&w, QEvent::MouseButtonRelease, {402, 301}, Qt::LeftButton, Qt::NoButton);
+    QVERIFY((w.camera().eye - c4.eye).norm() < 1e-12);
+  }
+
+  // Presets set the view direction, setCamera round-trips, fitToModel frames the model.
+  void presetsFitAndRoundTrip() {
+    auto sys = sceneSystem("chain", {{"n", "4"}});
+    const Snapshot snap = snapshotOf(sys);
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    w.setModel(sys, QString(), false);
+    w.setSnapshot(snap);
+
+    w.setViewPreset(ViewportWidget::ViewPreset::Top);
+    QVERIFY(viewDir(w.camera()).dot(ms::Vec3(0, 0, -1)) > 1 - 1e-12);
+    QVERIFY(w.camera().up.dot(ms::Vec3::UnitY()) > 1 - 1e-12);
+    const QImage top = w.renderToImage();
+    w.setViewPreset(ViewportWidget::ViewPreset::Front);
+    QVERIFY(viewDir(w.camera()).dot(ms::Vec3(0, 1, 0)) > 1 - 1e-12);
+    QVERIFY(pixelsChanged(top, w.renderToImage()) > 1000);
+    w.setViewPreset(ViewportWidget::ViewPreset::Side);
+    QVERIFY(viewDir(w.camera()).dot(ms::Vec3(-1, 0, 0)) > 1 - 1e-12);
+    w.setViewPreset(ViewportWidget::ViewPreset::Iso);
+    QVERIFY(viewDir(w.camera()).dot(-ms::Vec3(3, -3, 2).normalized()) > 1 - 1e-12);
+
+    // Round trip of an arbitrary camera, up not orthogonal to the view direction included.
+    ViewportWidget::Camera c;
+    c.eye = ms::Vec3(40, 25, 30);
+    c.center = ms::Vec3(30, 20, 0.5);
+    c.up = ms::Vec3(0.1, 0.2, 1.0);
+    w.setCamera(c);
+    const auto back = w.camera();
+    QCOMPARE(back.eye, c.eye);
+    QCOMPARE(back.center, c.center);
+    QCOMPARE(back.up, c.up);
+
+    // Fit from far away: same direction, centre inside the chain's extent, distance a few metres.
+    w.fitToModel();
+    const auto f = w.camera();
+    QVERIFY((viewDir(f) - viewDir(c)).norm() < 1e-9);
+    ms::Vec3 lo = snap.state.bodies[0].x, hi = lo;
+    for (const auto& b : snap.state.bodies) {
+      lo = lo.cwiseMin(b.x);
+      hi = hi.cwiseMax(b.x);
+    }
+    QVERIFY(((f.center.array() >= lo.array() - 0.5) && (f.center.array() <= hi.array() + 0.5)).all());
+    const double dist = (f.eye - f.center).norm();
+    QVERIFY2(dist > 1.0 && dist < 12.0, qPrintable(QString::number(dist)));
+    w.setOverlay(ViewportWidget::Overlay::Grid, false);
+    const QImage fitted = w.renderToImage();
+    const double covered = fractionNot(fitted, dominantColor(fitted));
+    qInfo("fit: distance %.2f m, bodies cover %.1f %% of pixels", dist, 100 * covered);
+    QVERIFY(covered > 0.005);
+    // Framed: the bodies do not touch the image border.
+    const QRgb bg = dominantColor(fitted);
+    long onBorder = 0;
+    for (int x = 0; x < fitted.width(); ++x) onBorder += differs(fitted.pixel(x, 0), bg) + differs(fitted.pixel(x, fitted.height() - 1), bg);
+    for (int y = 0; y < fitted.height(); ++y) onBorder += differs(fitted.pixel(0, y), bg) + differs(fitted.pixel(fitted.width() - 1, y), bg);
+    QCOMPARE(onBorder, 0L);
+
+    // Reloading with keepCamera leaves the camera alone.
+    w.setModel(sys, QString(), true);
+    QVERIFY((w.camera().eye - f.eye).norm() < 1e-12);
+  }
+
+  // Clicking a body selects (and highlights) it, clicking empty space deselects, double-click centres.
+  void clickSelectsBody() {
+    auto sys = sceneSystem("double-pendulum");
+    const Snapshot snap = snapshotOf(sys);
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    w.setModel(sys, QString(), false);
+    w.setSnapshot(snap);
+    w.setOverlay(ViewportWidget::Overlay::Grid, false);
+    QSignalSpy selected(&w, &ViewportWidget::bodySelected);
+
+    w.setCamera(cameraOn(snap.state.bodies[1].x));
+    const QImage plain = w.renderToImage();
+    click(&w, {400, 300});
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.at(0).at(0).toInt(), 1);
+    QCOMPARE(w.selectedBody(), 1);
+    const long highlighted = pixelsChanged(plain, w.renderToImage());
+    qInfo("selection highlight changes %ld pixels", highlighted);
+    QVERIFY(w.renderToImage().save(QDir::current().filePath("viewport-selected.png")));
+    QVERIFY(highlighted > 500);
+
+    click(&w, {15, 15});
+    QCOMPARE(selected.count(), 2);
+    QCOMPARE(selected.at(1).at(0).toInt(), -1);
+    QCOMPARE(w.selectedBody(), -1);
+
+    // Body 0 is somewhere else on screen: find its pixels from the fitted view and click one.
+    w.fitToModel();
+    w.setSelectedBody(-1);
+    const QImage fitted = w.renderToImage();
+    const QRgb bg = dominantColor(fitted);
+    QPoint found(-1, -1);
+    for (int y = 0; y < fitted.height() && found.x() < 0; y += 3)
+      for (int x = 0; x < fitted.width(); x += 3)
+        if (differs(fitted.pixel(x, y), bg, 20)) {
+          found = QPoint(x, y) + QPoint(2, 2);
+          break;
+        }
+    QVERIFY(found.x() >= 0);
+    click(&w, QPointF(found) / w.devicePixelRatioF());
+    QCOMPARE(selected.count(), 3);
+    const int hit = selected.at(2).at(0).toInt();
+    QVERIFY(hit == 0 || hit == 1);
+
+    // Double-click centres the view on that body's centre of mass, keeping the distance.
+    const auto before = w.camera();
+    QTest::mouseDClick(&w, Qt::LeftButton, Qt::NoModifier, QPointF(found / w.devicePixelRatioF()).toPoint());
+    const auto after = w.camera();
+    QVERIFY((after.center - snap.state.bodies[size_t(hit)].x).norm() < 1e-9);
+    QVERIFY(std::abs((after.eye - after.center).norm() - (before.eye - before.center).norm()) < 1e-9);
+  }
+
+  // Ctrl+drag on a body: active spring on the grabbed body following the mouse, inactive on release,
+  // camera untouched.
+  void ctrlDragPerturbs() {
+    auto sys = sceneSystem("double-pendulum");
+    const Snapshot snap = snapshotOf(sys);
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    w.setModel(sys, QString(), false);
+    w.setSnapshot(snap);
+    w.setCamera(cameraOn(snap.state.bodies[1].x));
+    const auto cam = w.camera();
+    QSignalSpy spy(&w, &ViewportWidget::perturbationChanged);
+    QSignalSpy selected(&w, &ViewportWidget::bodySelected);
+
+    const QImage before = w.renderToImage();
+    mouse(&w, QEvent::MouseButtonPress, {400, 300}, Qt::LeftButton, Qt::LeftButton, Qt::ControlModifier);
+    QCOMPARE(spy.count(), 1);
+    const auto p0 = qvariant_cast<Perturbation>(spy.at(0).at(0));
+    QVERIFY(p0.active);
+    QCOMPARE(p0.body, 1);
+    QVERIFY(p0.localPoint.norm() < 0.0867);  // on the 10 cm cube
+    const ms::BodyState& b = snap.state.bodies[1];
+    QVERIFY((b.x + ms::quat::rotation(b.q) * p0.localPoint - p0.target).norm() < 1e-6);
+
+    for (int i = 1; i <= 5; ++i)
+      mouse(&w, QEvent::MouseMove, QPointF(400 + 12 * i, 300 - 6 * i), Qt::NoButton, Qt::LeftButton, Qt::ControlModifier);
+    QCOMPARE(spy.count(), 6);
+    const auto p1 = qvariant_cast<Perturbation>(spy.at(5).at(0));
+    QVERIFY(p1.active);
+    QCOMPARE(p1.body, 1);
+    QVERIFY((p1.localPoint - p0.localPoint).norm() < 1e-12);
+    const ms::Vec3 dir = viewDir(cam), right = dir.cross(cam.up).normalized(), up = right.cross(dir);
+    const ms::Vec3 moved = p1.target - p0.target;
+    qInfo("drag target moved %.3f m right, %.3f m up, %.2g m along the view", moved.dot(right), moved.dot(up),
+          moved.dot(dir));
+    QVERIFY(moved.dot(right) > 0.05);
+    QVERIFY(moved.dot(up) > 0.02);
+    QVERIFY(std::abs(moved.dot(dir)) < 1e-6);
+    QVERIFY(pixelsChanged(before, w.renderToImage()) > 50);  // the spring is drawn
+
+    mouse(&w, QEvent::MouseButtonRelease, {460, 270}, Qt::LeftButton, Qt::NoButton, Qt::ControlModifier);
+    QCOMPARE(spy.count(), 7);
+    QVERIFY(!qvariant_cast<Perturbation>(spy.at(6).at(0)).active);
+    QCOMPARE(w.camera().eye, cam.eye);
+    QCOMPARE(w.camera().center, cam.center);
+    QCOMPARE(selected.count(), 0);
+    QVERIFY(pixelsChanged(before, w.renderToImage()) < 10);  // spring gone
+
+    // Ctrl+drag on empty space does nothing at all.
+    drag(&w, {15, 15}, {200, 100}, Qt::LeftButton, Qt::ControlModifier);
+    QCOMPARE(spy.count(), 7);
+    QCOMPARE(w.camera().eye, cam.eye);
+  }
+
+  // The URDF arm's STL forearm loads without warnings; a missing mesh warns once and still draws.
+  void meshModel() {
+    ms::Model model;
+    QVERIFY(loadFile("models/urdf/two-link-arm.urdf", model));
+    const QString dir = QStringLiteral(MECHSTUDIO_SOURCE_DIR "/models/urdf");
+    bool hasMesh = false;
+    for (const auto& b : model.bodies)
+      for (const auto& s : b.visuals) hasMesh |= s.kind == ms::ShapeDesc::Kind::Mesh;
+    QVERIFY(hasMesh);
+    auto sys = ms::compile(model);
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    g_warnings.clear();
+    w.setModel(sys, dir, false);
+    w.setSnapshot(snapshotOf(sys));
+    const QImage img = w.renderToImage();
+    for (const QString& m : g_warnings) QVERIFY2(!m.contains("mesh", Qt::CaseInsensitive), qPrintable(m));
+    const double f = fractionNot(img, dominantColor(img));
+    qInfo("two-link arm: %.1f %% of pixels differ from the background", 100 * f);
+    QVERIFY(f > 0.02);
+    QVERIFY(img.save(QDir::current().filePath("viewport-two-link-arm.png")));
+
+    // Same arm with the mesh file renamed: one warning naming it, a placeholder instead.
+    for (auto& b : model.bodies)
+      for (auto& s : b.visuals)
+        if (s.kind == ms::ShapeDesc::Kind::Mesh) s.meshFile = "meshes/missing-part.stl";
+    auto broken = ms::compile(model);
+    g_warnings.clear();
+    w.setModel(broken, dir, false);
+    w.setSnapshot(snapshotOf(broken));
+    w.renderToImage();
+    w.setSnapshot(snapshotOf(broken));
+    const QImage placeholder = w.renderToImage();
+    QCOMPARE(g_warnings.filter("missing-part.stl").size(), 1);
+    QVERIFY(fractionNot(placeholder, dominantColor(placeholder)) > 0.01);
+  }
+
+  // Every shape kind draws; a body without shapes gets a pickable marker; a plane is large but left
+  // out of the fit; translucent colours blend.
+  void shapeKinds() {
+    ms::Model model = ms::buildScene("free-body");  // one 0.6 x 0.4 x 0.2 m box, no gravity
+    const auto shape = [](ms::ShapeDesc::Kind kind, const ms::Vec3& size) {
+      ms::ShapeDesc s;
+      s.kind = kind;
+      s.size = size;
+      s.color = ms::Vec4(0.3, 0.6, 0.9, 1.0);
+      return std::vector<ms::ShapeDesc>{s};
+    };
+    const auto addBody = [&](const std::string& name, const ms::Vec3& at, const std::vector<ms::ShapeDesc>& visuals) {
+      ms::BodyDesc b;
+      b.name = name;
+      b.position = at;
+      b.visuals = visuals;
+      model.bodies.push_back(b);
+    };
+    addBody("sphere", {1, 0, 0}, shape(ms::ShapeDesc::Kind::Sphere, {0.15, 0, 0}));
+    addBody("capsule", {0, 1, 0}, shape(ms::ShapeDesc::Kind::Capsule, {0.08, 0.3, 0}));
+    addBody("cylinder", {-1, 0, 0}, shape(ms::ShapeDesc::Kind::Cylinder, {0.1, 0.4, 0}));
+    addBody("bare", {0, -1, 0}, {});
+    addBody("ground", {0, 0, -0.5}, shape(ms::ShapeDesc::Kind::Plane, ms::Vec3::Zero()));
+    const int bare = int(model.bodies.size()) - 2, capsule = 2;
+    auto sys = ms::compile(model);
+    const Snapshot snap = snapshotOf(sys);
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    w.setModel(sys, QString(), false);
+    w.setSnapshot(snap);
+    const QImage img = w.renderToImage();
+    QVERIFY(img.save(QDir::current().filePath("viewport-shapes.png")));
+    QVERIFY(fractionNot(img, dominantColor(img)) > 0.05);
+    const double dist = (w.camera().eye - w.camera().center).norm();
+    QVERIFY2(dist < 8.0, qPrintable(QString::number(dist)));  // the 40 m plane does not count
+
+    // The bare body's marker sphere is drawn and can be picked.
+    QSignalSpy selected(&w, &ViewportWidget::bodySelected);
+    w.setCamera(cameraOn(snap.state.bodies[size_t(bare)].x));
+    click(&w, {400, 300});
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.at(0).at(0).toInt(), bare);
+
+    // The capsule made translucent lets the ground show through at its centre.
+    w.setCamera(cameraOn(snap.state.bodies[size_t(capsule)].x));
+    const QRgb opaque = w.renderToImage().pixel(QPoint(400, 300) * w.devicePixelRatioF());
+    model.bodies[size_t(capsule)].visuals[0].color(3) = 0.3;
+    auto translucent = ms::compile(model);
+    w.setModel(translucent, QString(), true);
+    w.setSnapshot(snapshotOf(translucent));
+    const QRgb seeThrough = w.renderToImage().pixel(QPoint(400, 300) * w.devicePixelRatioF());
+    qInfo("capsule centre pixel: opaque #%06x, alpha 0.3 #%06x", opaque & 0xffffff, seeThrough & 0xffffff);
+    QVERIFY(differs(opaque, seeThrough, 20));
+  }
+
+  // Each overlay draws something when on and nothing when off; trails follow a running simulation.
+  void overlaysDraw() {
+    auto sys = sceneSystem("double-pendulum");
+    ms::Simulation sim(sys);
+    Snapshot snap = snapshotOf(sys);
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    w.setModel(sys, QString(), false);
+    w.setSnapshot(snap);
+    const QImage base = w.renderToImage();
+
+    using O = ViewportWidget::Overlay;
+    for (O o : {O::JointFrames, O::CentersOfMass}) {
+      w.setOverlay(o, true);
+      QVERIFY(w.overlay(o));
+      const long changed = pixelsChanged(base, w.renderToImage());
+      qInfo("overlay %d changes %ld pixels", int(o), changed);
+      QVERIFY(changed > 200);
+      if (o == O::JointFrames) QVERIFY(w.renderToImage().save(QDir::current().filePath("viewport-joint-frames.png")));
+      w.setOverlay(o, false);
+      QVERIFY(pixelsChanged(base, w.renderToImage()) < 10);
+    }
+
+    // Contacts: two fake contacts with forces show points and arrows.
+    snap.contacts = {{ms::Vec3(0, 0.5, 0), ms::Vec3::UnitZ(), ms::Vec3(0, 0, 30)},
+                     {ms::Vec3(0, 1.5, 0), ms::Vec3::UnitZ(), ms::Vec3(5, 0, 20)}};
+    for (O o : {O::ContactPoints, O::ContactForces}) {
+      w.setOverlay(o, true);
+      w.setSnapshot(snap);
+      const long changed = pixelsChanged(base, w.renderToImage());
+      qInfo("overlay %d changes %ld pixels", int(o), changed);
+      QVERIFY(changed > 20);
+      w.setOverlay(o, false);
+    }
+    snap.contacts.clear();
+
+    // Trails: 60 steps of the falling pendulum leave visible paths; clearTrails removes them.
+    w.setSnapshot(snapshotOf(sys));
+    w.setOverlay(O::Trails, true);
+    for (int i = 0; i < 60; ++i) {
+      QVERIFY(sim.step());
+      snap.state = sim.state();
+      w.setSnapshot(snap);
+    }
+    const QImage moved = w.renderToImage();
+    w.setOverlay(O::Trails, false);
+    const QImage noTrails = w.renderToImage();
+    const long trailPixels = pixelsChanged(noTrails, moved);
+    qInfo("trails change %ld pixels", trailPixels);
+    QVERIFY(trailPixels > 200);
+    w.setOverlay(O::Trails, true);
+    QVERIFY(pixelsChanged(noTrails, w.renderToImage()) < 10);  // re-enabling starts empty
+    w.setSnapshot(snap);
+    w.clearTrails();
+    QVERIFY(pixelsChanged(noTrails, w.renderToImage()) < 10);
+
+    // Everything on at once, then the grid off.
+    for (O o : {O::JointFrames, O::ContactPoints, O::ContactForces, O::CentersOfMass, O::Trails}) w.setOverlay(o, true);
+    for (int i = 0; i < 5; ++i) {
+      QVERIFY(sim.step());
+      snap.state = sim.state();
+      w.setSnapshot(snap);
+    }
+    w.fitToModel();
+    const QImage all = w.renderToImage();
+    QVERIFY(all.save(QDir::current().filePath("viewport-overlays.png")));
+    w.setOverlay(O::Grid, false);
+    QVERIFY(!w.overlay(O::Grid));
+    QVERIFY(pixelsChanged(all, w.renderToImage()) > 1000);
+  }
+};
+
+// Qt Test main with shared GL contexts enabled before the application exists (as the app does).
+int main(int argc, char** argv) {
+  QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
+  QApplication app(argc, argv);
+  TestViewport test;
+  return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_viewport.moc"

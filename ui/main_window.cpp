@@ -1,0 +1,643 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFileSystemWatcher>
+#include <QHBoxLayout>
+#include <QKeySequence>
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QProcess>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSettings>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "core/check.h"
+#include "gallery.h"
+#include "io/model_file.h"
+#include "joint_panel.h"
+#include "plots/plot_manager.h"
+#include "settings_panel.h"
+#include "viewport/viewport_widget.h"
+
+namespace ms::ui {
+
+namespace {
+constexpr int kMaxRecent = 10;
+// Speed choices: real-time factors; 0 = as fast as possible.
+const double kSpeeds[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0};
+QString speedLabel(double s) {
+  if (s <= 0) return "as fast as possible";
+  if (s < 1) return QString("1/%1×").arg(std::lround(1 / s));
+  return QString("%1×").arg(s);
+}
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle("MechStudio");
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
+
+  // Central area: the failure/diagnostics banner above the 3D view.
+  auto* central = new QWidget;
+  auto* v = new QVBoxLayout(central);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(0);
+  banner_ = new QWidget;
+  banner_->setObjectName("banner");
+  auto* bl = new QHBoxLayout(banner_);
+  bannerLabel_ = new QLabel;
+  bannerLabel_->setWordWrap(true);
+  bannerLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  bl->addWidget(bannerLabel_, 1);
+  auto* close = new QPushButton("Dismiss");
+  connect(close, &QPushButton::clicked, this, [this] { hideBanner(); });
+  bl->addWidget(close);
+  banner_->hide();
+  v->addWidget(banner_);
+  view_ = new ViewportWidget;
+  v->addWidget(view_, 1);
+  setCentralWidget(central);
+
+  buildActions();
+  buildDocks();
+  buildMenus();
+  buildToolbar();
+  buildStatusBar();
+
+  // The simulation thread's signals arrive queued in this thread.
+  connect(&sim_, &SimController::failed, this, [this](const QString& m) {
+    showBanner("Simulation stopped at " + m + ". Step back (←) or reset (Backspace) to go on.", true);
+  });
+  connect(&sim_, &SimController::error, this, [this](const QString& m) { showBanner(m, true); });
+  connect(view_, &ViewportWidget::perturbationChanged, this, [this](const Perturbation& p) { sim_.setPerturbation(p); });
+  connect(settings_, &SettingsPanel::stepSettingsChanged, this, [this](const StepSettings& s) { sim_.setStepSettings(s); });
+  connect(settings_, &SettingsPanel::historyCapacityChanged, this, [this](int n) { sim_.setHistoryCapacity(n); });
+  connect(settings_, &SettingsPanel::plotWindowChanged, this, [this](double s) { plots_->setTimeWindow(s); });
+  connect(joints_, &JointPanel::initialPositionRequested, this,
+          [this](int j, const std::vector<double>& p) { sim_.setInitialJointPosition(j, p); });
+  connect(joints_, &JointPanel::actuatorChanged, this, [this](int j, int c, double v) { sim_.setActuator(j, c, v); });
+
+  // File watching (auto-reload), debounced because editors write in several steps.
+  watcher_ = new QFileSystemWatcher(this);
+  connect(watcher_, &QFileSystemWatcher::fileChanged, this, [this] { reloadDebounce_.start(); });
+  reloadDebounce_.setSingleShot(true);
+  reloadDebounce_.setInterval(300);
+  connect(&reloadDebounce_, &QTimer::timeout, this, [this] { fileChangedOnDisk(); });
+
+  readSettings();
+
+  // The GUI tick: ~60 Hz.
+  timer_.setInterval(16);
+  timer_.setTimerType(Qt::PreciseTimer);
+  connect(&timer_, &QTimer::timeout, this, [this] { tick(); });
+  tickClock_.start();
+  timer_.start();
+}
+
+MainWindow::~MainWindow() { timer_.stop(); }
+
+// ---- construction -----------------------------------------------------------------------------
+
+void MainWindow::buildActions() {
+  openAct_ = new QAction(QIcon::fromTheme("document-open"), "&Open…", this);
+  openAct_->setShortcut(QKeySequence::Open);
+  connect(openAct_, &QAction::triggered, this, [this] { chooseAndOpen(); });
+  reloadAct_ = new QAction(QIcon::fromTheme("view-refresh"), "&Reload", this);
+  reloadAct_->setShortcut(QKeySequence("Ctrl+R"));
+  connect(reloadAct_, &QAction::triggered, this, [this] { reload(); });
+  autoReloadAct_ = new QAction("Reload when the file &changes", this);
+  autoReloadAct_->setCheckable(true);
+  autoReloadAct_->setChecked(true);
+  quitAct_ = new QAction("&Quit", this);
+  quitAct_->setShortcut(QKeySequence::Quit);
+  connect(quitAct_, &QAction::triggered, this, &QWidget::close);
+
+  runAct_ = new QAction(QIcon::fromTheme("media-playback-start"), "&Run", this);
+  runAct_->setCheckable(true);
+  runAct_->setShortcut(QKeySequence(Qt::Key_Space));
+  runAct_->setToolTip("Run / pause (Space)");
+  connect(runAct_, &QAction::triggered, this, [this](bool on) { sim_.setRunning(on); });
+  stepAct_ = new QAction(QIcon::fromTheme("media-seek-forward"), "&Step", this);
+  stepAct_->setShortcut(QKeySequence(Qt::Key_Right));
+  stepAct_->setToolTip("One step (→)");
+  connect(stepAct_, &QAction::triggered, this, [this] { sim_.stepOnce(); });
+  stepBackAct_ = new QAction(QIcon::fromTheme("media-seek-backward"), "Step &back", this);
+  stepBackAct_->setShortcut(QKeySequence(Qt::Key_Left));
+  stepBackAct_->setToolTip("One step back in the history (←)");
+  connect(stepBackAct_, &QAction::triggered, this, [this] { sim_.stepBack(); });
+  resetAct_ = new QAction(QIcon::fromTheme("media-skip-backward"), "R&eset", this);
+  resetAct_->setShortcut(QKeySequence(Qt::Key_Backspace));
+  resetAct_->setToolTip("Back to t = 0 (Backspace)");
+  connect(resetAct_, &QAction::triggered, this, [this] {
+    hideBanner();
+    sim_.reset();
+    view_->clearTrails();
+  });
+  // The transport keys work wherever the focus is, except in text fields.
+  for (QAction* a : {runAct_, stepAct_, stepBackAct_, resetAct_}) a->setShortcutContext(Qt::WindowShortcut);
+
+  screenshotAct_ = new QAction(QIcon::fromTheme("camera-photo"), "Save &screenshot…", this);
+  screenshotAct_->setShortcut(QKeySequence("Ctrl+Shift+S"));
+  connect(screenshotAct_, &QAction::triggered, this, [this] { chooseScreenshot(); });
+  recordAct_ = new QAction(QIcon::fromTheme("media-record"), "&Record video", this);
+  recordAct_->setCheckable(true);
+  recordAct_->setShortcut(QKeySequence("Ctrl+Shift+R"));
+  connect(recordAct_, &QAction::toggled, this, [this](bool on) { toggleRecording(on); });
+  fitAct_ = new QAction("&Fit to model", this);
+  fitAct_->setShortcut(QKeySequence("F"));
+  connect(fitAct_, &QAction::triggered, view_, &ViewportWidget::fitToModel);
+}
+
+void MainWindow::buildDocks() {
+  // Plots: one dock per figure, F2… toggles them.
+  plots_ = new PlotManager(this);
+  int key = Qt::Key_F2;
+  for (QDockWidget* d : plots_->docks()) {
+    d->toggleViewAction()->setShortcut(QKeySequence(key++));
+  }
+  // Settings and joints on the left.
+  settings_ = new SettingsPanel;
+  auto* sd = new QDockWidget("Settings", this);
+  sd->setObjectName("dock-settings");
+  sd->setWidget(settings_);
+  addDockWidget(Qt::LeftDockWidgetArea, sd);
+  joints_ = new JointPanel;
+  auto* jd = new QDockWidget("Joints", this);
+  jd->setObjectName("dock-joints");
+  jd->setWidget(joints_);
+  addDockWidget(Qt::LeftDockWidgetArea, jd);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu("&File");
+  file->addAction(openAct_);
+  recentMenu_ = file->addMenu("Open &recent");
+  examplesMenu_ = file->addMenu("&Examples");
+  file->addAction(reloadAct_);
+  file->addAction(autoReloadAct_);
+  file->addSeparator();
+  file->addAction(screenshotAct_);
+  file->addAction(recordAct_);
+  file->addSeparator();
+  file->addAction(quitAct_);
+  rebuildExamplesMenu();
+
+  QMenu* simMenu = menuBar()->addMenu("&Simulation");
+  simMenu->addAction(runAct_);
+  simMenu->addAction(stepAct_);
+  simMenu->addAction(stepBackAct_);
+  simMenu->addAction(resetAct_);
+
+  viewMenu_ = menuBar()->addMenu("&View");
+  viewMenu_->addAction(fitAct_);
+  QMenu* presets = viewMenu_->addMenu("&Camera");
+  const std::pair<const char*, ViewportWidget::ViewPreset> ps[] = {{"&Iso", ViewportWidget::ViewPreset::Iso},
+                                                                   {"&Front", ViewportWidget::ViewPreset::Front},
+                                                                   {"&Side", ViewportWidget::ViewPreset::Side},
+                                                                   {"&Top", ViewportWidget::ViewPreset::Top}};
+  int n = 1;
+  for (const auto& [name, preset] : ps) {
+    QAction* a = presets->addAction(name);
+    a->setShortcut(QKeySequence(QString("Ctrl+%1").arg(n++)));
+    const auto p = preset;
+    connect(a, &QAction::triggered, this, [this, p] { view_->setViewPreset(p); });
+  }
+  viewMenu_->addSeparator();
+  const std::pair<const char*, ViewportWidget::Overlay> ov[] = {
+      {"&Joint frames", ViewportWidget::Overlay::JointFrames},
+      {"Contact &points", ViewportWidget::Overlay::ContactPoints},
+      {"Contact &forces", ViewportWidget::Overlay::ContactForces},
+      {"Centres of &mass", ViewportWidget::Overlay::CentersOfMass},
+      {"&Trails", ViewportWidget::Overlay::Trails},
+      {"&Grid", ViewportWidget::Overlay::Grid}};
+  const char* keys[] = {"J", "C", "Shift+C", "M", "T", "G"};
+  int k = 0;
+  for (const auto& [name, overlay] : ov) {
+    QAction* a = viewMenu_->addAction(name);
+    a->setCheckable(true);
+    a->setChecked(view_->overlay(overlay));
+    a->setShortcut(QKeySequence(keys[k++]));
+    a->setObjectName(QString("overlay-%1").arg(int(overlay)));
+    const auto o = overlay;
+    connect(a, &QAction::toggled, this, [this, o](bool on) { view_->setOverlay(o, on); });
+  }
+  plotsMenu_ = menuBar()->addMenu("&Plots");
+  for (QDockWidget* d : plots_->docks()) plotsMenu_->addAction(d->toggleViewAction());
+  plotsMenu_->addSeparator();
+  QAction* exportAll = plotsMenu_->addAction("Export all data as CSV…");
+  connect(exportAll, &QAction::triggered, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, "Export plot data", "mechstudio-run.csv", "CSV (*.csv)");
+    if (path.isEmpty()) return;
+    QString err;
+    if (!plots_->exportCsv(path, &err)) QMessageBox::warning(this, "Export failed", err);
+  });
+  QMenu* panels = menuBar()->addMenu("&Window");
+  for (QDockWidget* d : findChildren<QDockWidget*>())
+    if (!plots_->docks().contains(d)) panels->addAction(d->toggleViewAction());
+
+  QMenu* help = menuBar()->addMenu("&Help");
+  help->addAction("&About MechStudio", this, [this] {
+    QMessageBox::about(this, "About MechStudio",
+                       "<b>MechStudio " MECHSTUDIO_VERSION "</b><p>Mechanisms simulated with a maximal-coordinate "
+                       "variational integrator and graph-based sparse solver (Brüdigam &amp; Manchester).</p>"
+                       "<p>Licensed under the GNU GPL version 3 or later.</p>");
+  });
+}
+
+void MainWindow::buildToolbar() {
+  QToolBar* tb = addToolBar("Simulation");
+  tb->setObjectName("toolbar-simulation");
+  tb->addAction(openAct_);
+  tb->addAction(reloadAct_);
+  tb->addSeparator();
+  tb->addAction(resetAct_);
+  tb->addAction(stepBackAct_);
+  tb->addAction(runAct_);
+  tb->addAction(stepAct_);
+  tb->addSeparator();
+  tb->addWidget(new QLabel(" Speed "));
+  speed_ = new QComboBox;
+  speed_->setObjectName("speed");
+  for (double s : kSpeeds) speed_->addItem(speedLabel(s), s);
+  speed_->setCurrentIndex(6);  // 1×
+  speed_->setToolTip("Desired real-time factor");
+  connect(speed_, qOverload<int>(&QComboBox::activated), this, [this](int i) { speedChosen(i); });
+  tb->addWidget(speed_);
+  tb->addSeparator();
+  tb->addWidget(new QLabel(" History "));
+  history_ = new QSlider(Qt::Horizontal);
+  history_->setObjectName("history");
+  history_->setMinimumWidth(200);
+  history_->setToolTip("Scrub through the kept states; run or step to continue from the one shown");
+  connect(history_, &QSlider::sliderMoved, this, [this](int v) { sim_.seek(v); });
+  connect(history_, &QSlider::actionTriggered, this, [this](int action) {
+    if (action != QAbstractSlider::SliderMove) sim_.seek(history_->sliderPosition());
+  });
+  tb->addWidget(history_);
+  tb->addSeparator();
+  tb->addAction(screenshotAct_);
+  tb->addAction(recordAct_);
+}
+
+void MainWindow::buildStatusBar() {
+  auto mk = [this](const QString& tip) {
+    auto* l = new QLabel;
+    l->setToolTip(tip);
+    l->setMinimumWidth(90);
+    statusBar()->addPermanentWidget(l);
+    return l;
+  };
+  statusModel_ = new QLabel;
+  statusBar()->addWidget(statusModel_, 1);
+  statusTime_ = mk("Simulation time");
+  statusStep_ = mk("Wall time of the last step");
+  statusIter_ = mk("Newton iterations of the last step");
+  statusRtf_ = mk("Achieved / desired real-time factor");
+  statusContacts_ = mk("Active contacts");
+}
+
+// ---- settings (QSettings) ----------------------------------------------------------------------
+
+void MainWindow::readSettings() {
+  QSettings s;
+  recent_ = s.value("recentFiles").toStringList();
+  rebuildRecentMenu();
+  autoReloadAct_->setChecked(s.value("autoReload", true).toBool());
+  const int speedIndex = s.value("speedIndex", 6).toInt();
+  if (speedIndex >= 0 && speedIndex < speed_->count()) {
+    speed_->setCurrentIndex(speedIndex);
+    sim_.setSpeed(speed_->itemData(speedIndex).toDouble());
+  }
+  settings_->setHistoryCapacity(s.value("historyCapacity", 10000).toInt());
+  sim_.setHistoryCapacity(settings_->historyCapacity());
+  settings_->setPlotWindow(s.value("plotWindow", 10.0).toDouble());
+  plots_->setTimeWindow(settings_->plotWindow());
+  for (QAction* a : viewMenu_->actions())
+    if (a->objectName().startsWith("overlay-")) a->setChecked(s.value("view/" + a->objectName(), a->isChecked()).toBool());
+  if (s.contains("geometry")) restoreGeometry(s.value("geometry").toByteArray());
+  else resize(1280, 800);
+  if (s.contains("windowState")) restoreState(s.value("windowState").toByteArray());
+}
+
+void MainWindow::writeSettings() const {
+  QSettings s;
+  s.setValue("recentFiles", recent_);
+  s.setValue("autoReload", autoReloadAct_->isChecked());
+  s.setValue("speedIndex", speed_->currentIndex());
+  s.setValue("historyCapacity", settings_->historyCapacity());
+  s.setValue("plotWindow", settings_->plotWindow());
+  for (QAction* a : viewMenu_->actions())
+    if (a->objectName().startsWith("overlay-")) s.setValue("view/" + a->objectName(), a->isChecked());
+  s.setValue("geometry", saveGeometry());
+  s.setValue("windowState", saveState());
+  s.sync();
+}
+
+void MainWindow::closeEvent(QCloseEvent* e) {
+  writeSettings();
+  if (recordAct_->isChecked()) recordAct_->setChecked(false);
+  e->accept();
+}
+
+// ---- opening models ----------------------------------------------------------------------------
+
+bool MainWindow::openModel(const QString& source, QString* error, const std::map<std::string, std::string>& params) {
+  const bool isScene = source.startsWith("scene:");
+  const QString path = isScene ? source : QFileInfo(source).absoluteFilePath();
+  const bool sameFile = path == source_;
+  // Read the description; every problem is listed with its location.
+  Model model;
+  Diagnostics diags;
+  const bool ok = loadModel(path.toStdString(), params, model, diags);
+  QString text;
+  if (!ok) {
+    text = QString("Could not open %1:\n%2").arg(path, QString::fromStdString(diags.format()).trimmed());
+  } else {
+    // The separate compile step, then the initial conditions (Simulation construction).
+    try {
+      auto sys = compile(model);
+      sim_.load(sys);
+      settings_->setStepSettings(sim_.stepSettings());
+      view_->setModel(sys, isScene ? QString() : QFileInfo(path).absolutePath(), sameFile);
+      joints_->setSystem(sys);
+      plots_->clear();
+      source_ = path;
+      params_ = params;
+      shownGeneration_ = -1;
+      runAct_->setChecked(false);
+      hideBanner();
+      // Warnings still get shown (e.g. a missing mesh), without blocking.
+      if (!diags.empty()) showBanner(QString::fromStdString(diags.format()).trimmed(), false);
+      setWindowTitle(QString("%1 — MechStudio").arg(isScene ? source : QFileInfo(path).fileName()));
+      statusModel_->setText(QString("%1: %2 bodies, %3 joints")
+                                .arg(QString::fromStdString(model.name.empty() ? path.toStdString() : model.name))
+                                .arg(sys->bodies.size())
+                                .arg(sys->joints.size()));
+      if (!isScene) {
+        addRecent(path);
+        watchFile(path);
+      }
+      return true;
+    } catch (const UserError& e) {
+      text = QString("Could not open %1:\n%2").arg(path, QString::fromUtf8(e.what()));
+    }
+  }
+  showBanner(text, true);
+  if (error) *error = text;
+  return false;
+}
+
+bool MainWindow::openExample(const QString& resource, QString* error) {
+  QString why;
+  const QString path = extractGalleryModel(resource, &why);
+  if (path.isEmpty()) {
+    showBanner("Could not open the example: " + why, true);
+    if (error) *error = why;
+    return false;
+  }
+  return openModel(path, error);
+}
+
+bool MainWindow::reload(QString* error) {
+  if (source_.isEmpty()) return false;
+  return openModel(source_, error, params_);
+}
+
+void MainWindow::chooseAndOpen() {
+  const QString dir = source_.isEmpty() || source_.startsWith("scene:") ? QDir::homePath() : QFileInfo(source_).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(this, "Open model", dir,
+                                                    "Models (*.mech *.trep *.urdf);;MechStudio (*.mech);;trep (*.trep);;URDF (*.urdf)");
+  if (!path.isEmpty()) openModel(path);
+}
+
+void MainWindow::addRecent(const QString& path) {
+  recent_.removeAll(path);
+  recent_.prepend(path);
+  while (recent_.size() > kMaxRecent) recent_.removeLast();
+  rebuildRecentMenu();
+  QSettings().setValue("recentFiles", recent_);
+}
+
+void MainWindow::rebuildRecentMenu() {
+  recentMenu_->clear();
+  for (const QString& p : recent_) {
+    QAction* a = recentMenu_->addAction(QFileInfo(p).fileName());
+    a->setToolTip(p);
+    a->setStatusTip(p);
+    connect(a, &QAction::triggered, this, [this, p] { openModel(p); });  // recent files open with defaults
+  }
+  recentMenu_->setEnabled(!recent_.isEmpty());
+}
+
+void MainWindow::rebuildExamplesMenu() {
+  examplesMenu_->clear();
+  for (const GalleryEntry& e : galleryEntries()) {
+    QAction* a = examplesMenu_->addAction(e.title);
+    const QString res = e.resource;
+    connect(a, &QAction::triggered, this, [this, res] { openExample(res); });
+  }
+}
+
+void MainWindow::watchFile(const QString& path) {
+  if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
+  watcher_->addPath(path);
+}
+
+void MainWindow::fileChangedOnDisk() {
+  // Editors often replace the file (rename): watch the new one again.
+  if (!source_.isEmpty() && QFileInfo::exists(source_) && !watcher_->files().contains(source_)) watcher_->addPath(source_);
+  if (!autoReloadAct_->isChecked() || source_.isEmpty()) return;
+  if (!QFileInfo::exists(source_)) return;  // mid-save; the debounce fires again on the rename
+  reload();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
+  if (e->mimeData()->hasUrls())
+    for (const QUrl& u : e->mimeData()->urls())
+      if (u.isLocalFile() && isModelFile(u.toLocalFile().toStdString())) {
+        e->acceptProposedAction();
+        return;
+      }
+}
+
+void MainWindow::dropEvent(QDropEvent* e) {
+  for (const QUrl& u : e->mimeData()->urls())
+    if (u.isLocalFile() && isModelFile(u.toLocalFile().toStdString())) {
+      openModel(u.toLocalFile());
+      e->acceptProposedAction();
+      return;
+    }
+}
+
+// ---- the GUI tick -------------------------------------------------------------------------------
+
+void MainWindow::tick() {
+  // Responsiveness: the longest gap between ticks.
+  const double gap = double(tickClock_.nsecsElapsed()) / 1e6;
+  tickClock_.restart();
+  maxTickGapMs_ = std::max(maxTickGapMs_, gap);
+  pullFromSimulation();
+}
+
+double MainWindow::takeMaxTickGapMs() {
+  const double g = maxTickGapMs_;
+  maxTickGapMs_ = 0;
+  return g;
+}
+
+void MainWindow::pullFromSimulation() {
+  // Samples first (every step), then the latest snapshot.
+  sampleBuffer_.clear();
+  double rewindTo = 0;
+  if (sim_.takeSamples(sampleBuffer_, &rewindTo)) plots_->rewind(rewindTo);
+  if (!sampleBuffer_.empty()) plots_->append(sampleBuffer_);
+  // Plots redraw at ~30 Hz.
+  if (++tickCount_ % 2 == 0) plots_->refresh();
+
+  const Snapshot s = sim_.snapshot();
+  if (!s.system) return;
+  const bool changed = s.generation != shownGeneration_ || s.state.step != shownStep_ ||
+                       s.historyCursor != shownCursor_ || s.running != shownRunning_ || s.perturbation.active;
+  // The view follows every tick; text and sliders ~10 Hz while running (each repaint of a widget
+  // costs a composition of the whole GL window on software renderers).
+  const bool slowTick = !s.running || tickCount_ % 6 == 0;
+  if (changed) {
+    view_->setSnapshot(s);
+    if (slowTick) joints_->setSnapshot(s);
+    updateTransport(s);
+    shownGeneration_ = s.generation;
+    shownStep_ = s.state.step;
+    shownCursor_ = s.historyCursor;
+    shownRunning_ = s.running;
+  }
+  if (slowTick) updateStatus(s);
+  if (recordAct_->isChecked() && changed) recordFrame();
+}
+
+void MainWindow::updateTransport(const Snapshot& s) {
+  if (runAct_->isChecked() != s.running) runAct_->setChecked(s.running);
+  runAct_->setText(s.running ? "&Pause" : "&Run");
+  runAct_->setIcon(QIcon::fromTheme(s.running ? "media-playback-pause" : "media-playback-start"));
+  stepBackAct_->setEnabled(s.historyCursor > 0);
+  if (!history_->isSliderDown() && (!s.running || tickCount_ % 6 == 0)) {
+    history_->setRange(0, std::max(0, s.historyCount - 1));
+    history_->setValue(s.historyCursor);
+  }
+}
+
+void MainWindow::updateStatus(const Snapshot& s) {
+  statusTime_->setText(QString("t = %1 s").arg(s.state.time, 0, 'f', 3));
+  statusStep_->setText(QString("%1 µs/step").arg(s.metrics.stepMicroseconds, 0, 'f', 0));
+  statusIter_->setText(QString("%1 it").arg(s.metrics.iterations));
+  if (s.running)
+    statusRtf_->setText(QString("RTF %1 / %2").arg(s.achievedRealTimeFactor, 0, 'f', 2).arg(s.speed > 0 ? QString::number(s.speed) : "max"));
+  else
+    statusRtf_->setText("paused");
+  statusContacts_->setText(QString("%1 contacts").arg(s.contacts.size()));
+}
+
+void MainWindow::speedChosen(int index) { sim_.setSpeed(speed_->itemData(index).toDouble()); }
+
+// ---- banner -------------------------------------------------------------------------------------
+
+void MainWindow::showBanner(const QString& text, bool error) {
+  bannerLabel_->setText(text);
+  banner_->setStyleSheet(error ? "#banner { background: #fdecea; } QLabel { color: #a93226; }"
+                               : "#banner { background: #fef9e7; } QLabel { color: #7d6608; }");
+  banner_->show();
+}
+
+void MainWindow::hideBanner() {
+  banner_->hide();
+  bannerLabel_->clear();
+}
+
+QString MainWindow::bannerText() const { return banner_->isVisible() ? bannerLabel_->text() : QString(); }
+
+// ---- screenshots and recording ------------------------------------------------------------------
+
+bool MainWindow::saveScreenshot(const QString& path, QString* error) {
+  pullFromSimulation();
+  view_->update();
+  const QImage img = grab().toImage();
+  QSaveFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || !img.save(&f, "PNG") || !f.commit()) {
+    if (error) *error = "cannot write " + path + ": " + f.errorString();
+    return false;
+  }
+  return true;
+}
+
+void MainWindow::chooseScreenshot() {
+  const QString path = QFileDialog::getSaveFileName(this, "Save screenshot", "mechstudio.png", "PNG image (*.png)");
+  if (path.isEmpty()) return;
+  QString err;
+  if (!saveScreenshot(path, &err)) QMessageBox::warning(this, "Screenshot failed", err);
+  else statusBar()->showMessage("Saved " + path, 4000);
+}
+
+void MainWindow::toggleRecording(bool on) {
+  if (on) {
+    const QString base = QStandardPaths::writableLocation(QStandardPaths::MoviesLocation);
+    const QString dir = QFileDialog::getExistingDirectory(this, "Record frames into…", base.isEmpty() ? QDir::homePath() : base);
+    if (dir.isEmpty()) {
+      const QSignalBlocker b(recordAct_);
+      recordAct_->setChecked(false);
+      return;
+    }
+    recordDir_ = dir + "/mechstudio-" + QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss");
+    if (!QDir().mkpath(recordDir_)) {
+      QMessageBox::warning(this, "Recording", "Cannot create " + recordDir_);
+      const QSignalBlocker b(recordAct_);
+      recordAct_->setChecked(false);
+      return;
+    }
+    recordFrames_ = 0;
+    statusBar()->showMessage("Recording frames into " + recordDir_);
+  } else if (!recordDir_.isEmpty()) {
+    finishRecording();
+  }
+}
+
+void MainWindow::recordFrame() {
+  const QImage img = view_->renderToImage();
+  img.save(QString("%1/frame-%2.png").arg(recordDir_).arg(recordFrames_++, 6, 10, QChar('0')));
+}
+
+void MainWindow::finishRecording() {
+  // Encode with ffmpeg when it is installed; the PNG sequence stays either way.
+  const QString ffmpeg = QStandardPaths::findExecutable("ffmpeg");
+  QString msg = QString("Recorded %1 frames into %2").arg(recordFrames_).arg(recordDir_);
+  if (!ffmpeg.isEmpty() && recordFrames_ > 0) {
+    const QString out = recordDir_ + ".mp4";
+    const int rc = QProcess::execute(ffmpeg, {"-y", "-loglevel", "error", "-framerate", "60", "-i", recordDir_ + "/frame-%06d.png",
+                                              "-vf", "pad=ceil(iw/2)*2:ceil(ih/2)*2", "-pix_fmt", "yuv420p", out});
+    msg += rc == 0 ? " and " + out : " (ffmpeg failed, exit " + QString::number(rc) + ")";
+  } else if (ffmpeg.isEmpty()) {
+    msg += " (install ffmpeg to get an MP4)";
+  }
+  statusBar()->showMessage(msg, 10000);
+  recordDir_.clear();
+}
+
+}  // namespace ms::ui

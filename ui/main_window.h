@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The main window of mechstudio: the 3D viewport in the centre, plot docks, the settings and
+// joints docks, a transport toolbar with the history slider, menus with shortcuts, a status bar,
+// and the failure banner. A ~60 Hz timer copies the simulation thread's snapshot into the view and
+// its per-step samples into the plots; nothing here waits for a step.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QPointer>
+#include <QStringList>
+#include <QTimer>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "sim/sim_controller.h"
+
+class QAction;
+class QActionGroup;
+class QComboBox;
+class QFileSystemWatcher;
+class QLabel;
+class QMenu;
+class QSlider;
+class QToolButton;
+
+namespace ms::ui {
+
+class JointPanel;
+class PlotManager;
+class SettingsPanel;
+class ViewportWidget;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Opens a model file (.mech, .trep, .urdf) or "scene:NAME". On any error the previous model
+  // stays, the diagnostics (file:line:column) are shown and false is returned (*error set).
+  // `params` override the file's (param …) values (like --set on the command line) and are kept
+  // for reloads of the same file.
+  bool openModel(const QString& source, QString* error = nullptr, const std::map<std::string, std::string>& params = {});
+  // Opens a bundled example by resource path (":/gallery/…").
+  bool openExample(const QString& resource, QString* error = nullptr);
+  // Reloads the current file, keeping the camera.
+  bool reload(QString* error = nullptr);
+
+  // Parts, for tests and the screenshot mode.
+  SimController& sim() { return sim_; }
+  ViewportWidget* viewport() const { return view_; }
+  PlotManager* plots() const { return plots_; }
+  SettingsPanel* settingsPanel() const { return settings_; }
+  JointPanel* jointPanel() const { return joints_; }
+  QString currentSource() const { return source_; }
+  // The text of the failure/diagnostics banner ("" when hidden).
+  QString bannerText() const;
+  // Copies the newest snapshot and samples into the view, plots and status bar now.
+  void pullFromSimulation();
+  // Longest gap between two GUI timer ticks since the last call, in ms (responsiveness).
+  double takeMaxTickGapMs();
+  QStringList recentFiles() const { return recent_; }
+
+  // Screenshot of the whole window to PNG (atomically); false with *error on failure.
+  bool saveScreenshot(const QString& path, QString* error = nullptr);
+
+ protected:
+  void closeEvent(QCloseEvent* e) override;
+  void dragEnterEvent(QDragEnterEvent* e) override;
+  void dropEvent(QDropEvent* e) override;
+
+ private:
+  void buildActions();
+  void buildMenus();
+  void buildToolbar();
+  void buildDocks();
+  void buildStatusBar();
+  void readSettings();
+  void writeSettings() const;
+  void tick();
+  void updateStatus(const Snapshot& s);
+  void updateTransport(const Snapshot& s);
+  void showBanner(const QString& text, bool error);
+  void hideBanner();
+  void addRecent(const QString& path);
+  void rebuildRecentMenu();
+  void rebuildExamplesMenu();
+  void watchFile(const QString& path);
+  void fileChangedOnDisk();
+  void chooseAndOpen();
+  void chooseScreenshot();
+  void toggleRecording(bool on);
+  void recordFrame();
+  void finishRecording();
+  void speedChosen(int index);
+
+  SimController sim_;
+  ViewportWidget* view_ = nullptr;
+  PlotManager* plots_ = nullptr;
+  SettingsPanel* settings_ = nullptr;
+  JointPanel* joints_ = nullptr;
+  QWidget* banner_ = nullptr;
+  QLabel* bannerLabel_ = nullptr;
+
+  // Actions.
+  QAction *openAct_, *reloadAct_, *autoReloadAct_, *quitAct_;
+  QAction *runAct_, *stepAct_, *stepBackAct_, *resetAct_;
+  QAction *screenshotAct_, *recordAct_;
+  QAction *fitAct_;
+  QMenu *recentMenu_ = nullptr, *examplesMenu_ = nullptr, *viewMenu_ = nullptr, *plotsMenu_ = nullptr;
+  QComboBox* speed_ = nullptr;
+  QSlider* history_ = nullptr;
+  QLabel *statusTime_, *statusStep_, *statusIter_, *statusRtf_, *statusContacts_, *statusModel_;
+
+  // State of the window.
+  QString source_;          // what is open (file path or scene:NAME)
+  std::map<std::string, std::string> params_;  // its parameter overrides
+  QStringList recent_;
+  QFileSystemWatcher* watcher_ = nullptr;
+  QTimer reloadDebounce_;
+  QTimer timer_;
+  QElapsedTimer tickClock_;
+  double maxTickGapMs_ = 0;
+  long shownGeneration_ = -1;
+  long shownStep_ = -1;
+  int shownCursor_ = -1;
+  bool shownRunning_ = false;
+  int tickCount_ = 0;
+  std::vector<StepSample> sampleBuffer_;
+  // Recording: frames written as PNG into recordDir_, encoded with ffmpeg when it exists.
+  QString recordDir_;
+  int recordFrames_ = 0;
+};
+
+}  // namespace ms::ui

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The live plots: one QDockWidget per figure (energy, relative energy error, constraint violation,
+// penetration, solver iterations and residual, step time), each a QCustomPlot fed with every
+// step's sample. All samples are kept for export; the display is decimated to the pixel width.
+#pragma once
+
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <vector>
+
+#include "sim/sim_types.h"
+
+class QDockWidget;
+class QMainWindow;
+
+namespace ms::ui {
+
+class PlotManager : public QObject {
+  Q_OBJECT
+ public:
+  enum class Figure { Energy, EnergyError, Violation, Penetration, Solver, StepTime };
+
+  // Creates the docks (object names "plot-energy", "plot-energy-error", "plot-violation",
+  // "plot-penetration", "plot-solver", "plot-step-time") and adds them to `window`.
+  explicit PlotManager(QMainWindow* window);
+  ~PlotManager() override;
+
+  QList<QDockWidget*> docks() const;
+  QDockWidget* dock(Figure figure) const;
+
+  // New samples from the simulation thread (every step since the last call), in step order.
+  void append(const std::vector<StepSample>& samples);
+  // The simulation went back to `time` (history seek / step back): drop samples after it.
+  void rewind(double time);
+  // A new model or a reset: drop everything.
+  void clear();
+  // Visible time window in seconds (0: everything). Default 10 s.
+  void setTimeWindow(double seconds);
+  double timeWindow() const;
+  // Redraws the visible docks if data changed (call from the GUI timer, ~30 Hz).
+  void refresh();
+
+  // Samples received since the last clear() (for tests: one per step).
+  long sampleCount() const;
+  // Writes every stored sample, all series, as CSV (atomically). Returns false with a reason.
+  bool exportCsv(const QString& path, QString* error) const;
+
+ private:
+  struct Impl;
+  Impl* d_;
+};
+
+}  // namespace ms::ui

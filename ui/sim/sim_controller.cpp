@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The simulation thread: a loop that applies queued GUI requests, paces and steps the engine,
+// records one plot sample per step, keeps the history ring and publishes snapshots.
+#include "sim/sim_controller.h"
+
+#include <QMetaObject>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+#include "core/check.h"
+#include "core/quaternion.h"
+
+namespace ms::ui {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double seconds(Clock::duration d) { return std::chrono::duration<double>(d).count(); }
+// Snapshots are published at most this often while running (the GUI draws at ~60 Hz).
+constexpr double kPublishInterval = 1.0 / 120.0;
+// Window over which the achieved real-time factor is measured.
+constexpr double kRateWindow = 0.5;
+// When pacing falls further behind than this (wall seconds), it gives up catching up.
+constexpr double kMaxLag = 0.1;
+// Perturbation spring: stiffness and damping per unit mass (1/s², 1/s), critically damped-ish.
+constexpr double kPerturbStiffness = 100.0;
+constexpr double kPerturbDamping = 14.0;
+// Niceness of the simulation thread (Linux: per thread).
+constexpr int kNice = 10;
+}  // namespace
+
+SimController::SimController(QObject* parent) : QObject(parent) {
+  thread_ = std::thread([this] { threadMain(); });
+}
+
+SimController::~SimController() {
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    quit_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+// ---- requests from the GUI thread --------------------------------------------------------------
+
+void SimController::post(Command c) {
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    pending_.push_back(std::move(c));
+    ++postedSerial_;
+  }
+  wake_.notify_all();
+}
+
+void SimController::load(std::shared_ptr<const CompiledSystem> system) {
+  MS_ASSERT(system != nullptr, "load(null)");
+  // Built here so that infeasible initial conditions throw to the caller.
+  auto sim = std::make_shared<Simulation>(std::move(system));
+  const StepSettings settings = sim->settings();
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    settingsCopy_ = settings;
+  }
+  post([this, sim] {
+    sim_ = sim;
+    ++generation_;
+    running_ = false;
+    perturbation_ = Perturbation();
+    startTimeline();
+  });
+}
+
+void SimController::setRunning(bool running) {
+  post([this, running] {
+    if (!sim_) return;
+    if (running && failed_) return;  // a failed simulation needs reset or step back first
+    // Running from a past state discards the states after it.
+    if (running && historyCursor_ >= 0 && historyCursor_ + 1 < int(history_.size()))
+      history_.erase(history_.begin() + historyCursor_ + 1, history_.end());
+    running_ = running;
+  });
+}
+
+void SimController::stepOnce() {
+  post([this] {
+    running_ = false;
+    if (!sim_ || failed_) return;
+    // Stepping from a past state discards the states after it.
+    if (historyCursor_ >= 0 && historyCursor_ + 1 < int(history_.size()))
+      history_.erase(history_.begin() + historyCursor_ + 1, history_.end());
+    stepOnceInThread();
+  });
+}
+
+void SimController::stepBack() {
+  post([this] {
+    running_ = false;
+    if (historyCursor_ > 0) restoreHistory(historyCursor_ - 1);
+  });
+}
+
+void SimController::seek(int index) {
+  post([this, index] {
+    running_ = false;
+    if (index >= 0 && index < int(history_.size())) restoreHistory(index);
+  });
+}
+
+void SimController::reset() {
+  post([this] {
+    running_ = false;
+    if (!sim_) return;
+    sim_->reset();
+    startTimeline();
+  });
+}
+
+void SimController::setSpeed(double factor) {
+  post([this, factor] { speed_ = factor; });
+}
+
+void SimController::setStepSettings(const StepSettings& settings) {
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    settingsCopy_ = settings;
+  }
+  post([this, settings] {
+    if (sim_) sim_->settings() = settings;
+  });
+}
+
+StepSettings SimController::stepSettings() const {
+  std::lock_guard<std::mutex> lk(mutex_);
+  return settingsCopy_;
+}
+
+void SimController::setHistoryCapacity(int states) {
+  states = std::max(states, 2);
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    historyCapacityCopy_ = states;
+  }
+  post([this, states] {
+    historyCapacity_ = states;
+    // Drop the oldest states beyond the new capacity.
+    while (int(history_.size()) > historyCapacity_) {
+      history_.pop_front();
+      --historyCursor_;
+    }
+    if (!history_.empty()) historyCursor_ = std::max(historyCursor_, 0);
+  });
+}
+
+int SimController::historyCapacity() const {
+  std::lock_guard<std::mutex> lk(mutex_);
+  return historyCapacityCopy_;
+}
+
+void SimController::setPerturbation(const Perturbation& p) {
+  post([this, p] { perturbation_ = p; });
+}
+
+void SimController::setActuator(int joint, int dof, double value) {
+  post([this, joint, dof, value] {
+    if (!sim_ || joint < 0 || joint >= int(sim_->inputs().actuator.size()) || dof < 0 || dof >= 6) return;
+    sim_->inputs().actuator[joint][dof] = value;
+  });
+}
+
+void SimController::setInitialJointPosition(int joint, const std::vector<double>& position) {
+  post([this, joint, position] {
+    if (!sim_ || joint < 0 || joint >= int(sim_->system().joints.size())) return;
+    running_ = false;
+    try {
+      sim_->setInitialJointState(joint, position, {});
+    } catch (const UserError& e) {
+      emitError(e.what());
+      sim_->reset();
+    }
+    startTimeline();
+  });
+}
+
+Snapshot SimController::snapshot() const {
+  std::lock_guard<std::mutex> lk(mutex_);
+  return published_;
+}
+
+bool SimController::takeSamples(std::vector<StepSample>& out, double* rewindTo) {
+  std::lock_guard<std::mutex> lk(mutex_);
+  out.insert(out.end(), samples_.begin(), samples_.end());
+  samples_.clear();
+  const bool rewound = rewindPending_;
+  if (rewindTo) *rewindTo = rewindTo_;
+  rewindPending_ = false;
+  return rewound;
+}
+
+void SimController::sync() {
+  std::unique_lock<std::mutex> lk(mutex_);
+  const long target = postedSerial_;
+  applied_.wait(lk, [&] { return appliedSerial_ >= target || quit_; });
+}
+
+// ---- the simulation thread ---------------------------------------------------------------------
+
+void SimController::emitFailed(const std::string& message) {
+  const QString m = QString::fromStdString(message);
+  QMetaObject::invokeMethod(this, [this, m] { Q_EMIT failed(m); }, Qt::QueuedConnection);
+}
+
+void SimController::emitError(const std::string& message) {
+  const QString m = QString::fromStdString(message);
+  QMetaObject::invokeMethod(this, [this, m] { Q_EMIT error(m); }, Qt::QueuedConnection);
+}
+
+// A new timeline from the simulation's current state (load, reset, new initial conditions):
+// clears the failure and the history, takes E0 and records the t = 0 sample.
+void SimController::startTimeline() {
+  failed_ = false;
+  failure_.clear();
+  history_.clear();
+  historyCursor_ = -1;
+  energy0_ = sim_->kineticEnergy() + sim_->potentialEnergy();
+  energyScale_ = std::max({std::abs(energy0_), characteristicEnergy(), 1e-12});
+  localSamples_.clear();
+  rewind(-std::numeric_limits<double>::infinity());
+  pushHistory();
+  recordSample();
+}
+
+// Σ m·|g|·L, with L the mechanism's size (largest distance of a body from the centroid of the
+// world pivots, or of the bodies when nothing is hinged to the world): the energy scale of a
+// mechanism moving under gravity, used when E0 itself is near zero.
+double SimController::characteristicEnergy() const {
+  const CompiledSystem& sys = sim_->system();
+  const State& st = sim_->state();
+  Vec3 centre = Vec3::Zero();
+  int n = 0;
+  for (const CompiledJoint& j : sys.joints)
+    if (j.geo.parent < 0) {
+      centre += j.geo.pa;
+      ++n;
+    }
+  if (n == 0)
+    for (const BodyState& b : st.bodies) {
+      centre += b.x;
+      ++n;
+    }
+  if (n == 0) return 0;
+  centre /= n;
+  double size = 0, mass = 0;
+  for (size_t i = 0; i < st.bodies.size(); ++i) {
+    size = std::max(size, (st.bodies[i].x - centre).norm());
+    mass += sys.bodies[i].mass;
+  }
+  return mass * sim_->settings().gravity.norm() * size;
+}
+
+// Drops samples after `time` (already published and not yet published).
+void SimController::rewind(double time) {
+  std::lock_guard<std::mutex> lk(mutex_);
+  while (!samples_.empty() && samples_.back().time > time) samples_.pop_back();
+  while (!localSamples_.empty() && localSamples_.back().time > time) localSamples_.pop_back();
+  rewindTo_ = rewindPending_ ? std::min(rewindTo_, time) : time;
+  rewindPending_ = true;
+}
+
+void SimController::pushHistory() {
+  // Reuse the storage of the oldest state when the ring is full (no allocation in steady state).
+  if (int(history_.size()) >= historyCapacity_) {
+    State recycled = std::move(history_.front());
+    history_.pop_front();
+    recycled = sim_->state();
+    history_.push_back(std::move(recycled));
+  } else {
+    history_.push_back(sim_->state());
+  }
+  historyCursor_ = int(history_.size()) - 1;
+}
+
+void SimController::restoreHistory(int index) {
+  sim_->setState(history_[index]);
+  historyCursor_ = index;
+  failed_ = false;
+  failure_.clear();
+  rewind(sim_->state().time);
+}
+
+void SimController::recordSample() {
+  const StepMetrics& m = sim_->metrics();
+  StepSample s;
+  s.step = m.step;
+  s.time = m.time;
+  s.kinetic = m.kinetic;
+  s.potential = m.potential;
+  s.energy = m.energy;
+  // Relative to the largest of |E0|, Σ m·|g|·L and the largest kinetic energy so far (E0 alone is
+  // often ~0, e.g. a pendulum released at rest at the height of its pivot).
+  energyScale_ = std::max(energyScale_, m.kinetic);
+  s.energyError = std::abs(m.energy - energy0_) / energyScale_;
+  s.violation = m.constraintViolation;
+  s.penetration = 0;
+  s.iterations = m.iterations;
+  s.residual = m.residual;
+  s.stepMicroseconds = m.stepMicroseconds;
+  localSamples_.push_back(s);
+}
+
+// The perturbation spring as a force at the centre of mass and a torque (world frame).
+void SimController::applyPerturbation(Inputs& in) const {
+  for (auto& f : in.force) f.setZero();
+  for (auto& t : in.torque) t.setZero();
+  if (!perturbation_.active || perturbation_.body < 0 || perturbation_.body >= int(in.force.size())) return;
+  const BodyState& b = sim_->state().bodies[perturbation_.body];
+  const double m = sim_->system().bodies[perturbation_.body].mass;
+  const Mat3 R = quat::rotation(b.q);
+  const Vec3 r = R * perturbation_.localPoint;
+  const Vec3 p = b.x + r;
+  const Vec3 vp = b.v + R * b.w.cross(perturbation_.localPoint);
+  const Vec3 f = m * (kPerturbStiffness * (perturbation_.target - p) - kPerturbDamping * vp);
+  in.force[perturbation_.body] = f;
+  in.torque[perturbation_.body] = r.cross(f);
+}
+
+void SimController::stepOnceInThread() {
+  applyPerturbation(sim_->inputs());
+  if (!sim_->step()) {
+    failed_ = true;
+    running_ = false;
+    failure_ = sim_->metrics().message;
+    recordSample();
+    emitFailed(failure_);
+    return;
+  }
+  recordSample();
+  pushHistory();
+}
+
+void SimController::publish() {
+  std::lock_guard<std::mutex> lk(mutex_);
+  Snapshot& s = published_;
+  if (!sim_) return;
+  if (s.generation != generation_) s.system = sim_->systemPtr();
+  s.generation = generation_;
+  s.state = sim_->state();
+  s.jointPositions.resize(sim_->system().joints.size());
+  for (size_t j = 0; j < s.jointPositions.size(); ++j) s.jointPositions[j] = sim_->jointPosition(int(j));
+  s.metrics = sim_->metrics();
+  s.perturbation = perturbation_;
+  s.running = running_;
+  s.failed = failed_;
+  s.failure = failure_;
+  s.speed = speed_;
+  s.achievedRealTimeFactor = running_ ? achievedRtf_ : 0.0;
+  s.stepsPerSecond = running_ ? stepsPerSecond_ : 0.0;
+  s.historyCount = int(history_.size());
+  s.historyCursor = historyCursor_;
+  samples_.insert(samples_.end(), localSamples_.begin(), localSamples_.end());
+  localSamples_.clear();
+}
+
+void SimController::threadMain() {
+  // The GUI (and the GL rasteriser's threads) come first: physics runs at a lower priority, so that
+  // stepping as fast as possible on a 2-core machine never starves the event loop.
+  setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), kNice);
+  std::vector<Command> cmds;
+  // Pacing origin: simulated time simOrigin at wall time wallOrigin.
+  Clock::time_point wallOrigin = Clock::now();
+  double simOrigin = 0;
+  bool restartPacing = true;
+  // Window for the achieved real-time factor, restarted when running starts.
+  Clock::time_point rateWall = Clock::now();
+  double rateSim = 0;
+  long rateSteps = 0;
+  bool wasRunning = false;
+  Clock::time_point lastPublish = Clock::now();
+
+  for (;;) {
+    // Sync point: take every queued request (sleep while paused and nothing is queued).
+    long serial = 0;
+    {
+      std::unique_lock<std::mutex> lk(mutex_);
+      if (!(running_ && sim_ && !failed_)) wake_.wait(lk, [&] { return quit_ || !pending_.empty(); });
+      if (quit_) {
+        appliedSerial_ = postedSerial_;
+        applied_.notify_all();
+        return;
+      }
+      cmds.swap(pending_);
+      serial = postedSerial_;
+    }
+    // Apply them in order, then publish so that the GUI sees their effect.
+    if (!cmds.empty()) {
+      for (Command& c : cmds) c();
+      cmds.clear();
+      publish();
+      {
+        std::lock_guard<std::mutex> lk(mutex_);
+        appliedSerial_ = serial;
+      }
+      applied_.notify_all();
+      lastPublish = Clock::now();
+      restartPacing = true;
+    }
+    if (!(running_ && sim_ && !failed_)) {
+      wasRunning = false;
+      achievedRtf_ = stepsPerSecond_ = 0;
+      continue;
+    }
+    const Clock::time_point now = Clock::now();
+    // Running starts: new rate window.
+    if (!wasRunning) {
+      rateWall = now;
+      rateSim = sim_->state().time;
+      rateSteps = 0;
+      wasRunning = true;
+    }
+    // A request changed state or speed: simulated time is measured from here.
+    if (restartPacing) {
+      wallOrigin = now;
+      simOrigin = sim_->state().time;
+      restartPacing = false;
+    }
+    // Pacing: wait until the next step is due (woken early by new requests).
+    if (speed_ > 0) {
+      const double due = (sim_->state().time + sim_->settings().dt - simOrigin) / speed_;
+      const double elapsed = seconds(now - wallOrigin);
+      if (due > elapsed) {
+        std::unique_lock<std::mutex> lk(mutex_);
+        const auto wait = std::chrono::duration<double>(std::min(due - elapsed, 0.02));
+        wake_.wait_for(lk, wait, [&] { return quit_ || !pending_.empty(); });
+        continue;
+      }
+      // Too far behind (slow model or a busy machine): restart the clock instead of racing.
+      if (elapsed - due > kMaxLag) restartPacing = true;
+    }
+    // One step.
+    stepOnceInThread();
+    ++rateSteps;
+    // Achieved rate over the last window.
+    const Clock::time_point after = Clock::now();
+    const double windowWall = seconds(after - rateWall);
+    if (windowWall >= kRateWindow) {
+      achievedRtf_ = (sim_->state().time - rateSim) / windowWall;
+      stepsPerSecond_ = double(rateSteps) / windowWall;
+      rateWall = after;
+      rateSim = sim_->state().time;
+      rateSteps = 0;
+    }
+    // Publish at most kPublishInterval apart (and at once after a failure).
+    if (failed_ || seconds(after - lastPublish) >= kPublishInterval) {
+      publish();
+      lastPublish = after;
+    }
+  }
+}
+
+}  // namespace ms::ui

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The simulation thread. The engine steps on its own std::thread; the GUI never waits for a step.
+// Every request from the GUI (load, run/pause, step, reset, seek, settings, perturbation,
+// actuators) is queued and applied by the simulation thread between two steps (one sync point,
+// like MuJoCo simulate's pending edits). The GUI reads copied snapshots and drains the per-step
+// samples; nothing else is shared.
+//
+// Pacing: with speed s > 0 the thread keeps simulated time = s × wall time since the last change
+// of speed/state (sleeping when ahead, catching up at most 0.1 s of wall time when behind); with
+// s <= 0 it steps as fast as it can. History: the last N states are kept in a ring; stepping back
+// or seeking restores one, and running from there discards the newer ones.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "sim/sim_types.h"
+
+namespace ms::ui {
+
+class SimController : public QObject {
+  Q_OBJECT
+ public:
+  explicit SimController(QObject* parent = nullptr);
+  ~SimController() override;  // stops and joins the thread
+
+  // Loads a compiled mechanism (paused, empty history, t = 0). Throws UserError (in the caller's
+  // thread) when its initial conditions cannot be satisfied; the previous model then stays.
+  void load(std::shared_ptr<const CompiledSystem> system);
+
+  // Transport.
+  void setRunning(bool running);
+  void stepOnce();   // one step (pauses)
+  void stepBack();   // one state back in the history (pauses)
+  void seek(int historyIndex);  // show a kept state (pauses); run continues from it
+  void reset();      // t = 0, initial conditions; history and plots start again (stays paused)
+  void setSpeed(double realTimeFactor);  // <= 0: as fast as possible
+
+  // Settings (applied between steps).
+  void setStepSettings(const StepSettings& settings);
+  StepSettings stepSettings() const;
+  void setHistoryCapacity(int states);
+  int historyCapacity() const;
+
+  // Interaction.
+  void setPerturbation(const Perturbation& p);
+  void setActuator(int joint, int dof, double value);
+  // Initial minimal coordinates of a joint (size = its dof); resets to t = 0 with them.
+  void setInitialJointPosition(int joint, const std::vector<double>& position);
+
+  // A copy of the latest state and figures.
+  Snapshot snapshot() const;
+  // Moves every sample produced since the last call into `out` (appends, in step order). Returns
+  // true when the timeline jumped back (step back, seek, reset, load) since the last call: the
+  // caller must first drop its samples with time > *rewindTo, then append `out`.
+  bool takeSamples(std::vector<StepSample>& out, double* rewindTo);
+  // Blocks until every request queued so far has been applied (tests, screenshot mode).
+  void sync();
+
+ Q_SIGNALS:
+  // Emitted (queued into the GUI thread) when a step fails; the simulation is then paused.
+  void failed(const QString& message);
+  // A request could not be applied (e.g. initial joint positions that violate the constraints).
+  void error(const QString& message);
+
+ private:
+  using Command = std::function<void()>;
+  void post(Command c);
+  void threadMain();
+  void applyPerturbation(Inputs& in) const;
+  void publish();
+  void recordSample();
+  void pushHistory();
+  void restoreHistory(int index);
+  void startTimeline();
+  double characteristicEnergy() const;
+  void rewind(double time);
+  void stepOnceInThread();
+  void emitFailed(const std::string& message);
+  void emitError(const std::string& message);
+
+  // Shared between the threads, guarded by mutex_.
+  mutable std::mutex mutex_;
+  std::condition_variable wake_;
+  std::vector<Command> pending_;
+  long postedSerial_ = 0, appliedSerial_ = 0;
+  std::condition_variable applied_;
+  Snapshot published_;
+  std::vector<StepSample> samples_;
+  StepSettings settingsCopy_;
+  int historyCapacityCopy_ = 10000;
+  bool quit_ = false;
+  bool rewindPending_ = false;
+  double rewindTo_ = 0;
+
+  // Owned by the simulation thread.
+  std::shared_ptr<Simulation> sim_;
+  long generation_ = 0;
+  bool running_ = false, failed_ = false;
+  std::string failure_;
+  double speed_ = 1.0;
+  Perturbation perturbation_;
+  double energy0_ = 0, energyScale_ = 1;
+  std::deque<State> history_;
+  int historyCursor_ = -1;
+  int historyCapacity_ = 10000;
+  double achievedRtf_ = 0, stepsPerSecond_ = 0;
+  std::vector<StepSample> localSamples_;
+
+  std::thread thread_;
+};
+
+}  // namespace ms::ui

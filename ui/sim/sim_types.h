@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// What the simulation thread hands to the GUI: copied snapshots of the latest state (for the
+// viewport and status bar) and one sample per step (for the plots). Plain data, no Qt.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "simulation.h"
+
+namespace ms::ui {
+
+// A spring from a point fixed on a body (body frame) to a target point (world), set by Ctrl+drag
+// in the viewport. The simulation thread turns it into a force and torque each step
+// (stiffness and damping scaled by the body's mass).
+struct Perturbation {
+  bool active = false;
+  int body = -1;
+  Vec3 localPoint = Vec3::Zero();  // attachment point, body frame (relative to the centre of mass)
+  Vec3 target = Vec3::Zero();      // where the user drags it, world frame
+};
+
+// A contact for drawing (filled once contacts exist, issue 5).
+struct ContactDraw {
+  Vec3 point = Vec3::Zero();   // world
+  Vec3 normal = Vec3::Zero();  // unit, world
+  Vec3 force = Vec3::Zero();   // world, N
+};
+
+// Everything the GUI draws for one instant. Copied out of the simulation thread under a lock.
+struct Snapshot {
+  std::shared_ptr<const CompiledSystem> system;  // the mechanism `state` belongs to (null: none loaded)
+  long generation = 0;  // increments when a model is loaded
+  State state;
+  // Minimal coordinates of every joint at `state` (Appendix B.6), first jointDof entries used.
+  std::vector<Vec6, Eigen::aligned_allocator<Vec6>> jointPositions;
+  StepMetrics metrics;  // of the step that produced `state`
+  std::vector<ContactDraw> contacts;
+  Perturbation perturbation;
+  bool running = false;
+  bool failed = false;
+  std::string failure;  // "step N: reason" of the failed step
+  double speed = 1.0;   // desired real-time factor; <= 0 means as fast as possible
+  double achievedRealTimeFactor = 0;  // simulated seconds per wall second over the last ~0.5 s
+  double stepsPerSecond = 0;          // wall-clock stepping rate over the last ~0.5 s
+  int historyCount = 0;   // states kept
+  int historyCursor = 0;  // index of `state` in the history (historyCount-1 = newest)
+};
+
+// One step's figures for the plots (every step, not one per frame).
+struct StepSample {
+  long step = 0;
+  double time = 0;
+  double kinetic = 0, potential = 0, energy = 0;
+  double energyError = 0;  // |E − E0| / max(|E0|, Σm·|g|·L, largest kinetic energy so far); E0 at load/reset
+  double violation = 0;    // ‖g‖∞ of joint constraints, m (or rad)
+  double penetration = 0;  // deepest contact penetration, m (0 until contacts exist)
+  int iterations = 0;
+  double residual = 0;
+  double stepMicroseconds = 0;
+};
+
+}  // namespace ms::ui

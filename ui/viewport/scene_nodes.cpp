@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Builds the OSG nodes of the 3D view: body shapes with materials, mesh files through osgDB (with a
+// placeholder and one warning when a file cannot be read), the fading ground grid, dynamic geometry
+// for overlays and the overlay state.
+#include "viewport/scene_nodes.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/Geometry>
+#include <QDir>
+#include <QFileInfo>
+#include <QtDebug>
+#include <osg/BlendFunc>
+#include <osg/Depth>
+#include <osg/LineWidth>
+#include <osg/MatrixTransform>
+#include <osg/Point>
+#include <osg/PolygonOffset>
+#include <osg/ShapeDrawable>
+#include <osgDB/ReadFile>
+
+namespace ms::ui::viewport {
+
+// Quaternion → rotation matrix through Eigen (normalised; a degenerate quaternion gives identity).
+Mat3 rotationOf(const Vec4& q) {
+  const Eigen::Quaterniond e(q(0), q(1), q(2), q(3));
+  const double n = e.norm();
+  if (!(n > 1e-12) || !std::isfinite(n)) return Mat3::Identity();
+  return e.normalized().toRotationMatrix();
+}
+
+// Eigen isometry → OSG matrix: the column-major Eigen storage read row by row is the transpose.
+osg::Matrixd poseMatrix(const Vec3& x, const Vec4& q) {
+  Eigen::Isometry3d t = Eigen::Isometry3d::Identity();
+  t.linear() = rotationOf(q);
+  t.translation() = x;
+  return osg::Matrixd(t.matrix().data());
+}
+
+// Returns the cached node, loads it, or warns once and remembers the failure.
+osg::ref_ptr<osg::Node> MeshCache::load(const QString& path) {
+  if (auto it = loaded_.find(path); it != loaded_.end()) return it->second;
+  if (failed_.count(path)) return nullptr;
+  osg::ref_ptr<osg::Node> node;
+  if (QFileInfo::exists(path)) node = osgDB::readRefNodeFile(QFile::encodeName(path).toStdString());
+  if (!node) {
+    qWarning().noquote() << "viewport: cannot load mesh file" << path << "- drawing a placeholder box";
+    failed_.insert(path);
+    return nullptr;
+  }
+  loaded_[path] = node;
+  return node;
+}
+
+void MeshCache::clear() {
+  loaded_.clear();
+  failed_.clear();
+}
+
+// Material with the colour as diffuse and ambient, a soft specular highlight and no emission.
+osg::ref_ptr<osg::Material> applySurface(osg::StateSet* ss, const osg::Vec4& color, bool overrideChildren) {
+  osg::ref_ptr<osg::Material> m = new osg::Material;
+  m->setColorMode(osg::Material::OFF);
+  m->setDiffuse(osg::Material::FRONT_AND_BACK, color);
+  m->setAmbient(osg::Material::FRONT_AND_BACK, osg::Vec4(color.r() * 0.8f, color.g() * 0.8f, color.b() * 0.8f, color.a()));
+  m->setSpecular(osg::Material::FRONT_AND_BACK, osg::Vec4(0.3f, 0.3f, 0.3f, color.a()));
+  m->setShininess(osg::Material::FRONT_AND_BACK, 48.0f);
+  m->setEmission(osg::Material::FRONT_AND_BACK, osg::Vec4(0, 0, 0, color.a()));
+  const osg::StateAttribute::GLModeValue value =
+      osg::StateAttribute::ON | (overrideChildren ? osg::StateAttribute::GLModeValue(osg::StateAttribute::OVERRIDE) : 0u);
+  ss->setAttributeAndModes(m, value);
+  // Translucent colours: blend, draw after the opaque bodies, do not hide what is behind.
+  if (color.a() < 0.999f) {
+    ss->setMode(GL_BLEND, osg::StateAttribute::ON);
+    ss->setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+    ss->setAttributeAndModes(new osg::Depth(osg::Depth::LESS, 0.0, 1.0, false));
+  }
+  return m;
+}
+
+namespace {
+
+// Tessellation shared by all analytic shapes (smooth enough for close-ups, cheap on llvmpipe).
+osg::TessellationHints* hints() {
+  static osg::ref_ptr<osg::TessellationHints> h = [] {
+    osg::ref_ptr<osg::TessellationHints> t = new osg::TessellationHints;
+    t->setDetailRatio(1.5f);
+    return t;
+  }();
+  return h.get();
+}
+
+// An analytic shape as a drawable with its own material.
+osg::ref_ptr<osg::Node> shapeDrawable(osg::Shape* shape, const osg::Vec4& color,
+                                      std::vector<osg::ref_ptr<osg::Material>>& materials) {
+  osg::ref_ptr<osg::ShapeDrawable> d = new osg::ShapeDrawable(shape, hints());
+  materials.push_back(applySurface(d->getOrCreateStateSet(), color, false));
+  return d;
+}
+
+// A finite square of the plane z = 0 (normal +z), pushed back in depth so grid lines stay visible.
+osg::ref_ptr<osg::Node> planeQuad(double half, const osg::Vec4& color,
+                                  std::vector<osg::ref_ptr<osg::Material>>& materials) {
+  osg::ref_ptr<osg::Geometry> g = new osg::Geometry;
+  const float h = float(half);
+  osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
+  for (const osg::Vec3& corner : {osg::Vec3(-h, -h, 0), osg::Vec3(h, -h, 0), osg::Vec3(h, h, 0), osg::Vec3(-h, h, 0)})
+    v->push_back(corner);
+  osg::ref_ptr<osg::Vec3Array> n = new osg::Vec3Array(1);
+  (*n)[0].set(0, 0, 1);
+  g->setVertexArray(v);
+  g->setNormalArray(n, osg::Array::BIND_OVERALL);
+  g->addPrimitiveSet(new osg::DrawArrays(GL_QUADS, 0, 4));
+  osg::StateSet* ss = g->getOrCreateStateSet();
+  materials.push_back(applySurface(ss, color, false));
+  ss->setAttributeAndModes(new osg::PolygonOffset(1.0f, 1.0f));
+  return g;
+}
+
+// Smooth step from 1 (r ≤ r0) to 0 (r ≥ r1).
+float fade(double r, double r0, double r1) {
+  const double t = std::clamp((r - r0) / std::max(r1 - r0, 1e-9), 0.0, 1.0);
+  return float(1.0 - t * t * (3.0 - 2.0 * t));
+}
+
+}  // namespace
+
+// Placed shape: a static transform for the shape's pose in the body frame holding its drawable.
+ShapeNode buildShape(const ShapeDesc& shape, const QString& modelDir, MeshCache& meshes, double planeHalfSize,
+                     std::vector<osg::ref_ptr<osg::Material>>& materials) {
+  const osg::Vec4 color = toOsgColor(shape.color);
+  const auto pos = [](double v) { return float(std::max(v, 1e-4)); };
+  osg::ref_ptr<osg::MatrixTransform> placed = new osg::MatrixTransform(poseMatrix(shape.position, shape.orientation));
+  ShapeNode out;
+  out.node = placed;
+  switch (shape.kind) {
+    case ShapeDesc::Kind::Box:
+      placed->addChild(shapeDrawable(new osg::Box(osg::Vec3(), pos(shape.size(0)), pos(shape.size(1)), pos(shape.size(2))),
+                                     color, materials));
+      break;
+    case ShapeDesc::Kind::Sphere:
+      placed->addChild(shapeDrawable(new osg::Sphere(osg::Vec3(), pos(shape.size(0))), color, materials));
+      break;
+    case ShapeDesc::Kind::Capsule:
+      placed->addChild(shapeDrawable(new osg::Capsule(osg::Vec3(), pos(shape.size(0)), float(std::max(shape.size(1), 0.0))),
+                                     color, materials));
+      break;
+    case ShapeDesc::Kind::Cylinder:
+      placed->addChild(shapeDrawable(new osg::Cylinder(osg::Vec3(), pos(shape.size(0)), pos(shape.size(1))), color, materials));
+      break;
+    case ShapeDesc::Kind::Plane:
+      placed->addChild(planeQuad(planeHalfSize, color, materials));
+      out.isPlane = true;
+      break;
+    case ShapeDesc::Kind::Mesh: {
+      // Mesh files are resolved against the model's directory; a failure draws a 5 cm box.
+      const QString file = QString::fromStdString(shape.meshFile);
+      const QString path = QFileInfo(file).isAbsolute() ? file : QDir(modelDir).filePath(file);
+      osg::ref_ptr<osg::Node> mesh = meshes.load(path);
+      if (!mesh) {
+        placed->addChild(shapeDrawable(new osg::Box(osg::Vec3(), 0.05f), color, materials));
+        break;
+      }
+      // Scaled instance with our material overriding whatever the file carries.
+      osg::ref_ptr<osg::MatrixTransform> scaled =
+          new osg::MatrixTransform(osg::Matrixd::scale(shape.meshScale.x(), shape.meshScale.y(), shape.meshScale.z()));
+      scaled->addChild(mesh);
+      osg::StateSet* ss = scaled->getOrCreateStateSet();
+      ss->setMode(GL_NORMALIZE, osg::StateAttribute::ON);
+      materials.push_back(applySurface(ss, color, true));
+      placed->addChild(scaled);
+      break;
+    }
+  }
+  return out;
+}
+
+osg::ref_ptr<osg::Node> buildMarkerSphere(double radius, const osg::Vec4& color,
+                                          std::vector<osg::ref_ptr<osg::Material>>& materials) {
+  return shapeDrawable(new osg::Sphere(osg::Vec3(), float(radius)), color, materials);
+}
+
+// Grid lines split into 0.5 m segments so the per-vertex alpha can fade with the distance from the origin.
+osg::ref_ptr<osg::Node> buildGrid(double halfExtent, double minorHalfExtent) {
+  osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
+  osg::ref_ptr<osg::Vec4Array> c = new osg::Vec4Array;
+  const double seg = 0.5;
+  // Adds the line a→b (in the z = 0 plane) faded out between 0.6·edge and edge.
+  const auto addLine = [&](const osg::Vec3d& a, const osg::Vec3d& b, const osg::Vec4& color, double edge) {
+    const int n = std::max(1, int(std::ceil((b - a).length() / seg)));
+    for (int i = 0; i < n; ++i) {
+      const osg::Vec3d p = a + (b - a) * (double(i) / n), q = a + (b - a) * (double(i + 1) / n);
+      for (const osg::Vec3d& e : {p, q}) {
+        osg::Vec4 col = color;
+        col.a() *= fade(std::hypot(e.x(), e.y()), 0.6 * edge, edge);
+        v->push_back(e);
+        c->push_back(col);
+      }
+    }
+  };
+  const osg::Vec4 major(0.62f, 0.66f, 0.72f, 0.55f), minor(0.55f, 0.58f, 0.64f, 0.22f);
+  const osg::Vec4 xAxis(0.90f, 0.30f, 0.30f, 0.9f), yAxis(0.35f, 0.80f, 0.35f, 0.9f);
+  // 1 m lines over the whole grid; the lines through the origin show the x (red) and y (green) axes.
+  const int nMajor = int(std::floor(halfExtent));
+  for (int i = -nMajor; i <= nMajor; ++i) {
+    addLine({double(i), -halfExtent, 0}, {double(i), halfExtent, 0}, i == 0 ? yAxis : major, halfExtent);
+    addLine({-halfExtent, double(i), 0}, {halfExtent, double(i), 0}, i == 0 ? xAxis : major, halfExtent);
+  }
+  // 0.1 m lines near the origin only (they would alias into noise further away).
+  const int nMinor = int(std::floor(minorHalfExtent * 10));
+  for (int k = -nMinor; k <= nMinor; ++k) {
+    if (k % 10 == 0) continue;
+    const double t = k * 0.1;
+    addLine({t, -minorHalfExtent, 0}, {t, minorHalfExtent, 0}, minor, minorHalfExtent);
+    addLine({-minorHalfExtent, t, 0}, {minorHalfExtent, t, 0}, minor, minorHalfExtent);
+  }
+  osg::ref_ptr<osg::Geometry> g = new osg::Geometry;
+  g->setVertexArray(v);
+  g->setColorArray(c, osg::Array::BIND_PER_VERTEX);
+  g->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, GLsizei(v->size())));
+  // Unlit translucent lines, drawn after the opaque bodies and depth-tested against them.
+  osg::StateSet* ss = g->getOrCreateStateSet();
+  ss->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+  ss->setMode(GL_BLEND, osg::StateAttribute::ON);
+  ss->setMode(GL_LINE_SMOOTH, osg::StateAttribute::ON);
+  ss->setRenderingHint(osg::StateSet::TRANSPARENT_BIN);
+  ss->setAttributeAndModes(new osg::LineWidth(1.0f));
+  ss->setAttributeAndModes(new osg::Depth(osg::Depth::LESS, 0.0, 1.0, false));
+  return g;
+}
+
+osg::ref_ptr<osg::Vec4Array> singleColor(const osg::Vec4& color) {
+  osg::ref_ptr<osg::Vec4Array> a = new osg::Vec4Array(1);
+  (*a)[0] = color;
+  return a;
+}
+
+osg::ref_ptr<osg::Geometry> makeDynamicGeometry(osg::Vec3Array* vertices, osg::Vec4Array* colors,
+                                                osg::Array::Binding colorBinding) {
+  osg::ref_ptr<osg::Geometry> g = new osg::Geometry;
+  g->setDataVariance(osg::Object::DYNAMIC);
+  g->setUseDisplayList(false);
+  g->setUseVertexBufferObjects(true);
+  g->setVertexArray(vertices);
+  g->setColorArray(colors, colorBinding);
+  return g;
+}
+
+void setOverlayState(osg::StateSet* ss, float lineWidth, float pointSize) {
+  ss->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+  ss->setMode(GL_DEPTH_TEST, osg::StateAttribute::OFF);
+  ss->setMode(GL_BLEND, osg::StateAttribute::ON);
+  ss->setMode(GL_LINE_SMOOTH, osg::StateAttribute::ON);
+  ss->setMode(GL_POINT_SMOOTH, osg::StateAttribute::ON);
+  ss->setAttributeAndModes(new osg::LineWidth(lineWidth));
+  ss->setAttributeAndModes(new osg::Point(pointSize));
+  ss->setRenderBinDetails(100, "RenderBin");
+}
+
+}  // namespace ms::ui::viewport

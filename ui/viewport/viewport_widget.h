@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The 3D view: OpenSceneGraph drawn inside a QOpenGLWidget (GraphicsWindowEmbedded, single-
+// threaded viewer). Draws the bodies of a compiled mechanism from their visual shapes at the poses
+// of the latest snapshot, a ground grid, optional overlays, and turns mouse input into camera
+// motion, body selection and Ctrl+drag perturbation springs.
+#pragma once
+
+#include <memory>
+
+#include <QImage>
+#include <QOpenGLWidget>
+#include <QString>
+
+#include "sim/sim_types.h"
+
+namespace ms::ui {
+
+class ViewportWidget : public QOpenGLWidget {
+  Q_OBJECT
+ public:
+  enum class Overlay { JointFrames, ContactPoints, ContactForces, CentersOfMass, Trails, Grid };
+  enum class ViewPreset { Iso, Front, Side, Top };
+  struct Camera {
+    Vec3 eye = Vec3(3, -3, 2), center = Vec3::Zero(), up = Vec3::UnitZ();
+  };
+
+  explicit ViewportWidget(QWidget* parent = nullptr);
+  ~ViewportWidget() override;
+
+  // Builds the scene graph for `system` (null clears it). Mesh file names are resolved against
+  // `modelDir`. With keepCamera the camera stays where it is (reload); otherwise fit-to-model.
+  void setModel(std::shared_ptr<const CompiledSystem> system, const QString& modelDir, bool keepCamera);
+  // Moves the bodies to the snapshot's poses, updates overlays and trails, schedules a repaint.
+  void setSnapshot(const Snapshot& snapshot);
+
+  void setOverlay(Overlay overlay, bool on);
+  bool overlay(Overlay overlay) const;
+  void clearTrails();
+
+  void setViewPreset(ViewPreset preset);
+  void fitToModel();
+  Camera camera() const;
+  void setCamera(const Camera& camera);
+
+  int selectedBody() const;
+  void setSelectedBody(int body);  // -1: none; highlights it
+
+  // The current frame as an image (renders first).
+  QImage renderToImage();
+  // Frames drawn since construction (for measuring the frame rate).
+  long framesRendered() const;
+
+ signals:
+  void bodySelected(int body);  // click on a body (-1: clicked empty space)
+  // Ctrl+drag on a body: active while the button is held, target follows the mouse on the plane
+  // through the grab point facing the camera; inactive when released.
+  void perturbationChanged(const ms::ui::Perturbation& perturbation);
+
+ protected:
+  void initializeGL() override;
+  void resizeGL(int w, int h) override;
+  void paintGL() override;
+  void mousePressEvent(QMouseEvent* e) override;
+  void mouseReleaseEvent(QMouseEvent* e) override;
+  void mouseMoveEvent(QMouseEvent* e) override;
+  void mouseDoubleClickEvent(QMouseEvent* e) override;
+  void wheelEvent(QWheelEvent* e) override;
+  void keyPressEvent(QKeyEvent* e) override;
+  void keyReleaseEvent(QKeyEvent* e) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> d_;
+};
+
+}  // namespace ms::ui
