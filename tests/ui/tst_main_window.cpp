@@ -5,6 +5,7 @@
 // files are reported with file:line:column and keep the previous model; settings persist.
 #include <QApplication>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QLineEdit>
@@ -16,6 +17,7 @@
 #include <QThread>
 
 #include "gallery.h"
+#include "joint_panel.h"
 #include "main_window.h"
 #include "plots/plot_manager.h"
 #include "settings_panel.h"
@@ -244,6 +246,59 @@ class TestMainWindow : public QObject {
     QVERIFY(w.settingsPanel()->problem().isEmpty());
     settle(w);
     QCOMPARE(w.sim().stepSettings().tolerance, 1e-8);
+  }
+
+  // Saving the open file reloads it automatically and the camera stays where the user put it.
+  void reloadsWhenTheFileChanges() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("arm.mech");
+    auto write = [&](int links) {
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write(QString("(mechanism \"arm\" (param n %1)\n"
+                      "  (chain (i 1 n) (body link{i} (mass 1) (shape box 0.1 0.1 0.1)\n"
+                      "    (joint revolute (axis 1 0 0) (child-anchor 0 0 1)))))\n")
+                  .arg(links)
+                  .toUtf8());
+    };
+    write(1);
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QString err;
+    QVERIFY2(w.openModel(path, &err), qPrintable(err));
+    settle(w);
+    QCOMPARE(int(w.sim().snapshot().state.bodies.size()), 1);
+    ViewportWidget::Camera cam = w.viewport()->camera();
+    cam.eye += Vec3(0.5, -0.25, 0.3);
+    w.viewport()->setCamera(cam);
+    QTest::qWait(1100);  // a different modification time
+    write(3);
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 5000) {
+      pump(50);
+      settle(w);
+      if (w.sim().snapshot().state.bodies.size() == 3) break;
+    }
+    QCOMPARE(int(w.sim().snapshot().state.bodies.size()), 3);
+    QVERIFY((w.viewport()->camera().eye - cam.eye).norm() < 1e-12);
+  }
+
+  // While paused, a joint slider sets the initial joint position (and the simulation restarts there).
+  void jointFieldSetsInitialPosition() {
+    MainWindow w;
+    w.show();
+    QVERIFY(w.openExample(":/gallery/pendulum.mech"));
+    settle(w);
+    QDoubleSpinBox* field = w.jointPanel()->positionField(0, 0);
+    QVERIFY(field);
+    QVERIFY(field->isEnabled());
+    field->setValue(0.3);
+    settle(w);
+    const Snapshot s = w.sim().snapshot();
+    QCOMPARE(s.state.step, 0L);
+    QVERIFY(std::abs(s.jointPositions[0][0] - 0.3) < 1e-9);
   }
 
   // Every bundled example is listed and opens.
