@@ -27,6 +27,7 @@
 #include <QSlider>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QStyle>
 #include <QToolBar>
 #include <QVBoxLayout>
 #include <cmath>
@@ -45,6 +46,10 @@ namespace {
 constexpr int kMaxRecent = 10;
 // Speed choices: real-time factors; 0 = as fast as possible.
 const double kSpeeds[] = {0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0, 0.0};
+// An icon from the desktop theme, or Qt's built-in one when there is no theme.
+QIcon themeIcon(const char* name, QStyle::StandardPixmap fallback) {
+  return QIcon::fromTheme(name, QApplication::style()->standardIcon(fallback));
+}
 QString speedLabel(double s) {
   if (s <= 0) return "as fast as possible";
   if (s < 1) return QString("1/%1×").arg(std::lround(1 / s));
@@ -69,6 +74,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   bannerLabel_->setWordWrap(true);
   bannerLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   bl->addWidget(bannerLabel_, 1);
+  bannerDetails_ = new QPushButton("Details…");
+  connect(bannerDetails_, &QPushButton::clicked, this, [this] {
+    QMessageBox box(QMessageBox::Information, "Diagnostics", bannerFull_.section('\n', 0, 0), QMessageBox::Close, this);
+    box.setDetailedText(bannerFull_);
+    box.exec();
+  });
+  bl->addWidget(bannerDetails_);
   auto* close = new QPushButton("Dismiss");
   connect(close, &QPushButton::clicked, this, [this] { hideBanner(); });
   bl->addWidget(close);
@@ -119,10 +131,10 @@ MainWindow::~MainWindow() { timer_.stop(); }
 // ---- construction -----------------------------------------------------------------------------
 
 void MainWindow::buildActions() {
-  openAct_ = new QAction(QIcon::fromTheme("document-open"), "&Open…", this);
+  openAct_ = new QAction(themeIcon("document-open", QStyle::SP_DialogOpenButton), "&Open…", this);
   openAct_->setShortcut(QKeySequence::Open);
   connect(openAct_, &QAction::triggered, this, [this] { chooseAndOpen(); });
-  reloadAct_ = new QAction(QIcon::fromTheme("view-refresh"), "&Reload", this);
+  reloadAct_ = new QAction(themeIcon("view-refresh", QStyle::SP_BrowserReload), "&Reload", this);
   reloadAct_->setShortcut(QKeySequence("Ctrl+R"));
   connect(reloadAct_, &QAction::triggered, this, [this] { reload(); });
   autoReloadAct_ = new QAction("Reload when the file &changes", this);
@@ -132,20 +144,20 @@ void MainWindow::buildActions() {
   quitAct_->setShortcut(QKeySequence::Quit);
   connect(quitAct_, &QAction::triggered, this, &QWidget::close);
 
-  runAct_ = new QAction(QIcon::fromTheme("media-playback-start"), "&Run", this);
+  runAct_ = new QAction(themeIcon("media-playback-start", QStyle::SP_MediaPlay), "&Run", this);
   runAct_->setCheckable(true);
   runAct_->setShortcut(QKeySequence(Qt::Key_Space));
   runAct_->setToolTip("Run / pause (Space)");
   connect(runAct_, &QAction::triggered, this, [this](bool on) { sim_.setRunning(on); });
-  stepAct_ = new QAction(QIcon::fromTheme("media-seek-forward"), "&Step", this);
+  stepAct_ = new QAction(themeIcon("media-seek-forward", QStyle::SP_MediaSeekForward), "&Step", this);
   stepAct_->setShortcut(QKeySequence(Qt::Key_Right));
   stepAct_->setToolTip("One step (→)");
   connect(stepAct_, &QAction::triggered, this, [this] { sim_.stepOnce(); });
-  stepBackAct_ = new QAction(QIcon::fromTheme("media-seek-backward"), "Step &back", this);
+  stepBackAct_ = new QAction(themeIcon("media-seek-backward", QStyle::SP_MediaSeekBackward), "Step &back", this);
   stepBackAct_->setShortcut(QKeySequence(Qt::Key_Left));
   stepBackAct_->setToolTip("One step back in the history (←)");
   connect(stepBackAct_, &QAction::triggered, this, [this] { sim_.stepBack(); });
-  resetAct_ = new QAction(QIcon::fromTheme("media-skip-backward"), "R&eset", this);
+  resetAct_ = new QAction(themeIcon("media-skip-backward", QStyle::SP_MediaSkipBackward), "R&eset", this);
   resetAct_->setShortcut(QKeySequence(Qt::Key_Backspace));
   resetAct_->setToolTip("Back to t = 0 (Backspace)");
   connect(resetAct_, &QAction::triggered, this, [this] {
@@ -156,10 +168,10 @@ void MainWindow::buildActions() {
   // The transport keys work wherever the focus is, except in text fields.
   for (QAction* a : {runAct_, stepAct_, stepBackAct_, resetAct_}) a->setShortcutContext(Qt::WindowShortcut);
 
-  screenshotAct_ = new QAction(QIcon::fromTheme("camera-photo"), "Save &screenshot…", this);
+  screenshotAct_ = new QAction(themeIcon("camera-photo", QStyle::SP_DesktopIcon), "Save &screenshot…", this);
   screenshotAct_->setShortcut(QKeySequence("Ctrl+Shift+S"));
   connect(screenshotAct_, &QAction::triggered, this, [this] { chooseScreenshot(); });
-  recordAct_ = new QAction(QIcon::fromTheme("media-record"), "&Record video", this);
+  recordAct_ = new QAction(themeIcon("media-record", QStyle::SP_DialogYesButton), "&Record video", this);
   recordAct_->setCheckable(true);
   recordAct_->setShortcut(QKeySequence("Ctrl+Shift+R"));
   connect(recordAct_, &QAction::toggled, this, [this](bool on) { toggleRecording(on); });
@@ -175,17 +187,18 @@ void MainWindow::buildDocks() {
   for (QDockWidget* d : plots_->docks()) {
     d->toggleViewAction()->setShortcut(QKeySequence(key++));
   }
-  // Settings and joints on the left.
-  settings_ = new SettingsPanel;
-  auto* sd = new QDockWidget("Settings", this);
-  sd->setObjectName("dock-settings");
-  sd->setWidget(settings_);
-  addDockWidget(Qt::LeftDockWidgetArea, sd);
+  // Joints and settings as tabs on the left.
   joints_ = new JointPanel;
   auto* jd = new QDockWidget("Joints", this);
   jd->setObjectName("dock-joints");
   jd->setWidget(joints_);
   addDockWidget(Qt::LeftDockWidgetArea, jd);
+  settings_ = new SettingsPanel;
+  auto* sd = new QDockWidget("Settings", this);
+  sd->setObjectName("dock-settings");
+  sd->setWidget(settings_);
+  tabifyDockWidget(jd, sd);
+  jd->raise();
 }
 
 void MainWindow::buildMenus() {
@@ -267,6 +280,7 @@ void MainWindow::buildMenus() {
 void MainWindow::buildToolbar() {
   QToolBar* tb = addToolBar("Simulation");
   tb->setObjectName("toolbar-simulation");
+  tb->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   tb->addAction(openAct_);
   tb->addAction(reloadAct_);
   tb->addSeparator();
@@ -336,7 +350,18 @@ void MainWindow::readSettings() {
     if (a->objectName().startsWith("overlay-")) a->setChecked(s.value("view/" + a->objectName(), a->isChecked()).toBool());
   if (s.contains("geometry")) restoreGeometry(s.value("geometry").toByteArray());
   else resize(1280, 800);
-  if (s.contains("windowState")) restoreState(s.value("windowState").toByteArray());
+  if (s.contains("windowState")) restoredLayout_ = restoreState(s.value("windowState").toByteArray());
+}
+
+void MainWindow::showEvent(QShowEvent* e) {
+  QMainWindow::showEvent(e);
+  // Default dock widths, once the window has its size (a saved layout keeps its own).
+  if (!restoredLayout_ && !defaultLayoutApplied_) {
+    defaultLayoutApplied_ = true;
+    QDockWidget* joints = findChild<QDockWidget*>("dock-joints");
+    QDockWidget* energy = findChild<QDockWidget*>("plot-energy");
+    if (joints && energy) resizeDocks({joints, energy}, {280, 420}, Qt::Horizontal);
+  }
 }
 
 void MainWindow::writeSettings() const {
@@ -537,7 +562,7 @@ void MainWindow::pullFromSimulation() {
 void MainWindow::updateTransport(const Snapshot& s) {
   if (runAct_->isChecked() != s.running) runAct_->setChecked(s.running);
   runAct_->setText(s.running ? "&Pause" : "&Run");
-  runAct_->setIcon(QIcon::fromTheme(s.running ? "media-playback-pause" : "media-playback-start"));
+  runAct_->setIcon(s.running ? themeIcon("media-playback-pause", QStyle::SP_MediaPause) : themeIcon("media-playback-start", QStyle::SP_MediaPlay));
   stepBackAct_->setEnabled(s.historyCursor > 0);
   if (!history_->isSliderDown() && (!s.running || tickCount_ % 6 == 0)) {
     history_->setRange(0, std::max(0, s.historyCount - 1));
@@ -561,7 +586,15 @@ void MainWindow::speedChosen(int index) { sim_.setSpeed(speed_->itemData(index).
 // ---- banner -------------------------------------------------------------------------------------
 
 void MainWindow::showBanner(const QString& text, bool error) {
-  bannerLabel_->setText(text);
+  // Long diagnostics lists: the first lines here, all of them behind Details….
+  bannerFull_ = text;
+  const QStringList lines = text.split('\n');
+  constexpr int kShown = 2;
+  QString shown = lines.mid(0, kShown).join('\n');
+  if (lines.size() > kShown) shown += QString("\n… and %1 more line(s)").arg(lines.size() - kShown);
+  bannerDetails_->setVisible(lines.size() > kShown);
+  bannerLabel_->setText(shown);
+  bannerLabel_->setToolTip(text);
   banner_->setStyleSheet(error ? "#banner { background: #fdecea; } QLabel { color: #a93226; }"
                                : "#banner { background: #fef9e7; } QLabel { color: #7d6608; }");
   banner_->show();
@@ -570,9 +603,10 @@ void MainWindow::showBanner(const QString& text, bool error) {
 void MainWindow::hideBanner() {
   banner_->hide();
   bannerLabel_->clear();
+  bannerFull_.clear();
 }
 
-QString MainWindow::bannerText() const { return banner_->isVisible() ? bannerLabel_->text() : QString(); }
+QString MainWindow::bannerText() const { return banner_->isVisible() ? bannerFull_ : QString(); }
 
 // ---- screenshots and recording ------------------------------------------------------------------
 

@@ -22,6 +22,7 @@ class QComboBox;
 class QFileSystemWatcher;
 class QLabel;
 class QMenu;
+class QPushButton;
 class QSlider;
 class QToolButton;
 
@@ -68,6 +69,7 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* e) override;
+  void showEvent(QShowEvent* e) override;
   void dragEnterEvent(QDragEnterEvent* e) override;
   void dropEvent(QDropEvent* e) override;
 
@@ -103,6 +105,8 @@ class MainWindow : public QMainWindow {
   JointPanel* joints_ = nullptr;
   QWidget* banner_ = nullptr;
   QLabel* bannerLabel_ = nullptr;
+  QPushButton* bannerDetails_ = nullptr;
+  QString bannerFull_;  // the whole text (the label shows the first lines)
 
   // Actions.
   QAction *openAct_, *reloadAct_, *autoReloadAct_, *quitAct_;
@@ -128,6 +132,7 @@ class MainWindow : public QMainWindow {
   int shownCursor_ = -1;
   bool shownRunning_ = false;
   int tickCount_ = 0;
+  bool restoredLayout_ = false, defaultLayoutApplied_ = false;
   std::vector<StepSample> sampleBuffer_;
   // Recording: frames written as PNG into recordDir_, encoded with ffmpeg when it exists.
   QString recordDir_;

@@ -26,6 +26,7 @@ QDoubleSpinBox* spin(double lo, double hi, int decimals, double step, const QStr
 SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   auto* form = new QFormLayout(this);
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  form->setRowWrapPolicy(QFormLayout::WrapLongRows);
 
   // Integrator.
   dt_ = spin(1e-5, 0.5, 5, 0.001, " s");
@@ -54,6 +55,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     gravity_[i] = spin(-1000, 1000, 3, 0.1, "");
     gravity_[i]->setPrefix(axes[i]);
     gravity_[i]->setToolTip("Gravity, m/s² (world frame)");
+    gravity_[i]->setMinimumWidth(70);
     gl->addWidget(gravity_[i]);
   }
   form->addRow("Gravity (m/s²)", g);

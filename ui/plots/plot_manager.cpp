@@ -34,17 +34,18 @@ PlotManager::PlotManager(QMainWindow* window) : QObject(window), d_(new Impl) {
       refresh();
     });
   }
-  // Layout: energy figures stacked on the right, solver figures side by side at the bottom.
+  // Layout: one column on the right, so the 3D view keeps the window's full height: energy, energy
+  // error, then violation / solver / step time / penetration as tabs (F-keys raise each).
   auto dk = [this](Figure f) { return d_->docks[static_cast<std::size_t>(f)].data(); };
   window->addDockWidget(Qt::RightDockWidgetArea, dk(Figure::Energy));
   window->splitDockWidget(dk(Figure::Energy), dk(Figure::EnergyError), Qt::Vertical);
   window->splitDockWidget(dk(Figure::EnergyError), dk(Figure::Violation), Qt::Vertical);
-  window->addDockWidget(Qt::BottomDockWidgetArea, dk(Figure::Penetration));
-  window->splitDockWidget(dk(Figure::Penetration), dk(Figure::Solver), Qt::Horizontal);
-  window->splitDockWidget(dk(Figure::Solver), dk(Figure::StepTime), Qt::Horizontal);
-  // Default sizes (a saved window state replaces them): a readable column and bottom row.
-  window->resizeDocks({dk(Figure::Energy)}, {420}, Qt::Horizontal);
-  window->resizeDocks({dk(Figure::Penetration)}, {220}, Qt::Vertical);
+  window->tabifyDockWidget(dk(Figure::Violation), dk(Figure::Solver));
+  window->tabifyDockWidget(dk(Figure::Solver), dk(Figure::StepTime));
+  window->tabifyDockWidget(dk(Figure::StepTime), dk(Figure::Penetration));
+  dk(Figure::Violation)->raise();
+  // Default width (a saved window state replaces it): a readable column.
+  window->resizeDocks({dk(Figure::Energy)}, {440}, Qt::Horizontal);
 }
 
 // The docks hold a pointer to the store: remove them with it (unless the window already did).
