@@ -3,8 +3,8 @@
 // example (paused). With --screenshot it renders the window after --steps steps, saves a PNG and
 // exits (for docs and tests).
 //   mechstudio [MODEL] [--set k=v]... [--screenshot OUT.png [--steps N] [--size WxH]]
-// Exit status: 0 ok, 1 the model could not be opened, 2 bad arguments, 3 a step failed
-// (screenshot mode).
+// Exit status (as mechstudio-cli): 0 ok, 1 bad input (arguments or a model that does not open),
+// 2 a step failed (screenshot mode).
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -52,28 +52,28 @@ int main(int argc, char** argv) {
   QCommandLineOption size("size", "Window size for --screenshot (default 1280x800).", "WxH", "1280x800");
   QCommandLineOption set("set", "Override a parameter of a .mech file or scene (repeatable).", "key=value");
   cli.addOptions({shot, steps, size, set});
-  if (!cli.parse(app.arguments())) return fail(2, cli.errorText());
+  if (!cli.parse(app.arguments())) return fail(1, cli.errorText());
   if (cli.isSet("help")) cli.showHelp(0);
   if (cli.isSet("version")) cli.showVersion();
   const QStringList args = cli.positionalArguments();
-  if (args.size() > 1) return fail(2, "give at most one model file");
+  if (args.size() > 1) return fail(1, "give at most one model file");
   bool okSteps = false;
   const long nSteps = cli.value(steps).toLong(&okSteps);
-  if (!okSteps || nSteps < 0 || nSteps > 100000000) return fail(2, "--steps expects a whole number ≥ 0, got '" + cli.value(steps) + "'");
-  if (cli.isSet(steps) && !cli.isSet(shot)) return fail(2, "--steps is used with --screenshot");
+  if (!okSteps || nSteps < 0 || nSteps > 100000000) return fail(1, "--steps expects a whole number ≥ 0, got '" + cli.value(steps) + "'");
+  if (cli.isSet(steps) && !cli.isSet(shot)) return fail(1, "--steps is used with --screenshot");
   const QStringList wh = cli.value(size).split('x');
   bool okW = false, okH = false;
   const int w = wh.size() == 2 ? wh[0].toInt(&okW) : 0, h = wh.size() == 2 ? wh[1].toInt(&okH) : 0;
-  if (!okW || !okH || w < 320 || h < 240 || w > 8192 || h > 8192) return fail(2, "--size expects WxH (320x240 … 8192x8192), got '" + cli.value(size) + "'");
+  if (!okW || !okH || w < 320 || h < 240 || w > 8192 || h > 8192) return fail(1, "--size expects WxH (320x240 … 8192x8192), got '" + cli.value(size) + "'");
 
   std::map<std::string, std::string> params;
   for (const QString& kv : cli.values(set)) {
     const int eq = kv.indexOf('=');
-    if (eq <= 0) return fail(2, "--set expects key=value, got '" + kv + "'");
+    if (eq <= 0) return fail(1, "--set expects key=value, got '" + kv + "'");
     if (!params.emplace(kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString()).second)
-      return fail(2, "--set " + kv.left(eq) + " given more than once");
+      return fail(1, "--set " + kv.left(eq) + " given more than once");
   }
-  if (!params.empty() && args.isEmpty()) return fail(2, "--set needs a model file or scene");
+  if (!params.empty() && args.isEmpty()) return fail(1, "--set needs a model file or scene");
 
   ms::ui::MainWindow window;
   QString error;
@@ -100,8 +100,8 @@ int main(int argc, char** argv) {
   window.pullFromSimulation();
   settle(200);
   const ms::ui::Snapshot s = sim.snapshot();
-  if (!window.saveScreenshot(cli.value(shot), &error)) return fail(2, error);
+  if (!window.saveScreenshot(cli.value(shot), &error)) return fail(1, error);
   std::fprintf(stderr, "mechstudio: saved %s after %ld steps (t = %.3f s)\n", qPrintable(cli.value(shot)), s.state.step, s.state.time);
-  if (s.failed) return fail(3, QString::fromStdString(s.failure));
+  if (s.failed) return fail(2, QString::fromStdString(s.failure));
   return 0;
 }

@@ -380,7 +380,7 @@ void MainWindow::writeSettings() const {
 
 void MainWindow::closeEvent(QCloseEvent* e) {
   writeSettings();
-  if (recordAct_->isChecked()) recordAct_->setChecked(false);
+  if (recording()) stopRecording();
   e->accept();
 }
 
@@ -556,7 +556,7 @@ void MainWindow::pullFromSimulation() {
     shownRunning_ = s.running;
   }
   if (slowTick) updateStatus(s);
-  if (recordAct_->isChecked() && changed) recordFrame();
+  if (recording() && changed) recordFrame();
 }
 
 void MainWindow::updateTransport(const Snapshot& s) {
@@ -631,37 +631,55 @@ void MainWindow::chooseScreenshot() {
 }
 
 void MainWindow::toggleRecording(bool on) {
-  if (on) {
-    const QString base = QStandardPaths::writableLocation(QStandardPaths::MoviesLocation);
-    const QString dir = QFileDialog::getExistingDirectory(this, "Record frames into…", base.isEmpty() ? QDir::homePath() : base);
-    if (dir.isEmpty()) {
-      const QSignalBlocker b(recordAct_);
-      recordAct_->setChecked(false);
-      return;
-    }
-    recordDir_ = dir + "/mechstudio-" + QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss");
-    if (!QDir().mkpath(recordDir_)) {
-      QMessageBox::warning(this, "Recording", "Cannot create " + recordDir_);
-      const QSignalBlocker b(recordAct_);
-      recordAct_->setChecked(false);
-      return;
-    }
-    recordFrames_ = 0;
-    statusBar()->showMessage("Recording frames into " + recordDir_);
-  } else if (!recordDir_.isEmpty()) {
-    finishRecording();
+  if (!on) {
+    if (recording()) statusBar()->showMessage(stopRecording(), 10000);
+    return;
   }
+  const QString base = QStandardPaths::writableLocation(QStandardPaths::MoviesLocation);
+  const QString dir = QFileDialog::getExistingDirectory(this, "Record frames into…", base.isEmpty() ? QDir::homePath() : base);
+  QString err;
+  if (dir.isEmpty() || !startRecording(dir, &err)) {
+    if (!err.isEmpty()) QMessageBox::warning(this, "Recording", err);
+    const QSignalBlocker b(recordAct_);
+    recordAct_->setChecked(false);
+    return;
+  }
+  statusBar()->showMessage("Recording frames into " + recordDir_);
+}
+
+bool MainWindow::startRecording(const QString& parentDir, QString* error) {
+  const QString dir = parentDir + "/mechstudio-" + QDateTime::currentDateTime().toString("yyyyMMdd-hhmmss");
+  if (!QDir().mkpath(dir)) {
+    if (error) *error = "cannot create " + dir;
+    return false;
+  }
+  recordDir_ = dir;
+  recordFrames_ = 0;
+  recordError_.clear();
+  const QSignalBlocker b(recordAct_);
+  recordAct_->setChecked(true);
+  return true;
 }
 
 void MainWindow::recordFrame() {
+  // One PNG per drawn frame; the first write error stops the recording and is reported.
   const QImage img = view_->renderToImage();
-  img.save(QString("%1/frame-%2.png").arg(recordDir_).arg(recordFrames_++, 6, 10, QChar('0')));
+  const QString path = QString("%1/frame-%2.png").arg(recordDir_).arg(recordFrames_, 6, 10, QChar('0'));
+  if (!img.save(path)) {
+    recordError_ = "cannot write " + path;
+    statusBar()->showMessage(stopRecording(), 10000);
+    return;
+  }
+  ++recordFrames_;
 }
 
-void MainWindow::finishRecording() {
+QString MainWindow::stopRecording() {
+  const QSignalBlocker b(recordAct_);
+  recordAct_->setChecked(false);
   // Encode with ffmpeg when it is installed; the PNG sequence stays either way.
   const QString ffmpeg = QStandardPaths::findExecutable("ffmpeg");
   QString msg = QString("Recorded %1 frames into %2").arg(recordFrames_).arg(recordDir_);
+  if (!recordError_.isEmpty()) msg += " (stopped: " + recordError_ + ")";
   if (!ffmpeg.isEmpty() && recordFrames_ > 0) {
     const QString out = recordDir_ + ".mp4";
     const int rc = QProcess::execute(ffmpeg, {"-y", "-loglevel", "error", "-framerate", "60", "-i", recordDir_ + "/frame-%06d.png",
@@ -670,8 +688,8 @@ void MainWindow::finishRecording() {
   } else if (ffmpeg.isEmpty()) {
     msg += " (install ffmpeg to get an MP4)";
   }
-  statusBar()->showMessage(msg, 10000);
   recordDir_.clear();
+  return msg;
 }
 
 }  // namespace ms::ui

@@ -64,6 +64,13 @@ class MainWindow : public QMainWindow {
   double takeMaxTickGapMs();
   QStringList recentFiles() const { return recent_; }
 
+  // Recording: every frame the view draws becomes parentDir/mechstudio-DATE/frame-NNNNNN.png;
+  // stopping encodes an MP4 with ffmpeg when it is installed and returns what was written.
+  bool startRecording(const QString& parentDir, QString* error = nullptr);
+  QString stopRecording();
+  bool recording() const { return !recordDir_.isEmpty(); }
+  int recordedFrames() const { return recordFrames_; }
+
   // Screenshot of the whole window to PNG (atomically); false with *error on failure.
   bool saveScreenshot(const QString& path, QString* error = nullptr);
 
@@ -95,7 +102,6 @@ class MainWindow : public QMainWindow {
   void chooseScreenshot();
   void toggleRecording(bool on);
   void recordFrame();
-  void finishRecording();
   void speedChosen(int index);
 
   SimController sim_;
@@ -137,6 +143,7 @@ class MainWindow : public QMainWindow {
   // Recording: frames written as PNG into recordDir_, encoded with ffmpeg when it exists.
   QString recordDir_;
   int recordFrames_ = 0;
+  QString recordError_;
 };
 
 }  // namespace ms::ui
