@@ -41,7 +41,8 @@
 namespace {
 
 constexpr const char* kProg = "mechstudio-cli";
-constexpr const char* kMetricsHeader = "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us";
+constexpr const char* kMetricsHeader =
+    "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us,penetration,contacts";
 constexpr const char* kPosesHeader = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
 
 // Exit codes.
@@ -307,8 +308,8 @@ std::string csvField(const std::string& s) {
 }
 
 void writeMetricsRow(std::FILE* f, const ms::StepMetrics& m) {
-  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f\n", m.step, m.time, m.kinetic, m.potential, m.energy,
-               m.constraintViolation, m.iterations, m.residual, m.stepMicroseconds);
+  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f,%.17g,%d\n", m.step, m.time, m.kinetic, m.potential,
+               m.energy, m.constraintViolation, m.iterations, m.residual, m.stepMicroseconds, m.penetration, m.contacts);
 }
 
 void writePoseRows(std::FILE* f, const ms::Simulation& sim, const std::vector<std::string>& names) {

@@ -91,6 +91,8 @@ bool Simulation::step() {
     return false;
   }
   metrics_.constraintViolation = rep.constraintViolation;
+  metrics_.penetration = rep.penetration;
+  metrics_.contacts = rep.activeContacts;
   updateMetrics();
   return true;
 }

@@ -19,6 +19,8 @@ struct StepMetrics {
   double time = 0;
   double kinetic = 0, potential = 0, energy = 0;
   double constraintViolation = 0;  // ‖g(z)‖∞ at the configuration fixed by the step
+  double penetration = 0;          // max(0, −min φ) over the contacts, m
+  int contacts = 0;                // contacts carrying load
   int iterations = 0;
   double residual = 0;
   double stepMicroseconds = 0;

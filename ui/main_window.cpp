@@ -237,13 +237,14 @@ void MainWindow::buildMenus() {
   }
   viewMenu_->addSeparator();
   const std::pair<const char*, ViewportWidget::Overlay> ov[] = {
+      {"&Links", ViewportWidget::Overlay::Links},
       {"&Joint frames", ViewportWidget::Overlay::JointFrames},
       {"Contact &points", ViewportWidget::Overlay::ContactPoints},
       {"Contact &forces", ViewportWidget::Overlay::ContactForces},
       {"Centres of &mass", ViewportWidget::Overlay::CentersOfMass},
       {"&Trails", ViewportWidget::Overlay::Trails},
       {"&Grid", ViewportWidget::Overlay::Grid}};
-  const char* keys[] = {"J", "C", "Shift+C", "M", "T", "G"};
+  const char* keys[] = {"L", "J", "C", "Shift+C", "M", "T", "G"};
   int k = 0;
   for (const auto& [name, overlay] : ov) {
     QAction* a = viewMenu_->addAction(name);

@@ -17,6 +17,7 @@ const char* toString(StepStatus s);
 struct StepSettings {
   double dt = 0.01;
   double tolerance = 1e-10;
+  double complementarityTolerance = 1e-8;  // contacts: max s∘γ at convergence
   int maxIterations = 100;
   int maxLineSearch = 12;
   Vec3 gravity = Vec3(0, 0, -9.81);
@@ -27,6 +28,8 @@ struct StepReport {
   int iterations = 0;
   double residual = 0;             // ∞-norm of the final residual
   double constraintViolation = 0;  // ‖g(z)‖∞ at the configuration the step makes final
+  double penetration = 0;          // max(0, −min φ) over the contacts at that configuration
+  int activeContacts = 0;          // contacts with φ ≤ 1e-6 m and a positive normal impulse
   std::string message;             // reason, when status != Ok
 };
 

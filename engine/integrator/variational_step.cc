@@ -16,13 +16,22 @@
 // Newton matrix (unsymmetric, hence LDU): body rows [∂d/∂ż, −Gᵀ(z1)], joint rows
 // [∂g(z2)/∂ż = (G_x Δt, G_θ(z2)·Φ(ω)), 0] with Φ(ω) = ∂θ₂/∂ω (quaternion.h). Joint nodes are
 // padded to 6 rows with identity rows.
+// Contacts (§3.3–3.5, (29a)–(29f), Appendix D): each contact node holds y = [γ, ψ, β₁..β₄]
+// (impulses in N: normal, friction-cone multiplier, friction along 4 tangent directions d_k) with
+// slacks s = c(ż, y) = [φ(z2), μγ − Σβ, Bż + ψ] ≥ 0 and s∘y = 0. The bodies feel −N(z1)ᵀγ −
+// B(z1)ᵀβ (rotational rows doubled as for joints). The step is then solved by the primal-dual
+// interior-point driver (solver/interior_point.h): Δs is eliminated per contact, so the contact
+// node's diagonal block is ∂c/∂y + diag(s/y) and the node is a leaf on its body in the graph LDU.
 #include "integrator/variational_step.h"
 
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
+#include "contact/contact_geometry.h"
 #include "core/denormals.h"
 #include "core/quaternion.h"
+#include "solver/interior_point.h"
 
 namespace ms {
 
@@ -67,9 +76,17 @@ struct VariationalIntegrator::Impl {
   std::vector<JointMinimalEval, Eigen::aligned_allocator<JointMinimalEval>> m1;
   std::vector<char> needsMinimal;
   JointConstraintEval g2;
-  // Newton iterates (body velocities 6 per body; multipliers 6 per joint node; node-major).
+  // Newton iterates (body velocities 6 per body; multipliers 6 per joint node; contact impulses 6
+  // per contact node; node-major, contact nodes last).
   VecX cur, trial, delta, residual, trialResidual;
   double dt = 0;
+  // Contacts: candidate sets per group at z1 (impulse directions N(z1), friction rows B(z1)) and
+  // at the trial z2 (gaps φ(z2) and their gradients); slacks of the current/trial iterate and step.
+  std::vector<contact::ContactSet> set1, set2;
+  std::vector<contact::FrictionRows> fr;
+  VecX sCur, sTrial, ds;
+  int numContactRows = 0;  // 6 per contact: the tail of the node-major vectors
+  InteriorPointSolver ip;
 };
 
 VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSystem> system)
@@ -88,6 +105,14 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   m.g1.resize(nj);
   m.m1.resize(nj);
   m.needsMinimal.assign(nj, 0);
+  m.set1.resize(sys_->contactGroups.size());
+  m.set2.resize(sys_->contactGroups.size());
+  m.fr.resize(sys_->contacts.size());
+  m.numContactRows = 6 * int(sys_->contacts.size());
+  m.sCur.setZero(m.numContactRows);
+  m.sTrial.setZero(m.numContactRows);
+  m.ds.setZero(m.numContactRows);
+  m.ip.reserve(m.numContactRows);
   const int n = 6 * sys_->numNodes;
   m.cur.setZero(n);
   m.trial.setZero(n);
@@ -175,6 +200,16 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     }
     m.force[j.geo.child] += me.dxb.transpose() * u;
     m.torque[j.geo.child] += me.dthb.transpose() * u;
+  }
+  // Contact candidates at z1: normals and points for the impulses, friction rows B(z1).
+  for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) {
+    const CompiledContactGroup& grp = sys.contactGroups[gi];
+    contact::BodyPose z;
+    z.x = m.x1[grp.body];
+    z.q = m.q1[grp.body];
+    contact::shapePlane(grp.plane, grp.shape, z, m.set1[gi]);
+    for (int k = 0; k < grp.count; ++k)
+      contact::frictionRows(m.set1[gi].contacts[k], nullptr, z, kFrictionDirections, m.fr[grp.first + k]);
   }
   return true;
 }
@@ -268,8 +303,121 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
     if (a >= 0) apply(a, me.dxa, me.dtha);
     apply(b, me.dxb, me.dthb);
   }
+  // Contacts: impulses −N(z1)ᵀγ − B(z1)ᵀβ on the body; rows c = [φ(z2), μγ − Σβ, Bż + ψ]
+  // (the caller subtracts the slacks); blocks ∂c/∂ż, ∂c/∂y and −[Nᵀ 0 Bᵀ].
+  using Mat43 = Eigen::Matrix<double, 4, 3>;
+  for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) {
+    const CompiledContactGroup& grp = sys.contactGroups[gi];
+    const int b = grp.body;
+    contact::BodyPose z2;
+    z2.x = m.x2[b];
+    z2.q = m.q2[b];
+    contact::shapePlane(grp.plane, grp.shape, z2, m.set2[gi]);
+    const Vec3 v = x.segment<3>(6 * b), w = x.segment<3>(6 * b + 3);
+    for (int k = 0; k < grp.count; ++k) {
+      const CompiledContact& cc = sys.contacts[grp.first + k];
+      const contact::Contact& c1 = m.set1[gi].contacts[k];
+      const contact::Contact& c2 = m.set2[gi].contacts[k];
+      const contact::FrictionRows& fr = m.fr[grp.first + k];
+      const Mat43 Bv = fr.dvB.topRows<4>(), Bw = fr.dwB.topRows<4>();
+      const Vec6 y = x.segment<6>(6 * cc.node);
+      const double gamma = y[0], psi = y[1];
+      const Eigen::Vector4d beta = y.tail<4>();
+      r.segment<3>(6 * b) -= c1.dxB.transpose() * gamma + Bv.transpose() * beta;
+      r.segment<3>(6 * b + 3) -= 2.0 * (c1.dthB.transpose() * gamma + Bw.transpose() * beta);
+      auto rc = r.segment<6>(6 * cc.node);
+      rc[0] = c2.phi;
+      rc[1] = grp.friction * gamma - beta.sum();
+      rc.tail<4>() = Bv * v + Bw * w + Eigen::Vector4d::Constant(psi);
+      if (!F) continue;
+      // ∂c/∂y, plus the joints' tiny ε: the φ rows of a body's contacts are dependent (a box face
+      // on a plane has 4 gaps and 3 freedoms), which makes the pivots singular as s/y → 0.
+      Mat6& D = F->diag(cc.node);
+      D.setZero();
+      D.diagonal().setConstant(kRegularization * dt * dt);
+      D(1, 0) = grp.friction;
+      D.block<1, 4>(1, 2).setConstant(-1.0);
+      D.block<4, 1>(2, 1).setConstant(1.0);
+      Mat6& CB = F->block(cc.blockCB);
+      CB.setZero();
+      CB.block<1, 3>(0, 0) = c2.dxB * dt;
+      CB.block<1, 3>(0, 3) = c2.dthB * m.phi[b];
+      CB.block<4, 3>(2, 0) = Bv;
+      CB.block<4, 3>(2, 3) = Bw;
+      Mat6& BC = F->block(cc.blockBC);
+      BC.setZero();
+      BC.block<3, 1>(0, 0) = -c1.dxB.transpose();
+      BC.block<3, 1>(3, 0) = -2.0 * c1.dthB.transpose();
+      BC.block<3, 4>(0, 2) = -Bv.transpose();
+      BC.block<3, 4>(3, 2) = -2.0 * Bw.transpose();
+    }
+  }
   return true;
 }
+
+// One step with contacts as the interior-point problem of solver/interior_point.h: y = (ż, λ,
+// contact impulses), pairs (s, impulse) per contact row. The graph LDU is the linear algebra.
+class ContactStepProblem final : public InteriorPointProblem {
+ public:
+  ContactStepProblem(const CompiledSystem& sys, VariationalIntegrator::Impl& m, GraphLDU& F) : sys_(sys), m_(m), F_(F) {}
+  int numPairs() const override { return m_.numContactRows; }
+  Eigen::Ref<const VecX> slack(IpIterate which) const override { return which == IpIterate::Current ? m_.sCur : m_.sTrial; }
+  Eigen::Ref<const VecX> dual(IpIterate which) const override {
+    return (which == IpIterate::Current ? m_.cur : m_.trial).tail(m_.numContactRows);
+  }
+  Eigen::Ref<const VecX> slackStep() const override { return m_.ds; }
+  Eigen::Ref<const VecX> dualStep() const override { return m_.delta.tail(m_.numContactRows); }
+  IpEqualityNorms evaluate(IpIterate which) override {
+    const bool cur = which == IpIterate::Current;
+    return norms(cur ? m_.cur : m_.trial, cur ? m_.sCur : m_.sTrial, cur ? m_.residual : m_.trialResidual, nullptr);
+  }
+  bool factor() override {
+    const IpEqualityNorms n = norms(m_.cur, m_.sCur, m_.residual, &F_);
+    if (!std::isfinite(n.maxAbs)) return false;
+    // Δs eliminated per pair: the contact diagonal gains S·Y⁻¹.
+    for (size_t ci = 0; ci < sys_.contacts.size(); ++ci) {
+      const int node = sys_.contacts[ci].node;
+      for (int q = 0; q < 6; ++q) F_.diag(node)(q, q) += m_.sCur[6 * ci + q] / m_.cur[6 * node + q];
+    }
+    return F_.factor();
+  }
+  bool solveNewton(const Eigen::Ref<const VecX>& rhsComp) override {
+    const int nc = m_.numContactRows;
+    const auto y = m_.cur.tail(nc);
+    m_.delta = -m_.residual;
+    m_.delta.tail(nc).array() += rhsComp.array() / y.array();
+    F_.solve(m_.delta, m_.delta);
+    m_.ds.array() = (rhsComp.array() - m_.sCur.array() * m_.delta.tail(nc).array()) / y.array();
+    return m_.delta.allFinite() && m_.ds.allFinite();
+  }
+  void apply(double alpha) override {
+    m_.trial = m_.cur + alpha * m_.delta;
+    m_.sTrial = m_.sCur + alpha * m_.ds;
+  }
+  void accept() override {
+    m_.cur.swap(m_.trial);
+    m_.sCur.swap(m_.sTrial);
+    m_.residual.swap(m_.trialResidual);
+  }
+
+ private:
+  // Residual [F; c − s] at (x, s) into r (and the Newton matrix into F without S·Y⁻¹).
+  IpEqualityNorms norms(const VecX& x, const VecX& s, VecX& r, GraphLDU* F) {
+    IpEqualityNorms n;
+    if (!ms::evaluate(sys_, m_, x, r, F)) {
+      n.squared = n.maxAbs = std::numeric_limits<double>::infinity();
+      return n;
+    }
+    r.tail(m_.numContactRows) -= s;
+    n.squared = r.squaredNorm();
+    n.maxAbs = r.lpNorm<Eigen::Infinity>();
+    if (!std::isfinite(n.squared)) n.maxAbs = std::numeric_limits<double>::quiet_NaN();
+    return n;
+  }
+  const CompiledSystem& sys_;
+  VariationalIntegrator::Impl& m_;
+  GraphLDU& F_;
+};
 
 }  // namespace
 
@@ -302,6 +450,7 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
   }
   for (size_t k = 0; k < sys_->joints.size(); ++k)
     if (sys_->joints[k].node >= 0) m.cur.segment<6>(6 * sys_->joints[k].node) = state.lambda[k];
+  if (!sys_->contacts.empty()) return stepWithContacts(st, state);
   evaluate(*sys_, m, m.cur, m.residual, &matrix_);
 
   // Newton iterations with backtracking on the residual 2-norm.
@@ -374,7 +523,17 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
     }
   }
 
-  // Converged: the new state is (z1, ż1); g(z2) is the joint part of the final residual.
+  rep.iterations = it;
+  rep.residual = rnorm;
+  finish(st, state, rep);
+  return rep;
+}
+
+// Converged: the new state is (z1, ż1); g(z2) is the joint part of the final residual (evaluated
+// at the final iterate), φ(z2) the contact part (before the slacks are subtracted).
+void VariationalIntegrator::finish(const StepSettings& st, State& state, StepReport& rep) {
+  Impl& m = *impl_;
+  const int nb = int(sys_->bodies.size());
   double viol = 0;
   for (const CompiledJoint& j : sys_->joints)
     if (j.node >= 0) viol = std::max(viol, m.residual.segment(6 * j.node, j.geo.constrained()).lpNorm<Eigen::Infinity>());
@@ -390,11 +549,65 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
   }
   for (size_t k = 0; k < sys_->joints.size(); ++k)
     if (sys_->joints[k].node >= 0) state.lambda[k] = m.cur.segment<6>(6 * sys_->joints[k].node);
+  // Contacts: impulses, gaps at the next knot, penetration and the contacts that carry load.
+  double minGap = std::numeric_limits<double>::infinity();
+  int active = 0;
+  for (size_t gi = 0; gi < sys_->contactGroups.size(); ++gi) {
+    const CompiledContactGroup& grp = sys_->contactGroups[gi];
+    for (int k = 0; k < grp.count; ++k) {
+      const int ci = grp.first + k;
+      const double gap = m.set2[gi].contacts[k].phi;
+      state.contactImpulse[ci] = m.cur.segment<6>(6 * sys_->contacts[ci].node);
+      state.contactGap[ci] = gap;
+      minGap = std::min(minGap, gap);
+      active += gap <= 1e-6 && state.contactImpulse[ci][0] > 1e-6;
+    }
+  }
   state.time += st.dt;
   state.step += 1;
-  rep.iterations = it;
-  rep.residual = rnorm;
   rep.constraintViolation = viol;
+  rep.penetration = std::isfinite(minGap) ? std::max(0.0, -minGap) : 0.0;
+  rep.activeContacts = active;
+}
+
+// A step with contacts (29a)–(29f): the interior-point driver on the graph LDU. Contact impulses
+// start at 1 N and slacks at max(c, 1) (a neutral point inside the feasible cone); bodies and
+// joints from the previous step.
+StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State& state) {
+  Impl& m = *impl_;
+  StepReport rep;
+  const int nc = m.numContactRows;
+  m.cur.tail(nc).setOnes();
+  if (!evaluate(*sys_, m, m.cur, m.residual, nullptr)) {
+    rep.status = StepStatus::AngularVelocityLimit;
+    rep.message = "|w| >= 2/dt at the start of the step: the time step is too large for this rotation speed";
+    return rep;
+  }
+  m.sCur = m.residual.tail(nc).cwiseMax(1.0);
+  InteriorPointSettings& ips = m.ip.settings();
+  ips.tol = st.tolerance;
+  ips.complementarityTol = st.complementarityTolerance;
+  ips.maxIterations = st.maxIterations;
+  ips.maxLineSearch = std::max(st.maxLineSearch, 20);
+  ContactStepProblem problem(*sys_, m, matrix_);
+  const InteriorPointReport ipr = m.ip.solve(problem);
+  rep.iterations = ipr.iterations;
+  rep.residual = ipr.residual;
+  // A line search that stalls within a factor 100 of both tolerances has reached the attainable
+  // accuracy (rounding in the s/γ-scaled contact pivots, degenerate load sharing between contacts):
+  // accepted, since the gaps and the joint rows then hold to ~1e-8.
+  const bool nearlyConverged = ipr.status == InteriorPointStatus::LineSearchFailed && ipr.residual <= 100 * ips.tol &&
+                               ipr.complementarity <= 100 * ips.complementarityTol;
+  if (!ipr.converged() && !nearlyConverged) {
+    rep.status = ipr.status == InteriorPointStatus::NonFinite ? StepStatus::NonFinite
+                 : ipr.status == InteriorPointStatus::Singular ? StepStatus::SingularMatrix
+                                                                 : StepStatus::NotConverged;
+    rep.message = "interior point: " + ipr.message;
+    return rep;
+  }
+  // The final iterate's residual and gaps (the line search may have evaluated other points last).
+  evaluate(*sys_, m, m.cur, m.residual, nullptr);
+  finish(st, state, rep);
   return rep;
 }
 

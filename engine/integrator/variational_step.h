@@ -31,6 +31,8 @@ class VariationalIntegrator final : public Integrator {
   struct Impl;  // preallocated per-step workspace (defined in the .cc)
 
  private:
+  StepReport stepWithContacts(const StepSettings& settings, State& state);
+  void finish(const StepSettings& settings, State& state, StepReport& report);
   std::shared_ptr<const CompiledSystem> sys_;
   GraphLDU matrix_;
   std::shared_ptr<Impl> impl_;

@@ -35,7 +35,8 @@ constexpr double kMaxInteger = 1e9;
 
 // Forms allowed directly in (mechanism …) and in (body …), and the items of joints.
 const std::vector<std::string> kTopForms = {"param",  "gravity",       "solver", "body",  "loop-joint", "spring",
-                                            "actuator", "pd-controller", "wrench", "repeat", "chain",      "order"};
+                                            "actuator", "pd-controller", "wrench", "repeat", "chain",      "order",
+                                            "ground"};
 const std::vector<std::string> kBodyForms = {"mass",     "density", "inertia",  "position",  "orientation", "rotation",
                                              "velocity", "angular-velocity", "shape", "visual", "collision", "color",
                                              "friction", "joint",   "body",     "repeat",    "chain"};
@@ -253,6 +254,7 @@ class Reader {
   void readActuator(const Node& n, bool generated);
   void readController(const Node& n, bool generated);
   void readWrench(const Node& n, bool generated);
+  void readGround(const Node& n, bool generated);
   void readOrder(const Node& n);
   struct OrderList;
   void orderNames(const Node& list, size_t first, OrderList& out);
@@ -296,7 +298,7 @@ class Reader {
   const Node* expansionRoot_ = nullptr;  // range of the outermost repeat/chain being expanded
 
   std::vector<BodyExtra> extra_;
-  NameTable bodies_, joints_, springs_, controllers_;
+  NameTable bodies_, joints_, springs_, controllers_, grounds_;
   std::vector<Fixup> fixups_;
   std::vector<std::string> loopBodyRefs_;  // names referenced by loop joints (connectivity)
   bool hasGravity_ = false, hasSolver_ = false;
@@ -827,6 +829,8 @@ void Reader::item(const Node& n, const Ctx& ctx) {
       readController(n, ctx.generated);
     } else if (h == "wrench") {
       readWrench(n, ctx.generated);
+    } else if (h == "ground") {
+      readGround(n, ctx.generated);
     } else if (h == "order") {
       if (ctx.generated) error(n.children[0], "(order ...) cannot be repeated");
       else readOrder(n);
@@ -1476,6 +1480,53 @@ void Reader::readSpring(const Node& n, bool generated) {
   fixups_.push_back({Fixup::Slot::SpringB, idx, b, bRef});
   model_.springs.push_back(s);
   map_.springs.push_back(std::move(src));
+}
+
+// (ground NAME (at x y z)? (normal nx ny nz)? (friction μ)?): a fixed plane every collision shape
+// may touch; by default through the origin with normal +z, and the bodies' own friction.
+void Reader::readGround(const Node& n, bool generated) {
+  GroundDesc g;
+  ElementSource src;
+  src.form = ref(n);
+  src.generated = generated;
+  size_t i = 1;
+  if (!readName(n, i, g.name, src.name, "a name, e.g. (ground floor (normal 0 0 1))")) return;
+  std::map<std::string, SourceRef> seen;
+  static const std::vector<std::string> items = {"at", "normal", "friction"};
+  for (; i < n.children.size(); ++i) {
+    const Node& c = n.children[i];
+    if (!c.isList() || c.head().empty()) {
+      error(c, "expected a ground property such as (normal ...), got " + describe(c));
+      continue;
+    }
+    const std::string& h = c.head();
+    if (!contains(items, h)) {
+      error(c.children[0], "unknown ground property '" + h + "'" + suggestion(h, items));
+      continue;
+    }
+    if (duplicate(seen, h, c, "ground '" + g.name + "'")) continue;
+    PropertySource& ps = src.properties[h];
+    if (h == "at" || h == "normal") {
+      Vec3 x;
+      if (!vec3(c, x, &ps)) continue;
+      if (h == "normal" && !(x.norm() > 1e-12)) {
+        error(c.children[0], "the ground's normal must not be zero");
+        continue;
+      }
+      (h == "at" ? g.point : g.normal) = x;
+      continue;
+    }
+    std::vector<double> v;
+    if (!numbers(c, 1, 1, 1, v, &ps)) continue;
+    if (!(v[0] >= 0)) {
+      error(c.children[1], "friction must not be negative (got " + num(v[0]) + ")");
+      continue;
+    }
+    g.friction = v[0];
+  }
+  define(grounds_, "ground", g.name, int(model_.grounds.size()), src.name);
+  model_.grounds.push_back(g);
+  map_.grounds.push_back(std::move(src));
 }
 
 // (actuator JOINT (effort NUM+))

@@ -320,6 +320,16 @@ std::string Writer::run() {
     if (w.torque != Vec3::Zero()) items.push_back(form3("torque", w.torque));
     emit("  ", "(wrench " + bodyName(w.body), items);
   }
+  // Ground planes.
+  if (!m_.grounds.empty()) out_ += "\n\n  ; Ground planes: a point [m], the outward normal, friction (else each body's).";
+  for (const GroundDesc& g : m_.grounds) {
+    out_ += "\n";
+    std::vector<std::string> items;
+    if (g.point != Vec3::Zero()) items.push_back(form3("at", g.point));
+    if (g.normal != Vec3::UnitZ()) items.push_back(form3("normal", g.normal));
+    if (g.friction >= 0) items.push_back(form("friction", {g.friction}));
+    emit("  ", "(ground " + nameText(g.name.empty() ? std::string("ground") : g.name), items);
+  }
   // Numbering, when reading the nesting alone would number bodies or joints differently.
   bool bodiesInOrder = true, jointsInOrder = int(jointOrder_.size()) == nj;
   for (size_t k = 0; k < bodyOrder_.size(); ++k) bodiesInOrder = bodiesInOrder && bodyOrder_[k] == int(k);

@@ -106,6 +106,15 @@ struct WrenchDesc {
   Vec3 torque = Vec3::Zero();
 };
 
+// A fixed plane of the environment (the ground, an incline): every collision shape of every body
+// may touch it. Contacts use the body's friction coefficient unless the ground gives one (≥ 0).
+struct GroundDesc {
+  std::string name;
+  Vec3 point = Vec3::Zero();   // a point on the plane (world)
+  Vec3 normal = Vec3::UnitZ(); // pointing out of the solid side (world; normalised by compile)
+  double friction = -1;        // < 0: the body's
+};
+
 struct SolverSettings {
   double dt = 0.01;
   double tolerance = 1e-10;    // on the ∞-norm of the residual
@@ -121,6 +130,7 @@ struct Model {
   std::vector<SpringDesc> springs;
   std::vector<ActuatorDesc> actuators;
   std::vector<ControllerDesc> controllers;
+  std::vector<GroundDesc> grounds;
   Vec3 gravity = Vec3(0, 0, -9.81);
   SolverSettings solver;
 

@@ -7,8 +7,10 @@
 #include <functional>
 #include <sstream>
 
+
 #include "core/check.h"
 #include "core/quaternion.h"
+#include "io/mech_reader.h"
 
 namespace ms {
 namespace {
@@ -260,6 +262,61 @@ Model buildFreeBody(const Args& a) {
   return m;
 }
 
+// A solid box body (uniform density, inertia as the .mech reader derives it) with the same shape
+// for drawing and contact.
+BodyDesc solidBox(const std::string& name, double mass, const Vec3& size, double friction) {
+  BodyDesc b;
+  b.name = name;
+  b.mass = mass;
+  b.friction = friction;
+  ShapeDesc shape;
+  shape.kind = ShapeDesc::Kind::Box;
+  shape.size = size;
+  shape.color = Vec4(0.85, 0.55, 0.2, 1.0);
+  shapeInertia(shape, mass, b.inertia);
+  b.visuals.push_back(shape);
+  b.collisions.push_back(shape);
+  return b;
+}
+
+Model buildBoxDrop(const Args& a) {
+  // §5.1: a 0.5 m, 1 kg cube dropped from 0.4 m (its bottom face 0.4 m above the ground).
+  Model m;
+  m.name = "box-drop";
+  const double edge = 0.5, height = a.num("height", 0, 100);
+  BodyDesc b = solidBox("box", 1.0, Vec3::Constant(edge), a.num("mu", 0, 10));
+  b.position = Vec3(0, 0, height + 0.5 * edge);
+  m.bodies.push_back(b);
+  GroundDesc g;
+  g.name = "ground";
+  m.grounds.push_back(g);
+  return m;
+}
+
+Model buildBoxIncline(const Args& a) {
+  // A 0.5 m, 1 kg box at rest on a plane through the origin tilted by angle_deg about the x or y
+  // axis; it sticks while tan θ < μ and slides with acceleration g (sin θ − μ cos θ) otherwise.
+  // (Same arithmetic as models/box-incline.mech, so that file and scene agree to the last bit.)
+  Model m;
+  m.name = "box-incline";
+  const double theta = a.num("angle_deg", 0, 89) * kPi / 180.0, mu = a.num("mu", 0, 10), edge = 0.5;
+  const std::string axis = a.str("tilt_axis");
+  if (axis != "x" && axis != "y") throw UserError("scene box-incline: tilt_axis must be x or y, got '" + axis + "'");
+  const bool aboutY = axis == "y";
+  const double s = std::sin(theta), c = std::cos(theta), sh = std::sin(theta / 2), ch = std::cos(theta / 2);
+  const Vec3 n = aboutY ? Vec3(s, 0, c) : Vec3(0, -1 * s, c);
+  BodyDesc b = solidBox("box", 1.0, Vec3::Constant(edge), mu);
+  b.position = Vec3(0.25 * n.x(), 0.25 * n.y(), 0.25 * n.z());
+  b.orientation = aboutY ? Vec4(ch, 0, sh, 0) : Vec4(ch, sh, 0, 0);
+  m.bodies.push_back(b);
+  GroundDesc g;
+  g.name = "incline";
+  g.normal = n;
+  g.friction = mu;
+  m.grounds.push_back(g);
+  return m;
+}
+
 struct SceneEntry {
   SceneInfo info;
   std::function<Model(const Args&)> build;
@@ -290,6 +347,13 @@ const std::vector<SceneEntry>& entries() {
         {{"spin", "2", "angular velocity about the intermediate axis [rad/s]"},
          {"perturbation", "0.01", "angular velocity about the other two axes [rad/s]"}}},
        buildFreeBody},
+      {{"box-drop", "a 0.5 m, 1 kg cube dropped from 0.4 m onto the ground (contact, friction)",
+        {{"height", "0.4", "drop height of the bottom face [m]"}, {"mu", "0.5", "friction coefficient"}}},
+       buildBoxDrop},
+      {{"box-incline", "a 0.5 m, 1 kg box at rest on a tilted plane: sticks if tan(angle) < mu, else slides",
+        {{"angle_deg", "20", "tilt of the plane [deg]"}, {"mu", "0.5", "friction coefficient"},
+         {"tilt_axis", "x", "axis the plane is tilted about: x or y"}}},
+       buildBoxIncline},
   };
   return e;
 }

@@ -141,6 +141,13 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   }
   for (const WrenchDesc& w : model.wrenches)
     if (w.body < 0 || w.body >= nb || !finite(w.force) || !finite(w.torque)) err("external wrench: invalid body or value");
+  for (const GroundDesc& g : model.grounds) {
+    const std::string who = "ground '" + g.name + "'";
+    if (!finite(g.point) || !finite(g.normal) || g.normal.norm() < 1e-12) err(who + ": needs a finite point and a non-zero normal");
+    if (!std::isfinite(g.friction)) err(who + ": friction must be finite");
+  }
+  for (const BodyDesc& b : model.bodies)
+    if (!(b.friction >= 0) || !std::isfinite(b.friction)) err("body '" + b.name + "': friction must be finite and ≥ 0");
   if (nb == 0) err("the model has no bodies");
 
   if (!errors.empty()) {
@@ -192,6 +199,33 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     sys->numConstraintRows += j.geo.constrained();
   }
 
+  // Contact candidates: every collision shape of every body against every ground plane; nodes last.
+  for (const GroundDesc& g : model.grounds) {
+    const contact::WorldPlane plane = contact::makeWorldPlane(g.point, g.normal);
+    for (int b = 0; b < nb; ++b) {
+      const BodyDesc& body = model.bodies[b];
+      for (const ShapeDesc& sd : body.collisions) {
+        CompiledContactGroup grp;
+        if (!contact::contactShapeFromDesc(sd, grp.shape) || grp.shape.kind == contact::ContactShape::Kind::Plane) continue;
+        grp.body = b;
+        grp.plane = plane;
+        grp.friction = g.friction >= 0 ? g.friction : body.friction;
+        contact::ContactSet set;
+        grp.count = contact::shapePlane(plane, grp.shape, contact::BodyPose(), set);
+        grp.first = int(sys->contacts.size());
+        for (int k = 0; k < grp.count; ++k) {
+          CompiledContact c;
+          c.group = int(sys->contactGroups.size());
+          c.candidate = k;
+          c.node = sys->numNodes++;
+          sys->nodeJoint.push_back(-1);
+          sys->contacts.push_back(c);
+        }
+        sys->contactGroups.push_back(grp);
+      }
+    }
+  }
+
   // Graph: every constrained joint node is adjacent to its (one or two) bodies.
   std::vector<std::vector<int>> adjacency(sys->numNodes);
   std::vector<bool> zeroDiagonal(sys->numNodes, false);
@@ -203,6 +237,15 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
       adjacency[j.node].push_back(b);
       adjacency[b].push_back(j.node);
     }
+  }
+  // Every contact node hangs on its body. Its pivot ∂c/∂y + diag(s/y) becomes nearly singular as a
+  // contact closes (s → 0), so, like a joint, it is eliminated after its body (whose mass block is
+  // well conditioned); the contacts of one body then share fill-in blocks.
+  for (const CompiledContact& c : sys->contacts) {
+    const int b = sys->contactGroups[c.group].body;
+    adjacency[c.node].push_back(b);
+    adjacency[b].push_back(c.node);
+    zeroDiagonal[c.node] = true;
   }
   sys->order = computeEliminationOrder(adjacency, zeroDiagonal);
 
@@ -217,6 +260,12 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     j.blockJB = layout.blockIndex(j.node, j.geo.child);
     j.blockBJ = layout.blockIndex(j.geo.child, j.node);
     MS_ASSERT(j.blockJB >= 0 && j.blockBJ >= 0, "joint–body block missing from the graph");
+  }
+  for (CompiledContact& c : sys->contacts) {
+    const int b = sys->contactGroups[c.group].body;
+    c.blockCB = layout.blockIndex(c.node, b);
+    c.blockBC = layout.blockIndex(b, c.node);
+    MS_ASSERT(c.blockCB >= 0 && c.blockBC >= 0, "contact–body block missing from the graph");
   }
 
   return sys;

@@ -10,6 +10,7 @@
 
 #include "core/types.h"
 #include "dynamics/joint_constraint.h"
+#include "contact/contact_geometry.h"
 #include "model/model.h"
 #include "solver/graph.h"
 
@@ -34,18 +35,39 @@ struct CompiledJoint {
   int blockJA = -1, blockAJ = -1, blockJB = -1, blockBJ = -1;
 };
 
+// Contacts with the environment (paper §3.3–3.4): each collision shape of a body against each
+// ground plane gives a group of candidate contact points (sphere 1, capsule 2, box 8, cylinder 10),
+// each a graph node that is a leaf on its body. A node's 6 unknowns are the impulses
+// [γ, ψ, β₁..β₄] (normal, friction-cone multiplier, friction along 4 directions of the tangent
+// plane) and its 6 slacks [φ(z₂), μγ − Σβ, η₁..η₄] (29c–29f).
+constexpr int kFrictionDirections = 4;
+struct CompiledContactGroup {
+  int body = 0;
+  contact::ContactShape shape;
+  contact::WorldPlane plane;
+  double friction = 0.5;
+  int first = 0, count = 0;  // its contacts: contacts[first, first + count)
+};
+struct CompiledContact {
+  int group = 0, candidate = 0;  // candidate index within the group's ContactSet
+  int node = -1;
+  int blockCB = -1, blockBC = -1;  // (contact row, body column), (body row, contact column)
+};
+
 struct CompiledSystem {
   Model model;  // the description it was compiled from (initial conditions, names, shapes)
   std::vector<CompiledBody> bodies;
   std::vector<CompiledJoint> joints;
   int numNodes = 0;  // bodies first (node = body index), then constrained joints
-  std::vector<int> nodeJoint;  // node → joint index (−1 for body nodes)
+  std::vector<int> nodeJoint;  // node → joint index (−1 for body and contact nodes)
   EliminationOrder order;
   // Spanning tree used for initial conditions: joints in breadth-first order from the world, each
   // placing its child; the remaining joints close loops.
   std::vector<int> treeJoints, loopJoints;
   std::vector<std::vector<int>> bodyJoints;  // joints touching each body
   int numConstraintRows = 0;
+  std::vector<CompiledContactGroup> contactGroups;
+  std::vector<CompiledContact> contacts;  // nodes numbered last, after the joints
   // Compile notes for the user (e.g. redundant constraint rows that were dropped).
   std::vector<std::string> notes;
 };

@@ -24,6 +24,10 @@ struct State {
   long step = 0;
   std::vector<BodyState, Eigen::aligned_allocator<BodyState>> bodies;
   std::vector<Vec6, Eigen::aligned_allocator<Vec6>> lambda;  // per joint (padded), warm start
+  // Per contact (CompiledSystem::contacts) after the step that produced this state: impulses
+  // [γ, ψ, β₁..β₄] in N (forces over the step) and the gap φ(z₂) in m at the next knot.
+  std::vector<Vec6, Eigen::aligned_allocator<Vec6>> contactImpulse;
+  std::vector<double> contactGap;
 };
 
 // Inputs applied during a step; sized once by the Simulation.

@@ -113,6 +113,12 @@ std::string modelDifference(const Model& a, const Model& b) {
     if (p.initialVelocity != q.initialVelocity) return w + "initial velocity";
     if (p.lowerLimit != q.lowerLimit || p.upperLimit != q.upperLimit) return w + "limits";
   }
+  if (a.grounds.size() != b.grounds.size()) return "number of grounds";
+  for (size_t i = 0; i < a.grounds.size(); ++i) {
+    const GroundDesc &p = a.grounds[i], &q = b.grounds[i];
+    if (p.name != q.name || p.point != q.point || p.normal != q.normal || p.friction != q.friction)
+      return "ground " + std::to_string(i) + " '" + p.name + "'";
+  }
   if (a.springs.size() != b.springs.size()) return "number of springs";
   for (size_t i = 0; i < a.springs.size(); ++i) {
     const SpringDesc &p = a.springs[i], &q = b.springs[i];
@@ -535,6 +541,11 @@ void TestMechReader::galleryFilesEqualTheirScenes() {
       {"four-link-segments", "four-link-segments", {{"n", "7"}}, {{"n", "7"}}},
       {"double-four-bar", "double-four-bar", {}, {}},
       {"free-body", "free-body", {}, {}},
+      {"box-drop", "box-drop", {}, {}},
+      {"box-drop", "box-drop", {{"height", "1"}, {"mu", "0.2"}}, {{"height", "1"}, {"mu", "0.2"}}},
+      {"box-incline", "box-incline", {}, {}},
+      {"box-incline", "box-incline", {{"angle_deg", "30"}, {"mu", "0.3"}, {"tilt_axis", "y"}},
+       {{"angle_deg", "30"}, {"mu", "0.3"}, {"tilt_y", "1"}}},
   };
   std::set<std::string> covered;
   for (const Case& c : cases) {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Qt Test of the 3D viewport (runs under Xvfb): rendering of built-in and URDF models with a mesh,
-// the camera (mouse orbit/pan/zoom, presets, fit, round trip), picking, Ctrl+drag perturbation and
-// the overlays, judged from rendered pixels and emitted signals.
+// the camera (mouse orbit/pan/zoom, presets, fit, round trip), picking, Ctrl+drag perturbation, the
+// overlays and the links drawn along massless rods, judged from rendered pixels and emitted signals.
 #include <cmath>
 #include <map>
 
@@ -130,6 +130,38 @@ void click(QWidget* w, QPointF pos) {
 
 ms::Vec3 viewDir(const ViewportWidget::Camera& c) { return (c.center - c.eye).normalized(); }
 
+// Where a world point lands in the rendered image (device pixels; far outside when behind the camera).
+QPointF imagePos(const ViewportWidget& w, const ms::Vec3& p) {
+  QPointF pos;
+  if (!w.worldToWidget(p, pos)) return {-1e6, -1e6};
+  return pos * w.devicePixelRatioF();
+}
+
+// Whether `at` lies in the image at least `margin` pixels from its border.
+bool insideImage(const QImage& img, QPointF at, double margin) {
+  return at.x() >= margin && at.y() >= margin && at.x() <= img.width() - 1 - margin && at.y() <= img.height() - 1 - margin;
+}
+
+// Whether some pixel within `radius` of `at` differs between two renderings.
+bool changedNear(const QImage& a, const QImage& b, QPointF at, int radius) {
+  const int cx = int(std::lround(at.x())), cy = int(std::lround(at.y()));
+  for (int y = cy - radius; y <= cy + radius; ++y)
+    for (int x = cx - radius; x <= cx + radius; ++x)
+      if (a.rect().contains(x, y) && differs(a.pixel(x, y), b.pixel(x, y), 3)) return true;
+  return false;
+}
+
+// Fraction of 21 points along the middle 70 % of the segment from→to (world) near which the two
+// renderings differ.
+double segmentChanged(const ViewportWidget& w, const QImage& a, const QImage& b, const ms::Vec3& from,
+                      const ms::Vec3& to) {
+  int hits = 0;
+  for (int i = 0; i <= 20; ++i) hits += changedNear(a, b, imagePos(w, from + (0.15 + 0.035 * i) * (to - from)), 2);
+  return hits / 21.0;
+}
+
+int luminance(QRgb c) { return (299 * qRed(c) + 587 * qGreen(c) + 114 * qBlue(c)) / 1000; }
+
 // A camera looking at `p` from the front-right-above at 1.5 m.
 ViewportWidget::Camera cameraOn(const ms::Vec3& p) {
   ViewportWidget::Camera c;
@@ -189,7 +221,9 @@ class TestViewport : public QObject {
     const double bodyFraction = fractionNot(bodies, bg);
     const int shades = distinctColors(bodies, bg);
     qInfo("chain: bodies cover %.1f %% of pixels with %d distinct colours", 100 * bodyFraction, shades);
-    QVERIFY(bodyFraction > 0.005);  // 5 thin rods (r = 5 cm) in a 5 m wide view
+    // 5 thin rods (r = 5 cm) leaning towards the camera, in a view that holds their whole swing
+    // (a disc of 5 m radius about the pivot).
+    QVERIFY(bodyFraction > 0.001);
     QVERIFY(bodyFraction < all);
     QVERIFY(shades > 50);
 
@@ -293,7 +327,7 @@ class TestViewport : public QObject {
     const QImage fitted = w.renderToImage();
     const double covered = fractionNot(fitted, dominantColor(fitted));
     qInfo("fit: distance %.2f m, bodies cover %.1f %% of pixels", dist, 100 * covered);
-    QVERIFY(covered > 0.005);
+    QVERIFY(covered > 0.002);  // 4 thin rods in the view of their whole swing (4 m about the pivot)
     // Framed: the bodies do not touch the image border.
     const QRgb bg = dominantColor(fitted);
     long onBorder = 0;
@@ -315,6 +349,7 @@ class TestViewport : public QObject {
     w.setModel(sys, QString(), false);
     w.setSnapshot(snap);
     w.setOverlay(ViewportWidget::Overlay::Grid, false);
+    w.setOverlay(ViewportWidget::Overlay::Links, false);  // the pixel search below looks for bodies
     QSignalSpy selected(&w, &ViewportWidget::bodySelected);
 
     w.setCamera(cameraOn(snap.state.bodies[1].x));
@@ -503,6 +538,121 @@ class TestViewport : public QObject {
     const QRgb seeThrough = w.renderToImage().pixel(QPoint(400, 300) * w.devicePixelRatioF());
     qInfo("capsule centre pixel: opaque #%06x, alpha 0.3 #%06x", opaque & 0xffffff, seeThrough & 0xffffff);
     QVERIFY(differs(opaque, seeThrough, 20));
+  }
+
+  // Links are on by default: the pendulum's massless rod is drawn from the pivot (a dark dot in a
+  // light ring) to the bob, disappears when the overlay is off and comes back when it is on again.
+  void linksOverlay() {
+    using O = ViewportWidget::Overlay;
+    ms::Model model;
+    QVERIFY(loadFile("models/pendulum.mech", model));
+    auto sys = ms::compile(model);
+    const Snapshot snap = snapshotOf(sys);
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    QVERIFY(w.overlay(O::Links));
+    w.setModel(sys, QString(), false);
+    w.setSnapshot(snap);
+    QVERIFY(w.overlay(O::Links));
+    const QImage on = w.renderToImage();
+    QVERIFY(on.save(QDir::current().filePath("viewport-links.png")));
+
+    w.setOverlay(O::Links, false);
+    QVERIFY(!w.overlay(O::Links));
+    const QImage off = w.renderToImage();
+    const ms::Vec3 pivot = ms::Vec3::Zero(), bob = snap.state.bodies[0].x;
+    const long rod = pixelsChanged(on, off);
+    const double along = segmentChanged(w, on, off, pivot, bob);
+    qInfo("pendulum: the links change %ld pixels, near %.0f %% of the points along the rod", rod, 100 * along);
+    QVERIFY(rod > 300);
+    QVERIFY(along > 0.9);
+
+    w.setOverlay(O::Links, true);
+    QVERIFY(pixelsChanged(on, w.renderToImage()) < 10);
+
+    // The pivot: dark at its centre, light a few pixels out (the ring).
+    const QPointF p = imagePos(w, pivot);
+    QVERIFY(insideImage(on, p, 10));
+    int ring = 0;
+    for (int a = 0; a < 16; ++a)
+      for (double r : {4.0, 5.0}) {
+        const QPointF q = p + r * QPointF(std::cos(a * 0.3927), std::sin(a * 0.3927));
+        ring = std::max(ring, luminance(on.pixel(q.toPoint())));
+      }
+    const int centre = luminance(on.pixel(p.toPoint()));
+    qInfo("pivot: luminance %d at the centre, up to %d on the ring", centre, ring);
+    QVERIFY(centre < 90);
+    QVERIFY(ring > centre + 80);
+  }
+
+  // The double pendulum after 150 steps, fitted: both rods are drawn, the pendulum is large and
+  // everything it can reach (a disc of its length about the pivot) is in view, also after a resize.
+  void doublePendulumFrame() {
+    using O = ViewportWidget::Overlay;
+    ms::Model model;
+    QVERIFY(loadFile("models/double-pendulum.mech", model));
+    auto sys = ms::compile(model);
+    ms::Simulation sim(sys);
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    w.setModel(sys, QString(), false);
+    w.setSnapshot(snapshotOf(sys));
+    Snapshot snap = snapshotOf(sys);
+    for (int i = 0; i < 150; ++i) QVERIFY(sim.step());
+    snap.state = sim.state();
+    w.setSnapshot(snap);
+    w.fitToModel();
+    const ms::Vec3 pivot = ms::Vec3::Zero(), b0 = snap.state.bodies[0].x, b1 = snap.state.bodies[1].x;
+
+    // Rods: pixels change along pivot → first body and first → second body.
+    const QImage on = w.renderToImage();
+    QVERIFY(on.save(QDir::current().filePath("viewport-double-pendulum.png")));
+    w.setOverlay(O::Links, false);
+    const QImage off = w.renderToImage();
+    w.setOverlay(O::Links, true);
+    const double rod1 = segmentChanged(w, on, off, pivot, b0), rod2 = segmentChanged(w, on, off, b0, b1);
+    qInfo("double pendulum: links change pixels near %.0f %% / %.0f %% of the points along the rods", 100 * rod1,
+          100 * rod2);
+    QVERIFY(rod1 > 0.9);
+    QVERIFY(rod2 > 0.9);
+
+    // Large: the pendulum spans a good part of the view; its reach (2 m about the pivot, in its
+    // plane of motion x = 0) stays inside the image.
+    const auto checkFramed = [&](const QImage& img, const char* when) {
+      const QPointF p = imagePos(w, pivot), q0 = imagePos(w, b0), q1 = imagePos(w, b1);
+      const double span = std::max({QLineF(p, q0).length(), QLineF(p, q1).length(), QLineF(q0, q1).length()});
+      const double reach = (b0 - pivot).norm() + (b1 - b0).norm();
+      double lo = 1e9;
+      bool inside = insideImage(img, p, 2) && insideImage(img, q0, 2) && insideImage(img, q1, 2);
+      for (int k = 0; k < 72; ++k) {
+        const double t = k * 3.14159265358979 / 36;
+        const QPointF r = imagePos(w, pivot + reach * ms::Vec3(0, std::cos(t), std::sin(t)));
+        inside = inside && insideImage(img, r, 2);
+        lo = std::min({lo, r.x(), r.y(), img.width() - 1 - r.x(), img.height() - 1 - r.y()});
+      }
+      const double small = std::min(img.width(), img.height());
+      qInfo("%s: pendulum spans %.0f px of %.0f, its reach comes within %.0f px of the border", when, span, small, lo);
+      QVERIFY(inside);
+      QVERIFY(span > 0.3 * small);
+      QVERIFY(lo < 0.1 * small);  // the reach fills the view: not framed too far away
+    };
+    checkFramed(on, "fitted 800x600");
+
+    // An untouched view is framed again when the widget is resized ...
+    const auto fitted = w.camera();
+    w.resize(500, 700);
+    QTRY_COMPARE(w.size(), QSize(500, 700));
+    const QImage tall = w.renderToImage();
+    QVERIFY((w.camera().eye - fitted.eye).norm() > 0.1);
+    checkFramed(tall, "resized to 500x700");
+    // ... but not once the user has moved the camera.
+    drag(&w, {250, 350}, {300, 350}, Qt::LeftButton);
+    const auto moved = w.camera();
+    w.resize(800, 600);
+    QTRY_COMPARE(w.size(), QSize(800, 600));
+    w.renderToImage();
+    QCOMPARE(w.camera().eye, moved.eye);
+    QCOMPARE(w.camera().center, moved.center);
   }
 
   // Each overlay draws something when on and nothing when off; trails follow a running simulation.

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Overlay geometry of the 3D view: fixed-size vertex arrays per model (joint triads and axes,
-// centre-of-mass crosses), arrays resized in place for contacts (capacity is kept), ring-buffered
-// trails and the perturbation spring. Vertices are written in world coordinates.
+// centre-of-mass crosses, link segments and joint markers), arrays resized in place for contacts
+// (capacity is kept), ring-buffered trails and the perturbation spring. Vertices are written in
+// world coordinates.
 #include "viewport/overlays.h"
 
 #include <algorithm>
 
+#include <osg/Depth>
+#include <osg/LineWidth>
+#include <osg/Point>
 #include <osg/ShapeDrawable>
 
 #include "viewport/scene_nodes.h"
@@ -19,6 +23,43 @@ const osg::Vec4 kRed(0.95f, 0.25f, 0.25f, 1), kGreen(0.30f, 0.90f, 0.30f, 1), kB
 const osg::Vec4 kAxis(0.2f, 0.9f, 1.0f, 1), kCom(1.0f, 0.85f, 0.1f, 1);
 const osg::Vec4 kContact(1.0f, 0.2f, 0.2f, 1), kForce(1.0f, 0.6f, 0.1f, 1), kSpring(1.0f, 1.0f, 1.0f, 1);
 constexpr double kMetresPerNewton = 0.01, kMaxArrow = 0.5;
+// Links: light grey-beige rods, joint dots a shade lighter, pivots dark inside a beige ring.
+const osg::Vec4 kLink(0.78f, 0.74f, 0.64f, 1), kJointDot(0.93f, 0.89f, 0.80f, 1), kPivotDot(0.20f, 0.18f, 0.16f, 1);
+constexpr float kLinkWidth = 3.0f, kJointDotSize = 6.0f, kPivotRingSize = 12.0f;
+
+// Which link segments a joint has; fixed by its geometry, so the vertex count is fixed per model.
+struct LinkSegments {
+  bool fromParent, slide, toChild;
+};
+LinkSegments linkSegmentsOf(const JointGeometry& g) {
+  // A joint point at a body's centre of mass needs no segment; a sliding joint shows its travel.
+  return {g.parent >= 0 && g.pa.norm() > 1e-9, g.fT > 0, g.child >= 0 && g.pb.norm() > 1e-9};
+}
+
+// A body-frame point in world coordinates (the world's frame for body -1).
+inline Vec3 pointOn(const Poses& poses, int body, const Vec3& p) {
+  if (body < 0 || size_t(body) >= poses.size()) return p;
+  const BodyState& b = poses[size_t(body)];
+  return b.x + rotationOf(b.q) * p;
+}
+
+// A body's centre of mass (the point itself for the world or a missing pose).
+inline Vec3 centerOf(const Poses& poses, int body, const Vec3& fallback) {
+  return body >= 0 && size_t(body) < poses.size() ? poses[size_t(body)].x : fallback;
+}
+
+// State of the links' drawables in stage-level bin `bin`. Rods are depth-tested and drawn right
+// after the opaque bodies (before the translucent grid), so bodies hide the rods inside them; joint
+// markers are drawn over the bodies and the grid (a pivot at a rod's end would otherwise be half
+// hidden) but under the other overlays (bin 100), which the user asked for.
+void setLinkState(osg::StateSet* ss, int bin, bool depthTested) {
+  if (depthTested) {
+    ss->setMode(GL_DEPTH_TEST, osg::StateAttribute::ON);
+    ss->setAttributeAndModes(new osg::Depth(osg::Depth::LEQUAL, 0.0, 1.0, true));
+  }
+  ss->setRenderBinDetails(bin, "RenderBin");
+  ss->setNestRenderBins(false);
+}
 
 // Vertex i of a Vec3Array from an engine vector.
 inline void put(osg::Vec3Array& v, size_t i, const Vec3& p) { v[i].set(float(p.x()), float(p.y()), float(p.z())); }
@@ -38,6 +79,33 @@ osg::ref_ptr<osg::Geode> layerOf(osg::Geometry* g) {
 }
 
 }  // namespace
+
+// Breadth first from the world over joints without free coordinates.
+std::vector<char> groundedBodies(const CompiledSystem& system) {
+  const size_t nb = system.bodies.size();
+  std::vector<char> grounded(nb, 0);
+  std::vector<int> frontier;
+  const auto weld = [](const JointGeometry& g) { return g.fT == 0 && g.fR == 0; };
+  const auto visit = [&](int body) {
+    if (body >= 0 && size_t(body) < nb && !grounded[size_t(body)]) {
+      grounded[size_t(body)] = 1;
+      frontier.push_back(body);
+    }
+  };
+  for (const CompiledJoint& j : system.joints)
+    if (weld(j.geo) && (j.geo.parent < 0 || j.geo.child < 0)) visit(j.geo.parent < 0 ? j.geo.child : j.geo.parent);
+  while (!frontier.empty()) {
+    const int body = frontier.back();
+    frontier.pop_back();
+    if (size_t(body) >= system.bodyJoints.size()) continue;
+    for (int k : system.bodyJoints[size_t(body)]) {
+      if (k < 0 || size_t(k) >= system.joints.size() || !weld(system.joints[size_t(k)].geo)) continue;
+      const JointGeometry& g = system.joints[size_t(k)].geo;
+      visit(g.parent == body ? g.child : g.parent);
+    }
+  }
+  return grounded;
+}
 
 // The layers exist for the widget's lifetime; setModel only resizes their arrays.
 OverlayLayers::OverlayLayers() {
@@ -72,6 +140,29 @@ OverlayLayers::OverlayLayers() {
   contactForceGeom_->addPrimitiveSet(contactForcePrims_);
   layers_[ContactForces] = layerOf(contactForceGeom_);
 
+  // Links: rods as wide lines, then the pivot rings, then the joint dots on top of them.
+  linkVerts_ = new osg::Vec3Array;
+  linkGeom_ = makeDynamicGeometry(linkVerts_, singleColor(kLink), osg::Array::BIND_OVERALL);
+  linkLines_ = new osg::DrawArrays(GL_LINES, 0, 0);
+  linkGeom_->addPrimitiveSet(linkLines_);
+  setLinkState(linkGeom_->getOrCreateStateSet(), 5, true);
+  linkGeom_->getOrCreateStateSet()->setAttributeAndModes(new osg::LineWidth(kLinkWidth));
+  markerVerts_ = new osg::Vec3Array;
+  pivotHaloGeom_ = makeDynamicGeometry(markerVerts_, singleColor(kLink), osg::Array::BIND_OVERALL);
+  pivotHaloPoints_ = new osg::DrawArrays(GL_POINTS, 0, 0);
+  pivotHaloGeom_->addPrimitiveSet(pivotHaloPoints_);
+  setLinkState(pivotHaloGeom_->getOrCreateStateSet(), 90, false);
+  pivotHaloGeom_->getOrCreateStateSet()->setAttributeAndModes(new osg::Point(kPivotRingSize));
+  markerGeom_ = makeDynamicGeometry(markerVerts_, new osg::Vec4Array, osg::Array::BIND_PER_VERTEX);
+  markerPoints_ = new osg::DrawArrays(GL_POINTS, 0, 0);
+  markerGeom_->addPrimitiveSet(markerPoints_);
+  setLinkState(markerGeom_->getOrCreateStateSet(), 91, false);
+  markerGeom_->getOrCreateStateSet()->setAttributeAndModes(new osg::Point(kJointDotSize));
+  osg::ref_ptr<osg::Geode> links = layerOf(linkGeom_);
+  links->addDrawable(pivotHaloGeom_);
+  links->addDrawable(markerGeom_);
+  layers_[Links] = links;
+
   // Trails: depth-tested translucent strips (they are paths in space, not markers).
   trailGroup_ = new osg::Group;
   trailGroup_->setNodeMask(0);
@@ -95,6 +186,8 @@ OverlayLayers::OverlayLayers() {
 
   for (const auto& layer : layers_) root_->addChild(layer);
   root_->addChild(spring_);
+  // The links are the only layer on by default: without them massless rods are invisible.
+  setEnabled(Links, true);
 }
 
 // Allocates the per-model arrays once; colours are fixed here, positions written by update().
@@ -121,6 +214,38 @@ void OverlayLayers::setModel(const CompiledSystem* system, const std::vector<osg
   comPoints_->setCount(GLsizei(nb));
   touch(comGeom_, comVerts_);
 
+  // Links: the segment count is fixed by the joints' geometry; markers of pivots (joints on the
+  // world or on a body welded to it) come first.
+  size_t nLinkVerts = 0, nPivots = 0;
+  markerSlot_.assign(nj, 0);
+  std::vector<char> pivot(nj, 0);
+  const std::vector<char> grounded = system ? groundedBodies(*system) : std::vector<char>();
+  const auto ground = [&](int body) { return body < 0 || (size_t(body) < grounded.size() && grounded[size_t(body)]); };
+  for (size_t j = 0; j < nj; ++j) {
+    const JointGeometry& g = system->joints[j].geo;
+    const LinkSegments seg = linkSegmentsOf(g);
+    nLinkVerts += 2 * (size_t(seg.fromParent) + size_t(seg.slide) + size_t(seg.toChild));
+    pivot[j] = ground(g.parent) || ground(g.child);
+    if (pivot[j]) markerSlot_[j] = int(nPivots++);
+  }
+  auto* mc = static_cast<osg::Vec4Array*>(markerGeom_->getColorArray());
+  mc->assign(nj, kJointDot);
+  for (size_t j = 0, next = nPivots; j < nj; ++j) {
+    if (pivot[j])
+      (*mc)[size_t(markerSlot_[j])] = kPivotDot;
+    else
+      markerSlot_[j] = int(next++);
+  }
+  mc->dirty();
+  linkVerts_->assign(nLinkVerts, osg::Vec3());
+  linkLines_->setCount(GLsizei(nLinkVerts));
+  markerVerts_->assign(nj, osg::Vec3());
+  markerPoints_->setCount(GLsizei(nj));
+  pivotHaloPoints_->setCount(GLsizei(nPivots));
+  touch(linkGeom_, linkVerts_);
+  touch(markerGeom_, markerVerts_);
+  pivotHaloGeom_->dirtyBound();
+
   // Contacts start empty.
   contactPointVerts_->clear();
   contactPointPrims_->setCount(0);
@@ -146,6 +271,36 @@ void OverlayLayers::update(const Poses& poses, const std::vector<ContactDraw>& c
   if (on_[JointFrames]) updateJointFrames(poses);
   if (on_[CentersOfMass]) updateCenters(poses);
   if (on_[ContactPoints] || on_[ContactForces]) updateContacts(contacts);
+  if (on_[Links]) updateLinks(poses);
+}
+
+// Per joint: parent centre of mass → joint point on the parent, its travel to the point on the
+// child (sliding joints), → child centre of mass; the marker sits on the world anchor of a pivot,
+// else on the child's point.
+void OverlayLayers::updateLinks(const Poses& poses) {
+  osg::Vec3Array& v = *linkVerts_;
+  size_t k = 0;
+  for (size_t j = 0; j < system_->joints.size(); ++j) {
+    const JointGeometry& g = system_->joints[j].geo;
+    const LinkSegments seg = linkSegmentsOf(g);
+    const Vec3 a = pointOn(poses, g.parent, g.pa), b = pointOn(poses, g.child, g.pb);
+    if (seg.fromParent) {
+      put(v, k++, centerOf(poses, g.parent, a));
+      put(v, k++, a);
+    }
+    if (seg.slide) {
+      put(v, k++, a);
+      put(v, k++, b);
+    }
+    if (seg.toChild) {
+      put(v, k++, b);
+      put(v, k++, centerOf(poses, g.child, b));
+    }
+    put(*markerVerts_, size_t(markerSlot_[j]), g.parent < 0 ? a : b);
+  }
+  touch(linkGeom_, linkVerts_);
+  touch(markerGeom_, markerVerts_);
+  pivotHaloGeom_->dirtyBound();
 }
 
 // Triad at the joint's point on the child body (child orientation) and its axis when it has one.

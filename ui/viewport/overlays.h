@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The viewport's optional overlays as OSG geometry whose vertex arrays are rewritten in place:
 // joint frames and axes, centres of mass, contact points and force arrows, centre-of-mass trails,
-// and the Ctrl+drag perturbation spring. A layer that is off is masked out and never updated.
+// the mechanism's links (skeleton through the joints) and the Ctrl+drag perturbation spring.
+// A layer that is off is masked out and never updated.
 #pragma once
 
 #include <vector>
@@ -19,9 +20,13 @@ namespace ms::ui::viewport {
 
 using Poses = std::vector<BodyState, Eigen::aligned_allocator<BodyState>>;
 
+// Bodies welded to the world (fixed joints, directly or through other welded bodies): they never
+// move, so the view treats them as ground and their joints to moving bodies as pivots.
+std::vector<char> groundedBodies(const CompiledSystem& system);
+
 class OverlayLayers {
  public:
-  enum Layer { JointFrames, ContactPoints, ContactForces, CentersOfMass, Trails, NumLayers };
+  enum Layer { JointFrames, ContactPoints, ContactForces, CentersOfMass, Trails, Links, NumLayers };
   static constexpr int kTrailLength = 1000;  // centre-of-mass positions kept per body
 
   OverlayLayers();
@@ -53,6 +58,7 @@ class OverlayLayers {
   void updateJointFrames(const Poses& poses);
   void updateCenters(const Poses& poses);
   void updateContacts(const std::vector<ContactDraw>& contacts);
+  void updateLinks(const Poses& poses);
 
   osg::ref_ptr<osg::Group> root_;
   osg::ref_ptr<osg::Node> layers_[NumLayers];
@@ -63,6 +69,12 @@ class OverlayLayers {
   osg::ref_ptr<osg::Geometry> jointGeom_, comGeom_, contactPointGeom_, contactForceGeom_;
   osg::ref_ptr<osg::Vec3Array> jointVerts_, comVerts_, contactPointVerts_, contactForceVerts_;
   osg::ref_ptr<osg::DrawArrays> comLines_, comPoints_, contactPointPrims_, contactForcePrims_;
+  // Links: segments (centre of mass → joint point, anchor → slider point, joint point → centre of
+  // mass) and one marker per joint, pivots (joints on the ground) first so a ring can mark them.
+  osg::ref_ptr<osg::Geometry> linkGeom_, markerGeom_, pivotHaloGeom_;
+  osg::ref_ptr<osg::Vec3Array> linkVerts_, markerVerts_;
+  osg::ref_ptr<osg::DrawArrays> linkLines_, markerPoints_, pivotHaloPoints_;
+  std::vector<int> markerSlot_;  // marker index of each joint
   osg::ref_ptr<osg::Group> trailGroup_;
   std::vector<Trail> trails_;
   std::vector<osg::Vec4> bodyColors_;

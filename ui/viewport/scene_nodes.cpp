@@ -181,11 +181,13 @@ osg::ref_ptr<osg::Node> buildMarkerSphere(double radius, const osg::Vec4& color,
   return shapeDrawable(new osg::Sphere(osg::Vec3(), float(radius)), color, materials);
 }
 
-// Grid lines split into 0.5 m segments so the per-vertex alpha can fade with the distance from the origin.
-osg::ref_ptr<osg::Node> buildGrid(double halfExtent, double minorHalfExtent) {
+// Grid lines split into half-spacing segments so the per-vertex alpha can fade with the distance
+// from the origin.
+osg::ref_ptr<osg::Node> buildGrid(double halfExtent, double spacing, double minorHalfExtent) {
   osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
   osg::ref_ptr<osg::Vec4Array> c = new osg::Vec4Array;
-  const double seg = 0.5;
+  spacing = std::max(spacing, 1e-3);
+  const double seg = 0.5 * spacing;
   // Adds the line a→b (in the z = 0 plane) faded out between 0.6·edge and edge.
   const auto addLine = [&](const osg::Vec3d& a, const osg::Vec3d& b, const osg::Vec4& color, double edge) {
     const int n = std::max(1, int(std::ceil((b - a).length() / seg)));
@@ -201,17 +203,18 @@ osg::ref_ptr<osg::Node> buildGrid(double halfExtent, double minorHalfExtent) {
   };
   const osg::Vec4 major(0.62f, 0.66f, 0.72f, 0.55f), minor(0.55f, 0.58f, 0.64f, 0.22f);
   const osg::Vec4 xAxis(0.90f, 0.30f, 0.30f, 0.9f), yAxis(0.35f, 0.80f, 0.35f, 0.9f);
-  // 1 m lines over the whole grid; the lines through the origin show the x (red) and y (green) axes.
-  const int nMajor = int(std::floor(halfExtent));
+  // Major lines over the whole grid; the lines through the origin show the x (red) and y (green) axes.
+  const int nMajor = int(std::floor(halfExtent / spacing + 1e-9));
   for (int i = -nMajor; i <= nMajor; ++i) {
-    addLine({double(i), -halfExtent, 0}, {double(i), halfExtent, 0}, i == 0 ? yAxis : major, halfExtent);
-    addLine({-halfExtent, double(i), 0}, {halfExtent, double(i), 0}, i == 0 ? xAxis : major, halfExtent);
+    const double t = i * spacing;
+    addLine({t, -halfExtent, 0}, {t, halfExtent, 0}, i == 0 ? yAxis : major, halfExtent);
+    addLine({-halfExtent, t, 0}, {halfExtent, t, 0}, i == 0 ? xAxis : major, halfExtent);
   }
-  // 0.1 m lines near the origin only (they would alias into noise further away).
-  const int nMinor = int(std::floor(minorHalfExtent * 10));
+  // Minor lines near the origin only (they would alias into noise further away).
+  const int nMinor = int(std::floor(minorHalfExtent * 10 / spacing + 1e-9));
   for (int k = -nMinor; k <= nMinor; ++k) {
     if (k % 10 == 0) continue;
-    const double t = k * 0.1;
+    const double t = k * 0.1 * spacing;
     addLine({t, -minorHalfExtent, 0}, {t, minorHalfExtent, 0}, minor, minorHalfExtent);
     addLine({-minorHalfExtent, t, 0}, {minorHalfExtent, t, 0}, minor, minorHalfExtent);
   }

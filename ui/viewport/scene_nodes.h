@@ -64,9 +64,10 @@ ShapeNode buildShape(const ShapeDesc& shape, const QString& modelDir, MeshCache&
 osg::ref_ptr<osg::Node> buildMarkerSphere(double radius, const osg::Vec4& color,
                                           std::vector<osg::ref_ptr<osg::Material>>& materials);
 
-// The ground grid at z = 0 over [-halfExtent, halfExtent]²: 1 m lines, 0.1 m lines near the origin,
-// both fading out towards their edge; the x axis is red, the y axis green.
-osg::ref_ptr<osg::Node> buildGrid(double halfExtent, double minorHalfExtent);
+// The ground grid at z = 0 over [-halfExtent, halfExtent]²: lines `spacing` apart, lines a tenth of
+// that apart within minorHalfExtent of the origin (none for 0), both fading out towards their edge;
+// the x axis is red, the y axis green.
+osg::ref_ptr<osg::Node> buildGrid(double halfExtent, double spacing, double minorHalfExtent);
 
 // A one-element colour array (for BIND_OVERALL).
 osg::ref_ptr<osg::Vec4Array> singleColor(const osg::Vec4& color);

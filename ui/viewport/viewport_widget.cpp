@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <queue>
+#include <utility>
 
 #include <QKeyEvent>
 #include <QMouseEvent>
@@ -16,6 +18,7 @@
 #include <QSurfaceFormat>
 #include <QWheelEvent>
 #include <osg/BlendFunc>
+#include <osg/ComputeBoundsVisitor>
 #include <osg/LightModel>
 #include <osg/LightSource>
 #include <osg/MatrixTransform>
@@ -41,14 +44,45 @@ const osg::Vec4 kBackground(0.17f, 0.19f, 0.23f, 1.0f);
 const osg::Vec4 kHighlight(0.32f, 0.17f, 0.0f, 1.0f);
 const char* const kBodyKey = "ms_body";
 
+// The farthest distance from c of the points within r1 of p1 and within r2 of p2: the farthest
+// point of either ball if it lies in the other, or a point of the circle where the spheres meet.
+// Infinite when the balls do not meet (no bound from this pair).
+double lensReach(const Vec3& c, const Vec3& p1, double r1, const Vec3& p2, double r2) {
+  const double gap = (p2 - p1).norm();
+  if (gap < 1e-12 || gap > r1 + r2 + 1e-9) return std::numeric_limits<double>::infinity();
+  double best = 0;
+  // The farthest point of each ball from c (any, for a ball centred on c), if the other holds it.
+  for (int k = 0; k < 2; ++k) {
+    const Vec3& pa = k ? p2 : p1;
+    const Vec3& pb = k ? p1 : p2;
+    const double ra = k ? r2 : r1, rb = k ? r1 : r2;
+    const Vec3 away = pa - c;
+    const Vec3 far = pa + (away.norm() > 1e-12 ? Vec3(away.normalized()) : Vec3((pb - pa) / gap)) * ra;
+    if ((far - pb).norm() <= rb + 1e-9) best = std::max(best, (far - c).norm());
+  }
+  // The circle where the spheres meet: centre o on the line p1p2, radius rho; its farthest point
+  // from c lies off the line on c's far side.
+  if (gap > std::abs(r1 - r2)) {
+    const Vec3 e = (p2 - p1) / gap;
+    const double a = (gap * gap + r1 * r1 - r2 * r2) / (2 * gap);
+    const double rho = std::sqrt(std::max(r1 * r1 - a * a, 0.0));
+    const Vec3 w = p1 + a * e - c;
+    const double along = w.dot(e), across = (w - along * e).norm();
+    best = std::max(best, std::hypot(along, across + rho));
+  }
+  return best;
+}
+
 }  // namespace
 
 struct ViewportWidget::Impl {
   // One body: its pose transform (carries the body index for picking), the shapes that count for its
-  // bounds (planes excluded) and its materials (for the selection highlight).
+  // bounds (planes excluded) with their box in the body frame, and its materials (for the selection
+  // highlight).
   struct Body {
     osg::ref_ptr<osg::MatrixTransform> xform;
     osg::ref_ptr<osg::Group> fit;
+    osg::BoundingBox box;
     std::vector<osg::ref_ptr<osg::Material>> materials;
   };
   // The mouse gesture between a press and the release of the same button.
@@ -87,7 +121,8 @@ struct ViewportWidget::Impl {
   long generation = std::numeric_limits<long>::min();
   double lastTrailTime = -std::numeric_limits<double>::infinity();
   bool pendingFit = false, gridOn = true;
-  double gridHalf = 0;
+  bool autoFit = false;  // the camera is as fit() left it: a resize frames the model again
+  double gridHalf = 0, gridSpacing = 0;
   int selected = -1;
   Camera cam;
   long frames = 0;
@@ -108,6 +143,13 @@ struct ViewportWidget::Impl {
   void orbit(double dx, double dy);
   void pan(double dx, double dy);
   void zoom(double steps, const QPointF& pos);
+  // The region a fit keeps in view: a ball, or for planar mechanisms points on a cylinder's rims.
+  struct Framing {
+    Vec3 center = Vec3::Zero();  // the camera turns about it
+    double radius = 0;           // of the ball holding the region
+    std::vector<Vec3> rim;
+  };
+  bool framing(Framing& out) const;
   bool modelBound(Vec3& center, double& radius) const;
   void fit();
   void updateGrid();
@@ -280,65 +322,271 @@ void ViewportWidget::Impl::zoom(double steps, const QPointF& pos) {
   cam.center = center;
 }
 
-// Bounding sphere of every body's shapes (planes excluded) at the current poses, and of the
-// joints' anchors on the world (so a pendulum's pivot is in view).
-bool ViewportWidget::Impl::modelBound(Vec3& center, double& radius) const {
-  osg::BoundingSphere all;
-  for (const Body& b : bodies) {
-    const osg::BoundingSphere& bs = b.fit->getBound();
-    if (!bs.valid()) continue;
-    all.expandBy(osg::BoundingSphere(bs.center() * b.xform->getMatrix(), bs.radius()));
+// What a fit holds in view, around the centre of the pivots (joints on the ground) when there are
+// some: a mechanism hinged to the world can swing anywhere within its reach of them, so the framed
+// region holds every body over its motion, not just where it is now. Each point's reach is bounded
+// along the joints (shortest paths through joint points to the pivots, then to the point); a
+// mechanism whose joints to its bodies are all hinges about one direction n moves in planes ⊥ n, so
+// its region is a flat cylinder about the pivots' axis instead of a ball (it frames ~1.4× larger).
+bool ViewportWidget::Impl::framing(Framing& out) const {
+  out = Framing{};
+  const size_t nb = bodies.size();
+  // Every body's box corners and joint points in world coordinates at the current poses.
+  std::vector<std::vector<Vec3>> bodyPoints(nb);
+  for (size_t i = 0; i < nb; ++i) {
+    const Body& b = bodies[i];
+    if (!b.box.valid()) continue;
+    const osg::Matrixd m = b.xform->getMatrix();
+    for (unsigned k = 0; k < 8; ++k) bodyPoints[i].push_back(fromOsg(osg::Vec3d(b.box.corner(k)) * m));
   }
-  if (!all.valid()) return false;
-  // A mechanism hinged to the world can swing anywhere within its reach of the pivots: frame the
-  // sphere around their centroid that holds every body, so the motion stays in view.
-  osg::Vec3d pivot(0, 0, 0);
+  const size_t nj = system ? system->joints.size() : 0;
+  std::vector<Vec3> worldA(nj), worldB(nj);
+  const auto onBody = [&](int body, const Vec3& p) -> Vec3 {
+    if (body < 0 || size_t(body) >= poses.size()) return p;
+    return poses[size_t(body)].x + rotationOf(poses[size_t(body)].q) * p;
+  };
+  // Pivots: joints between the ground (the world and bodies welded to it) and a moving body; the
+  // ground-side point is fixed.
+  const std::vector<char> grounded = system ? groundedBodies(*system) : std::vector<char>();
+  const auto ground = [&](int body) { return body < 0 || (size_t(body) < grounded.size() && grounded[size_t(body)]); };
+  std::vector<char> isPivot(nj, 0);
+  Vec3 pivot = Vec3::Zero();
   int pivots = 0;
-  if (system)
-    for (const CompiledJoint& j : system->joints)
-      if (j.geo.parent < 0) {
-        pivot += toOsg(j.geo.pa);
-        ++pivots;
-      }
-  if (pivots > 0) {
-    pivot /= pivots;
-    double reach = 0;
-    for (const Body& b : bodies) {
-      const osg::BoundingSphere& bs = b.fit->getBound();
-      if (bs.valid()) reach = std::max(reach, double((bs.center() * b.xform->getMatrix() - pivot).length() + bs.radius()));
+  std::vector<Vec3> all;
+  for (size_t j = 0; j < nj; ++j) {
+    const JointGeometry& g = system->joints[j].geo;
+    worldA[j] = onBody(g.parent, g.pa);
+    worldB[j] = onBody(g.child, g.pb);
+    if (g.parent >= 0 && size_t(g.parent) < nb) bodyPoints[size_t(g.parent)].push_back(worldA[j]);
+    if (g.child >= 0 && size_t(g.child) < nb) bodyPoints[size_t(g.child)].push_back(worldB[j]);
+    if (g.parent < 0) all.push_back(worldA[j]);
+    isPivot[j] = ground(g.parent) != ground(g.child);
+    if (isPivot[j]) {
+      pivot += ground(g.parent) ? worldA[j] : worldB[j];
+      ++pivots;
     }
-    all = osg::BoundingSphere(pivot, reach);
   }
-  center = fromOsg(all.center());
-  radius = std::max(double(all.radius()), 0.05);
+  for (const auto& pts : bodyPoints) all.insert(all.end(), pts.begin(), pts.end());
+  if (all.empty()) return false;
+
+  // No pivots: the sphere about the centre of the points' box through the farthest point.
+  if (pivots == 0) {
+    Eigen::AlignedBox3d box;
+    for (const Vec3& p : all) box.extend(p);
+    out.center = box.center();
+    for (const Vec3& p : all) out.radius = std::max(out.radius, (p - out.center).norm());
+    out.radius = std::max(out.radius, 0.05);
+    return out.center.allFinite() && std::isfinite(out.radius);
+  }
+  const Vec3 c = pivot / pivots;
+
+  // Planar: every body is reached from the world through joints that keep motion in planes ⊥ n
+  // (welds, hinges about n, slides ⊥ n); n is the axis of the first pivot's hinge (else any hinge's).
+  const auto frameOf = [&](const JointGeometry& g) -> Mat3 {
+    const bool posed = g.parent >= 0 && size_t(g.parent) < poses.size();
+    return (posed ? rotationOf(poses[size_t(g.parent)].q) : Mat3::Identity()) * g.Ro;
+  };
+  Vec3 n = Vec3::Zero();
+  for (int pass = 0; pass < 2 && n.isZero(); ++pass)
+    for (size_t j = 0; j < nj && n.isZero(); ++j) {
+      const JointGeometry& g = system->joints[j].geo;
+      if (g.fR == 1 && (pass == 1 || isPivot[j])) n = (frameOf(g) * g.axes.col(2)).normalized();
+    }
+  std::vector<char> keepsPlane(nj, 0);
+  for (size_t j = 0; j < nj && !n.isZero(); ++j) {
+    const JointGeometry& g = system->joints[j].geo;
+    const Mat3 f = frameOf(g);
+    bool ok = g.fR == 0 || (g.fR == 1 && (f * g.axes.col(2)).normalized().cross(n).norm() < 1e-6);
+    for (int r = 0; r < g.fT && r < 3; ++r) ok = ok && std::abs((f * g.CT.row(r).transpose()).normalized().dot(n)) < 1e-6;
+    keepsPlane[j] = ok;
+  }
+  // Breadth first from the ground over the joints that keep the plane.
+  std::vector<char> reached(nb, 0);
+  std::vector<int> frontier;
+  const auto visit = [&](int body) {
+    if (body >= 0 && size_t(body) < nb && !reached[size_t(body)]) {
+      reached[size_t(body)] = 1;
+      frontier.push_back(body);
+    }
+  };
+  for (size_t i = 0; i < nb; ++i)
+    if (grounded[i]) visit(int(i));
+  for (size_t j = 0; j < nj; ++j) {
+    const JointGeometry& g = system->joints[j].geo;
+    if (keepsPlane[j] && (g.parent < 0 || g.child < 0)) visit(g.parent < 0 ? g.child : g.parent);
+  }
+  while (!frontier.empty()) {
+    const int body = frontier.back();
+    frontier.pop_back();
+    if (size_t(body) >= system->bodyJoints.size()) continue;
+    for (int k : system->bodyJoints[size_t(body)])
+      if (k >= 0 && size_t(k) < nj && keepsPlane[size_t(k)])
+        visit(system->joints[size_t(k)].geo.parent == body ? system->joints[size_t(k)].geo.child
+                                                           : system->joints[size_t(k)].geo.parent);
+  }
+  const bool planar = nb > 0 && !n.isZero() && std::all_of(reached.begin(), reached.end(), [](char r) { return r != 0; });
+  // Distances that stay bounded under the motion: in-plane for a planar mechanism, else in space.
+  const auto metric = [&](const Vec3& v) { return planar ? (v - n * n.dot(v)).norm() : v.norm(); };
+  // A path may cross joint j when its two points stay together (in the plane, for a planar mechanism).
+  std::vector<char> holds(nj, 0);
+  for (size_t j = 0; j < nj; ++j) {
+    const JointGeometry& g = system->joints[j].geo;
+    holds[j] = g.fT == 0;
+    if (g.fT == 0 || !planar) continue;
+    const Mat3 f = frameOf(g);
+    bool alongN = true;
+    for (int r = 0; r < g.fT && r < 3; ++r) alongN = alongN && (f * g.CT.row(r).transpose()).normalized().cross(n).norm() < 1e-6;
+    holds[j] = alongN;
+  }
+
+  // Per pivot, a bound on each joint point's distance from it: the shortest path crossing moving
+  // bodies between two of their joint points and joints that hold their points together. With
+  // many pivots, one pass bounds the distance from c instead (seeded with the pivots' distances).
+  const double inf = std::numeric_limits<double>::infinity();
+  const auto pointOn = [&](size_t j, int body) { return system->joints[j].geo.parent == body ? worldA[j] : worldB[j]; };
+  const auto groundPoint = [&](size_t j) { return ground(system->joints[j].geo.parent) ? worldA[j] : worldB[j]; };
+  std::vector<size_t> sources;
+  for (size_t j = 0; j < nj; ++j)
+    if (isPivot[j] && holds[j]) sources.push_back(j);
+  const bool pairwise = sources.size() <= 8;
+  std::vector<std::vector<double>> dist(pairwise ? sources.size() : 1, std::vector<double>(nj, inf));
+  using Item = std::pair<double, size_t>;
+  for (size_t s = 0; s < dist.size(); ++s) {
+    std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue;
+    std::vector<double>& d = dist[s];
+    if (pairwise)
+      queue.push({d[sources[s]] = 0.0, sources[s]});
+    else
+      for (size_t j : sources) queue.push({d[j] = metric(groundPoint(j) - c), j});
+    while (!queue.empty()) {
+      const auto [dj, j] = queue.top();
+      queue.pop();
+      if (dj > d[j]) continue;
+      const JointGeometry& g = system->joints[j].geo;
+      for (int body : {g.parent, g.child}) {
+        if (ground(body) || size_t(body) >= system->bodyJoints.size()) continue;
+        for (int k : system->bodyJoints[size_t(body)]) {
+          if (k < 0 || size_t(k) >= nj || !holds[size_t(k)]) continue;
+          const double dk = dj + metric(pointOn(size_t(k), body) - pointOn(j, body));
+          if (dk < d[size_t(k)]) queue.push({d[size_t(k)] = dk, size_t(k)});
+        }
+      }
+    }
+  }
+  // Reach: a point of a moving body is within r_s of pivot s (through the best of its body's
+  // joints), so within |P_s − c| + r_s of c, and within the farthest point of any two such balls'
+  // intersection (loops: a link held by two pivots cannot reach as far as either path alone
+  // allows). Points of the ground, and of bodies without a bounded path, count where they are now.
+  const auto flat = [&](const Vec3& v) -> Vec3 { return planar ? Vec3(v - n * n.dot(v - c)) : v; };
+  std::vector<double> r(dist.size());
+  double reach = 0;
+  for (size_t i = 0; i < nb; ++i)
+    for (const Vec3& p : bodyPoints[i]) {
+      double best = inf;
+      for (size_t s = 0; s < dist.size() && !grounded[i] && i < system->bodyJoints.size(); ++s) {
+        r[s] = inf;
+        for (int k : system->bodyJoints[i])
+          if (k >= 0 && size_t(k) < nj && std::isfinite(dist[s][size_t(k)]))
+            r[s] = std::min(r[s], dist[s][size_t(k)] + metric(p - pointOn(size_t(k), int(i))));
+        if (!std::isfinite(r[s])) continue;
+        best = std::min(best, (pairwise ? metric(groundPoint(sources[s]) - c) : 0.0) + r[s]);
+        for (size_t t = 0; pairwise && t < s; ++t)
+          if (std::isfinite(r[t]))
+            best = std::min(best, lensReach(flat(c), flat(groundPoint(sources[s])), r[s], flat(groundPoint(sources[t])), r[t]));
+      }
+      reach = std::max(reach, std::isfinite(best) ? best : metric(p - c));
+    }
+  for (size_t j = 0; j < nj; ++j)
+    if (system->joints[j].geo.parent < 0) reach = std::max(reach, metric(worldA[j] - c));
+  for (size_t j = 0; j < nj; ++j)
+    if (isPivot[j]) reach = std::max(reach, metric(groundPoint(j) - c));
+  reach = std::max(reach, 0.05);
+  out.center = c;
+  out.radius = reach;
+  if (!planar) return std::isfinite(reach);
+
+  // Planar: the rims of the cylinder about the axis through c, as far along n as the model goes
+  // (each point keeps its coordinate along n).
+  double lo = 0, hi = 0;
+  for (const Vec3& p : all) {
+    lo = std::min(lo, n.dot(p - c));
+    hi = std::max(hi, n.dot(p - c));
+  }
+  const Vec3 u = n.unitOrthogonal(), v = n.cross(u);
+  constexpr int kRim = 64;
+  for (double along : {lo, hi})
+    for (int k = 0; k < kRim; ++k) {
+      const double t = 2 * kPi * k / kRim;
+      out.rim.push_back(c + n * along + reach * (std::cos(t) * u + std::sin(t) * v));
+    }
+  out.radius = std::sqrt(reach * reach + std::max(lo * lo, hi * hi));
+  return std::isfinite(out.radius);
+}
+
+bool ViewportWidget::Impl::modelBound(Vec3& center, double& radius) const {
+  Framing f;
+  if (!framing(f)) return false;
+  center = f.center;
+  radius = f.radius;
   return true;
 }
 
-// Frames the model's bounding sphere along the current view direction.
+// Frames the model from the current view direction: a ball by its tangent cone, a planar
+// mechanism's cylinder by moving the centre to the middle of its outline and backing off until
+// every rim point is inside the view (5 % margin).
 void ViewportWidget::Impl::fit() {
-  Vec3 c = Vec3::Zero();
-  double r = 1.0;
-  modelBound(c, r);
+  Framing f;
+  if (!framing(f)) {
+    f.center = Vec3::Zero();
+    f.radius = 1.0;
+  }
   const double aspect = double(pixelWidth()) / pixelHeight();
   const double halfY = kFovY * kPi / 360.0, halfX = std::atan(std::tan(halfY) * aspect);
-  const double dist = 1.05 * r / std::sin(std::min(halfX, halfY));
   const Vec3 dir = viewDir();
-  cam.center = c;
-  cam.eye = c - dir * dist;
+  double dist = 1.05 * f.radius / std::sin(std::min(halfX, halfY));
+  Vec3 center = f.center;
+  if (!f.rim.empty()) {
+    const Vec3 right = dir.cross(safeUp()).normalized(), up = right.cross(dir);
+    double x0 = std::numeric_limits<double>::infinity(), x1 = -x0, y0 = x0, y1 = -x0;
+    for (const Vec3& p : f.rim) {
+      x0 = std::min(x0, right.dot(p - center));
+      x1 = std::max(x1, right.dot(p - center));
+      y0 = std::min(y0, up.dot(p - center));
+      y1 = std::max(y1, up.dot(p - center));
+    }
+    center += right * (0.5 * (x0 + x1)) + up * (0.5 * (y0 + y1));
+    const double tx = std::tan(halfX) / 1.05, ty = std::tan(halfY) / 1.05;
+    double need = 0, front = 0;
+    for (const Vec3& p : f.rim) {
+      const Vec3 q = p - center;
+      need = std::max(need, std::max(std::abs(right.dot(q)) / tx, std::abs(up.dot(q)) / ty) - dir.dot(q));
+      front = std::max(front, -dir.dot(q));
+    }
+    // Never closer than the nearest rim point plus a little (it would be behind the near plane).
+    if (std::isfinite(need)) dist = std::max(need, front + 0.1 * f.radius);
+  }
+  cam.center = center;
+  cam.eye = center - dir * dist;
   applyCamera();
-  fprintf(stderr,"DBG fit %dx%d r=%g c=%g,%g,%g dist=%g\n",pixelWidth(),pixelHeight(),r,c.x(),c.y(),c.z(),dist);
+  autoFit = true;
 }
 
-// Grid extent follows the model: at least ±5 m, enough to reach past the model's footprint.
+// Grid extent follows the model: at least ±5 m, enough to reach past the model's footprint. Lines
+// are 1 m apart, 10 m for very large models; the finer lines (a tenth) are drawn only while the
+// model is small enough for them not to blur into a bright patch when the model is framed.
 void ViewportWidget::Impl::updateGrid() {
   Vec3 c = Vec3::Zero();
   double r = 1.0;
   modelBound(c, r);
-  const double half = std::clamp(std::ceil(std::max(std::abs(c.x()), std::abs(c.y())) + 2.0 * r), 5.0, 100.0);
-  if (half == gridHalf) return;
+  const double spacing = r > 12.0 ? 10.0 : 1.0;
+  const double reach = std::max(std::abs(c.x()), std::abs(c.y())) + 2.0 * r;
+  const double half = std::clamp(spacing * std::ceil(reach / spacing), 5.0, 100.0);
+  if (half == gridHalf && spacing == gridSpacing) return;
   gridHalf = half;
+  gridSpacing = spacing;
+  const double minorHalf = r <= 3.0 * spacing ? std::min(half, 3.0 * spacing) : 0.0;
   gridGroup->removeChildren(0, gridGroup->getNumChildren());
-  gridGroup->addChild(buildGrid(half, std::min(half, 3.0)));
+  gridGroup->addChild(buildGrid(half, spacing, minorHalf));
 }
 
 void ViewportWidget::Impl::setHighlight(int body, bool on) {
@@ -428,6 +676,23 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
   if (d.system) {
     const Model& model = d.system->model;
     const size_t nb = d.system->bodies.size();
+    // Bodies without shapes (point masses on massless rods) get a marker sphere sized from the
+    // median distance between such a body's centre of mass and its joint points.
+    std::vector<double> arms;
+    const auto shapeless = [&](int body) {
+      if (body < 0 || size_t(body) >= nb) return false;
+      return size_t(body) >= model.bodies.size() ||
+             (model.bodies[size_t(body)].visuals.empty() && model.bodies[size_t(body)].collisions.empty());
+    };
+    for (const CompiledJoint& j : d.system->joints) {
+      if (shapeless(j.geo.parent) && j.geo.pa.norm() > 1e-9) arms.push_back(j.geo.pa.norm());
+      if (shapeless(j.geo.child) && j.geo.pb.norm() > 1e-9) arms.push_back(j.geo.pb.norm());
+    }
+    double armMarker = 0;
+    if (!arms.empty()) {
+      std::nth_element(arms.begin(), arms.begin() + arms.size() / 2, arms.end());
+      armMarker = std::min(0.15 * arms[arms.size() / 2], 0.15);
+    }
     d.bodies.resize(nb);
     d.poses.resize(nb);
     for (size_t i = 0; i < nb; ++i) {
@@ -449,13 +714,19 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
           (n.isPlane ? static_cast<osg::Group*>(b.xform.get()) : b.fit.get())->addChild(n.node);
         }
       } else {
-        // Radius of a solid sphere with the body's mean inertia, kept between 3 and 5 cm.
+        // Radius of a solid sphere with the body's mean inertia, kept between 3 and 5 cm, or larger
+        // on long rods (at most 15 % of their median length, 15 cm).
         const CompiledBody& cb = d.system->bodies[i];
         const double r = std::sqrt(2.5 * std::max(cb.inertia.trace() / 3.0, 0.0) / std::max(cb.mass, 1e-12));
-        b.fit->addChild(buildMarkerSphere(std::isfinite(r) ? std::clamp(r, 0.03, 0.05) : 0.04, color, b.materials));
+        const double radius = std::max(std::isfinite(r) ? std::clamp(r, 0.03, 0.05) : 0.04, armMarker);
+        b.fit->addChild(buildMarkerSphere(radius, color, b.materials));
       }
       colors.push_back(color);
       if (b.fit->getBound().valid()) radii.push_back(b.fit->getBound().radius());
+      // The shapes' box in the body frame, for framing.
+      osg::ComputeBoundsVisitor bounds;
+      b.fit->accept(bounds);
+      b.box = bounds.getBoundingBox();
       // Until the first snapshot, bodies stand at their described initial poses.
       if (desc) {
         d.poses[i].x = desc->position;
@@ -465,12 +736,17 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
       d.bodiesGroup->addChild(b.xform);
     }
   }
-  // Overlay size from the median body size.
+  // Overlay size from the median body size, and at least 8 % of the model's reach (small bodies
+  // on long massless rods would otherwise get triads too small to read in the fitted view).
   double scale = 0.1;
   if (!radii.empty()) {
     std::nth_element(radii.begin(), radii.begin() + radii.size() / 2, radii.end());
-    scale = std::clamp(1.2 * radii[radii.size() / 2], 0.05, 0.3);
+    scale = 1.2 * radii[radii.size() / 2];
   }
+  Vec3 modelCenter;
+  double modelRadius = 0;
+  if (!radii.empty() && d.modelBound(modelCenter, modelRadius)) scale = std::max(scale, 0.08 * modelRadius);
+  scale = std::clamp(scale, 0.05, 0.3);
   d.overlays.setModel(d.system.get(), colors, scale);
   d.overlays.update(d.poses, d.contacts);
 
@@ -526,6 +802,7 @@ int layerOf(ViewportWidget::Overlay o) {
     case ViewportWidget::Overlay::ContactForces: return OverlayLayers::ContactForces;
     case ViewportWidget::Overlay::CentersOfMass: return OverlayLayers::CentersOfMass;
     case ViewportWidget::Overlay::Trails: return OverlayLayers::Trails;
+    case ViewportWidget::Overlay::Links: return OverlayLayers::Links;
     case ViewportWidget::Overlay::Grid: break;
   }
   return -1;
@@ -575,6 +852,7 @@ void ViewportWidget::setViewPreset(ViewPreset preset) {
   c.eye = c.center + off * dist;
   c.up = up;
   d_->applyCamera();
+  d_->autoFit = false;
   update();
 }
 
@@ -588,7 +866,22 @@ ViewportWidget::Camera ViewportWidget::camera() const { return d_->cam; }
 void ViewportWidget::setCamera(const Camera& camera) {
   d_->cam = camera;
   d_->applyCamera();
+  d_->autoFit = false;
   update();
+}
+
+// The camera's view and projection (as set in ensureViewport) and the window mapping, applied by hand.
+bool ViewportWidget::worldToWidget(const Vec3& point, QPointF& widgetPos) const {
+  const Impl& d = *d_;
+  const int pw = d.pixelWidth(), ph = d.pixelHeight();
+  osg::Matrixd view, proj;
+  view.makeLookAt(toOsg(d.cam.eye), toOsg(d.cam.center), toOsg(d.safeUp()));
+  proj.makePerspective(kFovY, double(pw) / ph, 0.01, 1000.0);
+  const osg::Vec4d clip = osg::Vec4d(toOsg(point), 1.0) * view * proj;
+  if (!(clip.w() > 1e-12)) return false;
+  const double x = 0.5 * (clip.x() / clip.w() + 1.0) * pw, y = 0.5 * (1.0 - clip.y() / clip.w()) * ph;
+  widgetPos = QPointF(x, y) / d.dpr();
+  return true;
 }
 
 int ViewportWidget::selectedBody() const { return d_->selected; }
@@ -610,13 +903,14 @@ long ViewportWidget::framesRendered() const { return d_->frames; }
 void ViewportWidget::initializeGL() { d_->viewer->realize(); }
 
 void ViewportWidget::resizeGL(int, int) {
-  fprintf(stderr,"DBG resize %dx%d\n",d_->pixelWidth(),d_->pixelHeight());
   const int pw = d_->pixelWidth(), ph = d_->pixelHeight();
   d_->gw->resized(0, 0, pw, ph);
   d_->gw->getEventQueue()->windowResize(0, 0, pw, ph);
   // resized() rescales the projection by itself; set ours explicitly.
   d_->viewer->getCamera()->setViewport(0, 0, pw, ph);
   d_->viewer->getCamera()->setProjectionMatrixAsPerspective(kFovY, double(pw) / ph, 0.01, 1000.0);
+  // A view still framed automatically is framed again for the new aspect ratio.
+  if (d_->autoFit) d_->fit();
 }
 
 // One OSG frame into Qt's framebuffer object (Qt recreates it on resize, so its id is set each time).
@@ -676,6 +970,7 @@ void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
     else
       d.pan(dx, dy);
     d.applyCamera();
+    d.autoFit = false;
     update();
   }
   g.last = pos;
@@ -719,6 +1014,7 @@ void ViewportWidget::mouseDoubleClickEvent(QMouseEvent* e) {
   d.cam.eye += delta;
   d.cam.center += delta;
   d.applyCamera();
+  d.autoFit = false;
   update();
 }
 
@@ -730,6 +1026,7 @@ void ViewportWidget::wheelEvent(QWheelEvent* e) {
   if (steps == 0) return;
   d_->zoom(steps, e->position());
   d_->applyCamera();
+  d_->autoFit = false;
   update();
 }
 

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The 3D view: OpenSceneGraph drawn inside a QOpenGLWidget (GraphicsWindowEmbedded, single-
 // threaded viewer). Draws the bodies of a compiled mechanism from their visual shapes at the poses
-// of the latest snapshot, a ground grid, optional overlays, and turns mouse input into camera
-// motion, body selection and Ctrl+drag perturbation springs.
+// of the latest snapshot, a ground grid, the mechanism's links and optional overlays, and turns
+// mouse input into camera motion, body selection and Ctrl+drag perturbation springs.
 #pragma once
 
 #include <memory>
 
 #include <QImage>
+#include <QPointF>
 #include <QOpenGLWidget>
 #include <QString>
 
@@ -18,7 +19,9 @@ namespace ms::ui {
 class ViewportWidget : public QOpenGLWidget {
   Q_OBJECT
  public:
-  enum class Overlay { JointFrames, ContactPoints, ContactForces, CentersOfMass, Trails, Grid };
+  // Links (on by default): segments from each joint to the centres of mass of its two bodies and a
+  // dot per joint (dark in a ring for pivots on the world), so massless rods are seen.
+  enum class Overlay { JointFrames, ContactPoints, ContactForces, CentersOfMass, Trails, Grid, Links };
   enum class ViewPreset { Iso, Front, Side, Top };
   struct Camera {
     Vec3 eye = Vec3(3, -3, 2), center = Vec3::Zero(), up = Vec3::UnitZ();
@@ -38,9 +41,14 @@ class ViewportWidget : public QOpenGLWidget {
   void clearTrails();
 
   void setViewPreset(ViewPreset preset);
+  // Frames the model from the current view direction. Until the camera is moved otherwise, the view
+  // is framed again whenever the widget is resized.
   void fitToModel();
   Camera camera() const;
   void setCamera(const Camera& camera);
+  // Where a world point appears in the widget (logical pixels, origin top left); false if it is
+  // behind the camera.
+  bool worldToWidget(const Vec3& point, QPointF& widgetPos) const;
 
   int selectedBody() const;
   void setSelectedBody(int body);  // -1: none; highlights it
