@@ -127,6 +127,32 @@ void Simulation::updateMetrics() {
 
 int Simulation::jointDof(int j) const { return sys_->joints.at(j).geo.freeCoordinates(); }
 
+void Simulation::loadedContacts(std::vector<ContactPoint>& out) const {
+  for (const CompiledContactGroup& grp : sys_->contactGroups) {
+    const BodyState& b = state_.bodies[grp.body];
+    contact::BodyPose z;
+    z.x = b.x;
+    z.q = b.q;
+    contact::ContactSet set;
+    contact::shapePlane(grp.plane, grp.shape, z, set);
+    for (int k = 0; k < grp.count; ++k) {
+      const Vec6& y = state_.contactImpulse[grp.first + k];
+      if (!(y[0] > 1e-6)) continue;
+      const contact::Contact& c = set.contacts[k];
+      contact::FrictionRows fr;
+      contact::frictionRows(c, nullptr, z, kFrictionDirections, fr);
+      ContactPoint p;
+      p.body = grp.body;
+      p.point = c.pointB;
+      p.normal = c.normal;
+      p.force = c.normal * y[0];
+      for (int d = 0; d < kFrictionDirections; ++d) p.force += fr.d.row(d).transpose() * y[2 + d];
+      p.gap = state_.contactGap[grp.first + k];
+      out.push_back(p);
+    }
+  }
+}
+
 Vec6 Simulation::jointPosition(int j) const {
   const JointGeometry& g = sys_->joints.at(j).geo;
   JointMinimalEval e;

@@ -28,6 +28,15 @@ struct StepMetrics {
   std::string message;  // "step N: reason" when status != Ok
 };
 
+// A contact that carries load, for display: where, along which normal, with which force.
+struct ContactPoint {
+  int body = 0;
+  Vec3 point = Vec3::Zero();   // on the body's surface, world frame
+  Vec3 normal = Vec3::Zero();  // unit, world, pointing from the ground to the body
+  Vec3 force = Vec3::Zero();   // normal + friction force on the body over the last step [N]
+  double gap = 0;              // φ at the next knot [m]
+};
+
 class Simulation {
  public:
   // Compiles nothing: takes a compiled system, uses the model's solver settings and resets.
@@ -63,6 +72,9 @@ class Simulation {
   Vec6 jointVelocity(int j) const;
   // Set initial joint coordinates/rates (size = jointDof, or empty to keep) and reset.
   void setInitialJointState(int j, const std::vector<double>& position, const std::vector<double>& velocity);
+
+  // The contacts of the current state with a positive normal impulse (appends to `out`).
+  void loadedContacts(std::vector<ContactPoint>& out) const;
 
   double kineticEnergy() const;
   double potentialEnergy() const;

@@ -58,6 +58,11 @@ constexpr double kRegularization = 1e-10;
 // A Newton step that shrinks the residual ∞-norm below this fraction lets the next iteration reuse
 // the factorisation (simplified Newton); measured on chains: ~0.9 factorisations per step instead of 2.15.
 constexpr double kReuseContraction = 1e-2;
+// Experiment switch: Δs from the linearised slack equation (true) or from the complementarity row.
+constexpr bool kSlackFromPrimal = false;
+constexpr double kContactRegularization = 0;
+// Weighted residual below which a stalled interior-point line search counts as converged.
+constexpr double kContactAttainable = 1e-7;
 using Vec3Vector = std::vector<Vec3, Eigen::aligned_allocator<Vec3>>;
 using Vec4Vector = std::vector<Vec4, Eigen::aligned_allocator<Vec4>>;
 using Mat3Vector = std::vector<Mat3, Eigen::aligned_allocator<Mat3>>;
@@ -86,6 +91,13 @@ struct VariationalIntegrator::Impl {
   std::vector<contact::FrictionRows> fr;
   VecX sCur, sTrial, ds;
   int numContactRows = 0;  // 6 per contact: the tail of the node-major vectors
+  // ∂c/∂ż (contact row, body column) and ∂c/∂y per contact, kept before the in-place factorisation
+  // to recover Δs from the linearised slack equation.
+  std::vector<Mat6, Eigen::aligned_allocator<Mat6>> dcdz, dcdy;
+  // Row weights of the contact step's residual norms: body rows (forces, N) divided by the total
+  // weight Σm|g| (≥ 1 N), constraint and contact rows (m, m/s, N·…) as they are. The tolerance then
+  // means the same for a 1 kg box and a 200-sphere chain; the Newton direction is unchanged.
+  VecX rowWeight;
   InteriorPointSolver ip;
 };
 
@@ -113,6 +125,9 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   m.sTrial.setZero(m.numContactRows);
   m.ds.setZero(m.numContactRows);
   m.ip.reserve(m.numContactRows);
+  m.rowWeight.setOnes(6 * sys_->numNodes);
+  m.dcdz.resize(sys_->contacts.size());
+  m.dcdy.resize(sys_->contacts.size());
   const int n = 6 * sys_->numNodes;
   m.cur.setZero(n);
   m.trial.setZero(n);
@@ -334,7 +349,7 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
       // on a plane has 4 gaps and 3 freedoms), which makes the pivots singular as s/y → 0.
       Mat6& D = F->diag(cc.node);
       D.setZero();
-      D.diagonal().setConstant(kRegularization * dt * dt);
+      D.diagonal().setConstant(kContactRegularization * dt * dt);
       D(1, 0) = grp.friction;
       D.block<1, 4>(1, 2).setConstant(-1.0);
       D.block<4, 1>(2, 1).setConstant(1.0);
@@ -374,10 +389,12 @@ class ContactStepProblem final : public InteriorPointProblem {
   bool factor() override {
     const IpEqualityNorms n = norms(m_.cur, m_.sCur, m_.residual, &F_);
     if (!std::isfinite(n.maxAbs)) return false;
-    // Δs eliminated per pair: the contact diagonal gains S·Y⁻¹.
+    // Δs eliminated per pair: the contact diagonal gains S·Y⁻¹ (∂c/∂ż, ∂c/∂y kept first).
     for (size_t ci = 0; ci < sys_.contacts.size(); ++ci) {
-      const int node = sys_.contacts[ci].node;
-      for (int q = 0; q < 6; ++q) F_.diag(node)(q, q) += m_.sCur[6 * ci + q] / m_.cur[6 * node + q];
+      const CompiledContact& c = sys_.contacts[ci];
+      m_.dcdz[ci] = F_.block(c.blockCB);
+      m_.dcdy[ci] = F_.diag(c.node);
+      for (int q = 0; q < 6; ++q) F_.diag(c.node)(q, q) += m_.sCur[6 * ci + q] / m_.cur[6 * c.node + q];
     }
     return F_.factor();
   }
@@ -387,7 +404,18 @@ class ContactStepProblem final : public InteriorPointProblem {
     m_.delta = -m_.residual;
     m_.delta.tail(nc).array() += rhsComp.array() / y.array();
     F_.solve(m_.delta, m_.delta);
-    m_.ds.array() = (rhsComp.array() - m_.sCur.array() * m_.delta.tail(nc).array()) / y.array();
+    // Δs from the linearised slack equation Δs = ∂c/∂ż Δż + ∂c/∂y Δy + (c − s): unlike
+    // Y⁻¹(r − S Δy) it stays accurate when a dual y is tiny (an open contact).
+    if (kSlackFromPrimal) {
+      for (size_t ci = 0; ci < sys_.contacts.size(); ++ci) {
+        const CompiledContact& c = sys_.contacts[ci];
+        const int b = sys_.contactGroups[c.group].body;
+        m_.ds.segment<6>(6 * ci) = m_.dcdz[ci] * m_.delta.segment<6>(6 * b) +
+                                   m_.dcdy[ci] * m_.delta.segment<6>(6 * c.node) + m_.residual.segment<6>(6 * c.node);
+      }
+    } else {
+      m_.ds.array() = (rhsComp.array() - m_.sCur.array() * m_.delta.tail(nc).array()) / y.array();
+    }
     return m_.delta.allFinite() && m_.ds.allFinite();
   }
   void apply(double alpha) override {
@@ -409,8 +437,8 @@ class ContactStepProblem final : public InteriorPointProblem {
       return n;
     }
     r.tail(m_.numContactRows) -= s;
-    n.squared = r.squaredNorm();
-    n.maxAbs = r.lpNorm<Eigen::Infinity>();
+    n.squared = r.cwiseProduct(m_.rowWeight).squaredNorm();
+    n.maxAbs = r.cwiseProduct(m_.rowWeight).lpNorm<Eigen::Infinity>();
     if (!std::isfinite(n.squared)) n.maxAbs = std::numeric_limits<double>::quiet_NaN();
     return n;
   }
@@ -576,7 +604,7 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
 StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State& state) {
   Impl& m = *impl_;
   StepReport rep;
-  const int nc = m.numContactRows;
+  const int nc = m.numContactRows, nb = int(sys_->bodies.size());
   m.cur.tail(nc).setOnes();
   if (!evaluate(*sys_, m, m.cur, m.residual, nullptr)) {
     rep.status = StepStatus::AngularVelocityLimit;
@@ -584,6 +612,9 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
     return rep;
   }
   m.sCur = m.residual.tail(nc).cwiseMax(1.0);
+  double weight = 0;
+  for (const CompiledBody& b : sys_->bodies) weight += b.mass * st.gravity.norm();
+  m.rowWeight.head(6 * nb).setConstant(1.0 / std::max(1.0, weight));
   InteriorPointSettings& ips = m.ip.settings();
   ips.tol = st.tolerance;
   ips.complementarityTol = st.complementarityTolerance;
@@ -593,10 +624,12 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   const InteriorPointReport ipr = m.ip.solve(problem);
   rep.iterations = ipr.iterations;
   rep.residual = ipr.residual;
-  // A line search that stalls within a factor 100 of both tolerances has reached the attainable
-  // accuracy (rounding in the s/γ-scaled contact pivots, degenerate load sharing between contacts):
-  // accepted, since the gaps and the joint rows then hold to ~1e-8.
-  const bool nearlyConverged = ipr.status == InteriorPointStatus::LineSearchFailed && ipr.residual <= 100 * ips.tol &&
+  // A line search that stalls below kContactAttainable (weighted residual) and within 100× the
+  // complementarity tolerance has reached the attainable accuracy: the s/y pivots of open and
+  // closed contacts span ~20 decades, and the load sharing of a face's corners is degenerate. The
+  // step is accepted; its joint violation and penetration are measured and reported as usual.
+  const bool nearlyConverged = ipr.status == InteriorPointStatus::LineSearchFailed &&
+                               ipr.residual <= std::max(ips.tol, kContactAttainable) &&
                                ipr.complementarity <= 100 * ips.complementarityTol;
   if (!ipr.converged() && !nearlyConverged) {
     rep.status = ipr.status == InteriorPointStatus::NonFinite ? StepStatus::NonFinite

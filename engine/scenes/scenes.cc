@@ -317,6 +317,37 @@ Model buildBoxIncline(const Args& a) {
   return m;
 }
 
+Model buildSphereChain(const Args& a) {
+  // §5.2 Fig. 8b: n spheres (r = 0.25 m, 1 kg) 1 m apart, each joined to the previous one by a
+  // spherical joint at its own centre; the first rests on the ground, the chain rises at 45° and
+  // falls onto the ground.
+  Model m;
+  m.name = "sphere-chain";
+  const int n = int(a.num("n", 1, 10000));
+  const double r = 0.25, c = std::sqrt(0.5);
+  for (int i = 0; i < n; ++i) {
+    BodyDesc b;
+    b.name = "sphere" + std::to_string(i + 1);
+    b.mass = 1.0;
+    b.friction = 0.5;
+    ShapeDesc shape;
+    shape.kind = ShapeDesc::Kind::Sphere;
+    shape.size = Vec3(r, 0, 0);
+    shape.color = Vec4(0.2, 0.45, 0.8, 1.0);
+    shapeInertia(shape, b.mass, b.inertia);
+    b.visuals.push_back(shape);
+    b.collisions.push_back(shape);
+    b.position = Vec3(i * c, 0, r + i * c);
+    m.bodies.push_back(b);
+    if (i > 0)
+      m.joints.push_back(joint("ball" + std::to_string(i + 1), JointType::Spherical, i - 1, i, Vec3(c, 0, c), Vec3::Zero()));
+  }
+  GroundDesc g;
+  g.name = "ground";
+  m.grounds.push_back(g);
+  return m;
+}
+
 struct SceneEntry {
   SceneInfo info;
   std::function<Model(const Args&)> build;
@@ -354,6 +385,9 @@ const std::vector<SceneEntry>& entries() {
         {{"angle_deg", "20", "tilt of the plane [deg]"}, {"mu", "0.5", "friction coefficient"},
          {"tilt_axis", "x", "axis the plane is tilted about: x or y"}}},
        buildBoxIncline},
+      {{"sphere-chain", "n spheres (0.25 m, 1 kg) 1 m apart on spherical joints, rising at 45 deg from the ground, falling",
+        {{"n", "10", "number of spheres"}}},
+       buildSphereChain},
   };
   return e;
 }

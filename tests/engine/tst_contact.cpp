@@ -96,6 +96,33 @@ class TestContact : public QObject {
     }
   }
 
+  // §5.2: the sphere chain falls onto the ground: every step converges, nothing penetrates more than
+  // 1e-4 m, the joints stay closed (n = 5 and 10, 3 s; longer chains stall at a residual floor that
+  // grows with n — see docs/engine.md, contacts).
+  void sphereChainLandsWithoutPenetrating() {
+    for (const char* n : {"5", "10"}) {
+      auto sim = make("sphere-chain", {{"n", n}});
+      double maxPen = 0, maxViol = 0;
+      long iters = 0;
+      int steps = 0, maxContacts = 0;
+      while (sim->state().time < 3.0 - 1e-9) {
+        QVERIFY2(sim->step(), (std::string("n = ") + n + ": " + sim->metrics().message).c_str());
+        maxPen = std::max(maxPen, sim->metrics().penetration);
+        maxViol = std::max(maxViol, sim->metrics().constraintViolation);
+        maxContacts = std::max(maxContacts, sim->metrics().contacts);
+        iters += sim->metrics().iterations;
+        ++steps;
+      }
+      for (const BodyState& b : sim->state().bodies) QVERIFY(b.x.allFinite() && b.v.allFinite());
+      qInfo("sphere chain n = %s, 3 s: max penetration %.3g m, max joint violation %.3g, up to %d contacts, mean %.2f "
+            "interior-point iterations per step",
+            n, maxPen, maxViol, maxContacts, double(iters) / steps);
+      QVERIFY(maxPen <= 1e-4);
+      QVERIFY(maxViol <= 1e-7);
+      QCOMPARE(maxContacts, std::atoi(n));  // every sphere reaches the ground
+    }
+  }
+
   // Sticking: tan 20° = 0.36 < μ = 0.5 — the box does not move (planes tilted about x and y).
   void boxSticksOnAGentleIncline() {
     for (const char* axis : {"x", "y"}) {

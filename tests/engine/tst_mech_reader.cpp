@@ -544,6 +544,8 @@ void TestMechReader::galleryFilesEqualTheirScenes() {
       {"box-drop", "box-drop", {}, {}},
       {"box-drop", "box-drop", {{"height", "1"}, {"mu", "0.2"}}, {{"height", "1"}, {"mu", "0.2"}}},
       {"box-incline", "box-incline", {}, {}},
+      {"sphere-chain", "sphere-chain", {}, {}},
+      {"sphere-chain", "sphere-chain", {{"n", "3"}}, {{"n", "3"}}},
       {"box-incline", "box-incline", {{"angle_deg", "30"}, {"mu", "0.3"}, {"tilt_axis", "y"}},
        {{"angle_deg", "30"}, {"mu", "0.3"}, {"tilt_y", "1"}}},
   };

@@ -305,7 +305,7 @@ void SimController::recordSample() {
   energyScale_ = std::max(energyScale_, m.kinetic);
   s.energyError = std::abs(m.energy - energy0_) / energyScale_;
   s.violation = m.constraintViolation;
-  s.penetration = 0;
+  s.penetration = m.penetration;
   s.iterations = m.iterations;
   s.residual = m.residual;
   s.stepMicroseconds = m.stepMicroseconds;
@@ -352,6 +352,12 @@ void SimController::publish() {
   s.jointPositions.resize(sim_->system().joints.size());
   for (size_t j = 0; j < s.jointPositions.size(); ++j) s.jointPositions[j] = sim_->jointPosition(int(j));
   s.metrics = sim_->metrics();
+  // Loaded contacts for drawing.
+  contactScratch_.clear();
+  sim_->loadedContacts(contactScratch_);
+  s.contacts.resize(contactScratch_.size());
+  for (size_t i = 0; i < contactScratch_.size(); ++i)
+    s.contacts[i] = {contactScratch_[i].point, contactScratch_[i].normal, contactScratch_[i].force};
   s.perturbation = perturbation_;
   s.running = running_;
   s.failed = failed_;

@@ -113,6 +113,7 @@ class SimController : public QObject {
   int historyCapacity_ = 10000;
   double achievedRtf_ = 0, stepsPerSecond_ = 0;
   std::vector<StepSample> localSamples_;
+  std::vector<ContactPoint> contactScratch_;
 
   std::thread thread_;
 };

@@ -21,7 +21,7 @@ struct Perturbation {
   Vec3 target = Vec3::Zero();      // where the user drags it, world frame
 };
 
-// A contact for drawing (filled once contacts exist, issue 5).
+// A loaded contact for drawing.
 struct ContactDraw {
   Vec3 point = Vec3::Zero();   // world
   Vec3 normal = Vec3::Zero();  // unit, world
@@ -55,7 +55,7 @@ struct StepSample {
   double kinetic = 0, potential = 0, energy = 0;
   double energyError = 0;  // |E − E0| / max(|E0|, Σm·|g|·L, largest kinetic energy so far); E0 at load/reset
   double violation = 0;    // ‖g‖∞ of joint constraints, m (or rad)
-  double penetration = 0;  // deepest contact penetration, m (0 until contacts exist)
+  double penetration = 0;  // deepest contact penetration max(0, −min φ), m
   int iterations = 0;
   double residual = 0;
   double stepMicroseconds = 0;
