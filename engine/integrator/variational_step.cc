@@ -63,6 +63,8 @@ constexpr bool kSlackFromPrimal = false;
 constexpr double kContactRegularization = 0;
 // Weighted residual below which a stalled interior-point line search counts as converged.
 constexpr double kContactAttainable = 1e-7;
+// Iterative-refinement corrections per contact Newton solve.
+constexpr int kRefinements = 1;
 using Vec3Vector = std::vector<Vec3, Eigen::aligned_allocator<Vec3>>;
 using Vec4Vector = std::vector<Vec4, Eigen::aligned_allocator<Vec4>>;
 using Mat3Vector = std::vector<Mat3, Eigen::aligned_allocator<Mat3>>;
@@ -94,6 +96,10 @@ struct VariationalIntegrator::Impl {
   // ∂c/∂ż (contact row, body column) and ∂c/∂y per contact, kept before the in-place factorisation
   // to recover Δs from the linearised slack equation.
   std::vector<Mat6, Eigen::aligned_allocator<Mat6>> dcdz, dcdy;
+  // The contact step's Newton matrix before factorisation (for one step of iterative refinement:
+  // its pivots span many decades) and the refinement's work vectors.
+  GraphLDU unfactored;
+  VecX rhs, refine;
   // Row weights of the contact step's residual norms: body rows (forces, N) divided by the total
   // weight Σm|g| (≥ 1 N), constraint and contact rows (m, m/s, N·…) as they are. The tolerance then
   // means the same for a 1 kg box and a 200-sphere chain; the Newton direction is unchanged.
@@ -117,6 +123,7 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   m.g1.resize(nj);
   m.m1.resize(nj);
   m.needsMinimal.assign(nj, 0);
+  const int n0 = 6 * sys_->numNodes;
   m.set1.resize(sys_->contactGroups.size());
   m.set2.resize(sys_->contactGroups.size());
   m.fr.resize(sys_->contacts.size());
@@ -126,6 +133,11 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   m.ds.setZero(m.numContactRows);
   m.ip.reserve(m.numContactRows);
   m.rowWeight.setOnes(6 * sys_->numNodes);
+  if (!sys_->contacts.empty()) {
+    m.unfactored = GraphLDU(sys_->order);
+    m.rhs.setZero(n0);
+    m.refine.setZero(n0);
+  }
   m.dcdz.resize(sys_->contacts.size());
   m.dcdy.resize(sys_->contacts.size());
   const int n = 6 * sys_->numNodes;
@@ -396,14 +408,22 @@ class ContactStepProblem final : public InteriorPointProblem {
       m_.dcdy[ci] = F_.diag(c.node);
       for (int q = 0; q < 6; ++q) F_.diag(c.node)(q, q) += m_.sCur[6 * ci + q] / m_.cur[6 * c.node + q];
     }
+    m_.unfactored = F_;  // same sparsity: a copy into preallocated storage
     return F_.factor();
   }
   bool solveNewton(const Eigen::Ref<const VecX>& rhsComp) override {
     const int nc = m_.numContactRows;
     const auto y = m_.cur.tail(nc);
-    m_.delta = -m_.residual;
-    m_.delta.tail(nc).array() += rhsComp.array() / y.array();
-    F_.solve(m_.delta, m_.delta);
+    m_.rhs = -m_.residual;
+    m_.rhs.tail(nc).array() += rhsComp.array() / y.array();
+    F_.solve(m_.rhs, m_.delta);
+    // Iterative refinement against the unfactored matrix (up to kRefinements corrections).
+    for (int k = 0; k < kRefinements; ++k) {
+      m_.unfactored.multiply(m_.delta, m_.refine);
+      m_.refine = m_.rhs - m_.refine;
+      F_.solve(m_.refine, m_.refine);
+      m_.delta += m_.refine;
+    }
     // Δs from the linearised slack equation Δs = ∂c/∂ż Δż + ∂c/∂y Δy + (c − s): unlike
     // Y⁻¹(r − S Δy) it stays accurate when a dual y is tiny (an open contact).
     if (kSlackFromPrimal) {

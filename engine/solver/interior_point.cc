@@ -212,6 +212,9 @@ InteriorPointReport InteriorPointSolver::solve(InteriorPointProblem& problem, In
       const double muAff = m > 0 ? std::max(sumAff, 0.0) / m : 0.0;
       const double ratio = muNow > 0.0 ? std::min(1.0, muAff / muNow) : 0.0;
       muTarget = std::max(muMin, ratio * ratio * ratio * muNow);
+      // Safeguard against jamming: complementarity is not driven far below the infeasibility
+      // (a pair stuck at the boundary long before the equalities hold stalls the method).
+      muTarget = std::max(muTarget, cfg.infeasibilityMuFactor * std::min(muNow, eq.maxAbs));
       // Corrector: second-order term of the complementarity, same factorisation.
       for (int i = 0; i < m; ++i) corr_[i] = ds[i] * dg[i];
       withCorr = true;

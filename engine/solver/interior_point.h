@@ -75,6 +75,7 @@ struct InteriorPointSettings {
   double muDecrease = 0.2;           // κ_μ (monotone rule)
   double muSuperlinear = 1.5;        // θ (monotone rule)
   double barrierTolFactor = 10.0;    // κ_ε: decrease μ when the barrier error ≤ κ_ε·μ
+  double infeasibilityMuFactor = 0.1; // Mehrotra: μ_t ≥ this · min(μ, ‖[F; c − s]‖∞) (anti-jamming)
 };
 
 enum class InteriorPointStatus {

@@ -152,6 +152,15 @@ void GraphLDU::solve(const VecX& rhs, VecX& x) const {
   }
 }
 
+void GraphLDU::multiply(const VecX& x, VecX& y) const {
+  // Row node i: its diagonal block and every stored off-diagonal block of the row.
+  for (int i = 0; i < numNodes(); ++i) {
+    Vec6 acc = diag_[i] * x.segment<6>(6 * i);
+    for (const auto& [j, k] : lookup_[i]) acc.noalias() += off_[k] * x.segment<6>(6 * j);
+    y.segment<6>(6 * i) = acc;
+  }
+}
+
 MatX GraphLDU::toDense() const {
   // Scatter diagonal and off-diagonal blocks into a node-major dense matrix.
   const int n = numNodes();

@@ -38,6 +38,9 @@ class GraphLDU {
   // and may alias.
   void solve(const VecX& rhs, VecX& x) const;
 
+  // y = F x with the matrix as currently stored (before factor(): fill-in blocks must be zero);
+  // x and y node-major, not aliased. No allocation.
+  void multiply(const VecX& x, VecX& y) const;
   // The matrix as currently stored (before factor()), as a dense 6n×6n matrix (tests, reference).
   MatX toDense() const;
 
