@@ -12,6 +12,7 @@
 //                      Brüdigam et al. 2023 §5.2 (Fig. 9b–d) with random, diagonally dominant 6×6
 //                      blocks.
 //  (c) four-link-segments — as (a) for the `four-link-segments` scene (closed loops).
+//  (d) box-drop, sphere-chain — as (a) with rigid contacts (interior point, §3.3–3.5, §5.2).
 // Every case is repeated (20 times in a full run; dense solves of > 256 nodes 5 times), with the
 // repetitions of all cases interleaved in random order, and reported as best (min) and median of
 // the repetitions. A case that fails (a step that does not converge, a singular matrix) gets a row
@@ -400,6 +401,11 @@ void registerAll() {
     registerLdu("four-link-segments", "n=" + std::to_string(n), n, 9 * n,
                 [params](LduCase& c) { buildSceneNewton(c, "four-link-segments", params, c.note); });
   }
+  // (d) contacts: the box drop and the sphere chain (interior point on the graph LDU; a chain that
+  // does not converge gets its reason in the error column).
+  registerSimulation("box-drop", "box-drop", "", 1, {});
+  for (int n : {5, 10, 15, 20, 50, 100, 200})
+    registerSimulation("sphere-chain", "sphere-chain", "", n, {{"n", std::to_string(n)}});
   unsigned seed = 1;
   // Ladder numbered rung by rung (along the ladder), then the same graphs numbered row by row.
   for (int k : {4, 8, 16, 32, 64, 128, 256}) {

@@ -49,10 +49,11 @@ std::vector<int> collectComponent(const std::vector<std::vector<int>>& adj, int 
 }  // namespace
 
 EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& adjacency,
-                                         const std::vector<bool>& zeroDiagonal) {
+                                         const std::vector<bool>& zeroDiagonal, const std::vector<bool>& hangingLeaf) {
   const int n = static_cast<int>(adjacency.size());
   MS_ASSERT(zeroDiagonal.empty() || static_cast<int>(zeroDiagonal.size()) == n, "zeroDiagonal size mismatch");
   auto isZero = [&](int v) { return !zeroDiagonal.empty() && zeroDiagonal[v]; };
+  auto isHanging = [&](int v) { return !hangingLeaf.empty() && hangingLeaf[v]; };
   const std::vector<std::vector<int>> adj = normalisedAdjacency(adjacency);
 
   EliminationOrder order;
@@ -71,7 +72,7 @@ EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& ad
     std::sort(comp.begin(), comp.end());
     int root = comp.front();
     for (int v : comp)
-      if (isZero(v) && adj[v].size() == 1) {
+      if (isZero(v) && adj[v].size() == 1 && !isHanging(v)) {
         root = v;
         break;
       }
@@ -122,7 +123,7 @@ EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& ad
         earliest = std::min(earliest, order.position[w]);
         latest = std::max(latest, order.position[w]);
       }
-      if (earliest > k) target = adj[v].size() == 1 ? order.position[rootOf[v]] - 1 : latest;
+      if (earliest > k) target = adj[v].size() == 1 && !isHanging(v) ? order.position[rootOf[v]] - 1 : latest;
     }
     if (target <= k) {
       ++k;

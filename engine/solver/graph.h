@@ -32,7 +32,12 @@ struct EliminationOrder {
 // adjacency: undirected graph, adjacency[i] lists the neighbours of node i (symmetric).
 // zeroDiagonal[i]: node i has a structurally zero diagonal block (a joint): it is never placed in
 // the list before at least one of its neighbours, so that its pivot becomes invertible.
+// hangingLeaf[i]: node i is a leaf hanging on one node (an environment contact on its body): it is
+// never chosen as a root and, if zero-diagonal, is moved to directly after its neighbour (the
+// joint-to-the-world rule, "directly before the root", would make every body's elimination fill
+// in against it: quadratic fill-in for a chain of bodies with contacts).
 EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& adjacency,
-                                         const std::vector<bool>& zeroDiagonal);
+                                         const std::vector<bool>& zeroDiagonal,
+                                         const std::vector<bool>& hangingLeaf = {});
 
 }  // namespace ms

@@ -241,13 +241,15 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   // Every contact node hangs on its body. Its pivot ∂c/∂y + diag(s/y) becomes nearly singular as a
   // contact closes (s → 0), so, like a joint, it is eliminated after its body (whose mass block is
   // well conditioned); the contacts of one body then share fill-in blocks.
+  std::vector<bool> hangingLeaf(sys->numNodes, false);
   for (const CompiledContact& c : sys->contacts) {
     const int b = sys->contactGroups[c.group].body;
     adjacency[c.node].push_back(b);
     adjacency[b].push_back(c.node);
     zeroDiagonal[c.node] = true;
+    hangingLeaf[c.node] = true;
   }
-  sys->order = computeEliminationOrder(adjacency, zeroDiagonal);
+  sys->order = computeEliminationOrder(adjacency, zeroDiagonal, hangingLeaf);
 
   // Block index maps, looked up once here.
   const GraphLDU layout(sys->order);
