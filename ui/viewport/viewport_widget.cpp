@@ -338,6 +338,15 @@ bool ViewportWidget::Impl::framing(Framing& out) const {
     if (!b.box.valid()) continue;
     const osg::Matrixd m = b.xform->getMatrix();
     for (unsigned k = 0; k < 8; ++k) bodyPoints[i].push_back(fromOsg(osg::Vec3d(b.box.corner(k)) * m));
+    // Bodies above a ground fall onto it: frame where they land too.
+    if (system)
+      for (const GroundDesc& g : system->model.grounds) {
+        const Vec3 n = g.normal.normalized();
+        for (unsigned k = 0; k < 8; ++k) {
+          const Vec3 p = fromOsg(osg::Vec3d(b.box.corner(k)) * m);
+          bodyPoints[i].push_back(p - n * n.dot(p - g.point));
+        }
+      }
   }
   const size_t nj = system ? system->joints.size() : 0;
   std::vector<Vec3> worldA(nj), worldB(nj);
@@ -539,6 +548,13 @@ void ViewportWidget::Impl::fit() {
   if (!framing(f)) {
     f.center = Vec3::Zero();
     f.radius = 1.0;
+  }
+  // On a ground, show some of the ground around the model: at least 2.5× its largest body.
+  if (system && !system->model.grounds.empty() && f.rim.empty()) {
+    double largest = 0;
+    for (const Body& b : bodies)
+      if (b.box.valid()) largest = std::max(largest, double(b.box.radius()));
+    f.radius = std::max(f.radius, 2.5 * largest);
   }
   const double aspect = double(pixelWidth()) / pixelHeight();
   const double halfY = kFovY * kPi / 360.0, halfX = std::atan(std::tan(halfY) * aspect);
