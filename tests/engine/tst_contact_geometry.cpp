@@ -17,41 +17,7 @@
 #include "contact/contact_geometry.h"
 #include "core/quaternion.h"
 
-// Allocation counter (as tst_ldu_graph): counts operator new and, with glibc, malloc while enabled.
-namespace {
-std::atomic<bool> g_countAllocations{false};
-std::atomic<long> g_allocations{0};
-inline void countAllocation() {
-  if (g_countAllocations.load(std::memory_order_relaxed)) g_allocations.fetch_add(1, std::memory_order_relaxed);
-}
-}  // namespace
-
-#if defined(__SANITIZE_ADDRESS__)
-#define MS_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MS_TEST_ASAN 1
-#endif
-#endif
-#if defined(__GLIBC__) && !defined(MS_TEST_ASAN)
-#define MS_TEST_COUNTS_MALLOC 1
-extern "C" void* __libc_malloc(std::size_t size);
-extern "C" void* malloc(std::size_t size) noexcept {
-  countAllocation();
-  return __libc_malloc(size);
-}
-#endif
-
-void* operator new(std::size_t size) {
-  countAllocation();
-  if (void* p = std::malloc(size ? size : 1)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+#include "allocation_counter.h"
 
 using namespace ms;
 using namespace ms::contact;

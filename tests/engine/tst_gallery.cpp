@@ -20,6 +20,7 @@
 #include "system/compiled_system.h"
 
 #include "scissor_reference.h"
+#include "test_paths.h"
 
 using namespace ms;
 
@@ -27,12 +28,7 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// The repository's models/ directory, found from this file's location (tests/engine).
-std::string modelPath(const std::string& file) {
-  std::string here = __FILE__;
-  here = here.substr(0, here.find_last_of('/'));
-  return here + "/../../models/" + file;
-}
+using test::modelPath;
 
 // Loads a gallery file through the engine's one entry point; false (and the diagnostics) on error.
 bool load(const std::string& file, Model& m, std::string& messages,

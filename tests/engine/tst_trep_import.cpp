@@ -18,6 +18,7 @@
 #include "system/compiled_system.h"
 
 #include "scissor_reference.h"
+#include "test_paths.h"
 
 using namespace ms;
 
@@ -25,12 +26,7 @@ namespace {
 
 constexpr double kPi = 3.14159265358979323846;
 
-// The repository's models/ directory, found from this file's location.
-std::string modelPath(const std::string& file) {
-  std::string here = __FILE__;
-  here = here.substr(0, here.find_last_of('/'));
-  return here + "/../../models/" + file;
-}
+using test::modelPath;
 
 // Imports trep text; fails the calling test (via the return value) on errors.
 bool load(const std::string& text, Model& m, Diagnostics& d, const TrepImportOptions& o = {}, TrepImportInfo* info = nullptr) {

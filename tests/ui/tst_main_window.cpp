@@ -22,21 +22,14 @@
 #include "main_window.h"
 #include "plots/plot_manager.h"
 #include "settings_panel.h"
+#include "ui_test_util.h"
 #include "viewport/viewport_widget.h"
 
 using namespace ms;
 using namespace ms::ui;
 
 namespace {
-// Runs the event loop for `ms` milliseconds.
-void pump(int ms) {
-  QElapsedTimer t;
-  t.start();
-  while (t.elapsed() < ms) {
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 10);
-    QThread::msleep(2);
-  }
-}
+using test::pump;
 // Applies every queued request, then lets the window pull the result.
 void settle(MainWindow& w) {
   w.sim().sync();

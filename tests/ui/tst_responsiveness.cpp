@@ -14,20 +14,14 @@
 
 #include "main_window.h"
 #include "plots/plot_manager.h"
+#include "ui_test_util.h"
 #include "viewport/viewport_widget.h"
 
 using namespace ms;
 using namespace ms::ui;
 
 namespace {
-void pump(int ms) {
-  QElapsedTimer t;
-  t.start();
-  while (t.elapsed() < ms) {
-    QCoreApplication::processEvents(QEventLoop::AllEvents, 5);
-    QThread::msleep(1);
-  }
-}
+using test::pump;
 // Measures the longest event-loop stall: a 5 ms timer whose consecutive firings are timed.
 struct StallProbe : QObject {
   QTimer timer;
