@@ -13,6 +13,7 @@
 
 #include "core/quaternion.h"
 #include "integrator/variational_step.h"
+#include "newton_fd.h"
 #include "simulation.h"
 
 using namespace ms;
@@ -104,22 +105,8 @@ void TestVariationalStep::newtonMatrixMatchesFiniteDifferences() {
     QVERIFY(vi.residualAt(st, in, sim.state(), vel, lam, r, true));
     const MatX F = vi.matrix().toDense();
     // Central differences of the residual in every unknown.
-    MatX Fd(F.rows(), F.cols());
-    const double h = 1e-6;
-    for (int c = 0; c < F.cols(); ++c) {
-      VecX vp = vel, vm = vel, lp = lam, lm = lam;
-      if (c < 6 * nb) {
-        vp(c) += h;
-        vm(c) -= h;
-      } else {
-        lp(c - 6 * nb) += h;
-        lm(c - 6 * nb) -= h;
-      }
-      VecX rp, rm;
-      QVERIFY(vi.residualAt(st, in, sim.state(), vp, lp, rp, false));
-      QVERIFY(vi.residualAt(st, in, sim.state(), vm, lm, rm, false));
-      Fd.col(c) = (rp - rm) / (2 * h);
-    }
+    MatX Fd;
+    QVERIFY(test::newtonByFiniteDifferences(vi, st, in, sim.state(), vel, lam, Fd));
     // Padding rows of joints are identity in F and zero in the residual: compare real rows only.
     for (int row = 0; row < F.rows(); ++row) {
       const int node = row / 6, k = row % 6;
