@@ -65,6 +65,7 @@ constexpr bool kSlackFromPrimal = false;
 // It perturbs the Newton direction, not the solution; measured on the sphere chain, 1e-10…1e-6
 // left chains of ≥ 15…50 spheres with singular pivots, 1e-3 none up to 50 (docs/engine.md).
 constexpr double kContactRegularization = 1e-3;
+constexpr double kFrictionRegularization = 1e-4;  // times Δt, on the cone and friction rows
 // Weighted residual below which a stalled interior-point line search counts as converged.
 constexpr double kContactAttainable = 1e-7;
 // Iterative-refinement corrections per contact Newton solve.
@@ -365,7 +366,9 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
       // on a plane has 4 gaps and 3 freedoms), which makes the pivots singular as s/y → 0.
       Mat6& D = F->diag(cc.node);
       D.setZero();
-      D.diagonal().setConstant(kContactRegularization * dt * dt);
+      // ε relative to each row's Schur complement: Δt²/m for the gap row, Δt/m for the others.
+      D.diagonal().setConstant(kFrictionRegularization * dt);
+      D(0, 0) = kContactRegularization * dt * dt;
       D(1, 0) = grp.friction;
       D.block<1, 4>(1, 2).setConstant(-1.0);
       D.block<4, 1>(2, 1).setConstant(1.0);
