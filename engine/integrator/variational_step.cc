@@ -415,7 +415,7 @@ class ContactStepProblem final : public InteriorPointProblem {
       m_.dcdy[ci] = F_.diag(c.node);
       for (int q = 0; q < 6; ++q) F_.diag(c.node)(q, q) += m_.sCur[6 * ci + q] / m_.cur[6 * c.node + q];
     }
-    m_.unfactored = F_;  // same sparsity: a copy into preallocated storage
+    m_.unfactored.copyValues(F_);
     return F_.factor();
   }
   bool solveNewton(const Eigen::Ref<const VecX>& rhsComp) override {

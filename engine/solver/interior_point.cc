@@ -102,7 +102,9 @@ InteriorPointReport InteriorPointSolver::solve(InteriorPointProblem& problem, In
   // Fills the report (the only allocation of solve()) and returns it.
   auto finish = [&](InteriorPointStatus status, const char* text) {
     rep.status = status;
-    rep.message = text;
+    // A message only when something went wrong: a converged solve inside a time step allocates
+    // nothing.
+    if (status != InteriorPointStatus::Converged) rep.message = text;
     return std::move(rep);
   };
 

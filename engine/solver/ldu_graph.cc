@@ -152,6 +152,12 @@ void GraphLDU::solve(const VecX& rhs, VecX& x) const {
   }
 }
 
+void GraphLDU::copyValues(const GraphLDU& other) {
+  MS_ASSERT(other.diag_.size() == diag_.size() && other.off_.size() == off_.size(), "copyValues: different structure");
+  std::copy(other.diag_.begin(), other.diag_.end(), diag_.begin());
+  std::copy(other.off_.begin(), other.off_.end(), off_.begin());
+}
+
 void GraphLDU::multiply(const VecX& x, VecX& y) const {
   // Row node i: its diagonal block and every stored off-diagonal block of the row.
   for (int i = 0; i < numNodes(); ++i) {

@@ -38,6 +38,9 @@ class GraphLDU {
   // and may alias.
   void solve(const VecX& rhs, VecX& x) const;
 
+  // Copies the block values of `other` (same elimination order): no allocation, no copy of the
+  // symbolic structure.
+  void copyValues(const GraphLDU& other);
   // y = F x with the matrix as currently stored (before factor(): fill-in blocks must be zero);
   // x and y node-major, not aliased. No allocation.
   void multiply(const VecX& x, VecX& y) const;

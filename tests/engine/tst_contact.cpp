@@ -9,6 +9,7 @@
 #include <random>
 
 #include "scenes/scenes.h"
+#include "allocation_counter.h"
 #include "integrator/variational_step.h"
 #include "newton_fd.h"
 #include "simulation.h"
@@ -111,6 +112,22 @@ class TestContact : public QObject {
       // All 5 spheres reach the ground within 3 s; of 30, the part of the chain that has landed.
       QVERIFY(std::atoi(n) == 5 ? maxContacts == 5 : maxContacts >= 20);
     }
+  }
+
+  // A step with contacts does no heap allocation (after the first steps have sized everything).
+  void contactStepDoesNotAllocate() {
+#ifndef MS_TEST_COUNTS_MALLOC
+    QSKIP("malloc is not interposed in this build (sanitizer or non-glibc)");
+#endif
+    auto sim = make("sphere-chain", {{"n", "5"}});
+    for (int s = 0; s < 120; ++s) QVERIFY(sim->step());  // landing: contacts active
+    g_allocations = 0;
+    g_countAllocations = true;
+    bool ok = true;
+    for (int s = 0; s < 50; ++s) ok = sim->step() && ok;
+    g_countAllocations = false;
+    QVERIFY(ok);
+    QCOMPARE(g_allocations.load(), 0L);
   }
 
   // Sticking: tan 20° = 0.36 < μ = 0.5 — the box does not move (planes tilted about x and y).

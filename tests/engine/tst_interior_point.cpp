@@ -529,8 +529,10 @@ class TestInteriorPoint : public QObject {
         qInfo("allocations (%s, m = %d): %ld in %d iterations, %ld in %d iterations", ruleName(rule), f->numPairs(),
               counts[0], iterations[0], counts[1], iterations[1]);
         QVERIFY(iterations[1] > iterations[0]);
-        QCOMPARE(counts[0], counts[1]);
-        QVERIFY(counts[1] <= 2);  // the report message (operator new and its malloc both count)
+        // Independent of the iteration count: a converged solve allocates nothing; a capped one only
+        // its report message (operator new and its malloc both count).
+        QCOMPARE(counts[1], 0L);
+        QVERIFY(counts[0] <= 2);
       }
     }
 #endif
