@@ -58,8 +58,6 @@ constexpr double kRegularization = 1e-10;
 // A Newton step that shrinks the residual ∞-norm below this fraction lets the next iteration reuse
 // the factorisation (simplified Newton); measured on chains: ~0.9 factorisations per step instead of 2.15.
 constexpr double kReuseContraction = 1e-2;
-// Experiment switch: Δs from the linearised slack equation (true) or from the complementarity row.
-constexpr bool kSlackFromPrimal = false;
 // Diagonal regularisation of contact pivots, times Δt² (1e-7 at Δt = 0.01; the joints use 1e-10):
 // a face's corners and the ± friction directions make the pivots rank-deficient as contacts close.
 // It perturbs the Newton direction, not the solution; measured on the sphere chain, 1e-10…1e-6
@@ -98,9 +96,6 @@ struct VariationalIntegrator::Impl {
   std::vector<contact::FrictionRows> fr;
   VecX sCur, sTrial, ds;
   int numContactRows = 0;  // 6 per contact: the tail of the node-major vectors
-  // ∂c/∂ż (contact row, body column) and ∂c/∂y per contact, kept before the in-place factorisation
-  // to recover Δs from the linearised slack equation.
-  std::vector<Mat6, Eigen::aligned_allocator<Mat6>> dcdz, dcdy;
   // The contact step's Newton matrix before factorisation (for one step of iterative refinement:
   // its pivots span many decades) and the refinement's work vectors.
   GraphLDU unfactored;
@@ -143,8 +138,6 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
     m.rhs.setZero(n0);
     m.refine.setZero(n0);
   }
-  m.dcdz.resize(sys_->contacts.size());
-  m.dcdy.resize(sys_->contacts.size());
   const int n = 6 * sys_->numNodes;
   m.cur.setZero(n);
   m.trial.setZero(n);
@@ -408,11 +401,9 @@ class ContactStepProblem final : public InteriorPointProblem {
   bool factor() override {
     const IpEqualityNorms n = norms(m_.cur, m_.sCur, m_.residual, &F_);
     if (!std::isfinite(n.maxAbs)) return false;
-    // Δs eliminated per pair: the contact diagonal gains S·Y⁻¹ (∂c/∂ż, ∂c/∂y kept first).
+    // Δs eliminated per pair: the contact diagonal gains S·Y⁻¹.
     for (size_t ci = 0; ci < sys_.contacts.size(); ++ci) {
       const CompiledContact& c = sys_.contacts[ci];
-      m_.dcdz[ci] = F_.block(c.blockCB);
-      m_.dcdy[ci] = F_.diag(c.node);
       for (int q = 0; q < 6; ++q) F_.diag(c.node)(q, q) += m_.sCur[6 * ci + q] / m_.cur[6 * c.node + q];
     }
     m_.unfactored.copyValues(F_);
@@ -431,18 +422,9 @@ class ContactStepProblem final : public InteriorPointProblem {
       F_.solve(m_.refine, m_.refine);
       m_.delta += m_.refine;
     }
-    // Δs from the linearised slack equation Δs = ∂c/∂ż Δż + ∂c/∂y Δy + (c − s): unlike
-    // Y⁻¹(r − S Δy) it stays accurate when a dual y is tiny (an open contact).
-    if (kSlackFromPrimal) {
-      for (size_t ci = 0; ci < sys_.contacts.size(); ++ci) {
-        const CompiledContact& c = sys_.contacts[ci];
-        const int b = sys_.contactGroups[c.group].body;
-        m_.ds.segment<6>(6 * ci) = m_.dcdz[ci] * m_.delta.segment<6>(6 * b) +
-                                   m_.dcdy[ci] * m_.delta.segment<6>(6 * c.node) + m_.residual.segment<6>(6 * c.node);
-      }
-    } else {
-      m_.ds.array() = (rhsComp.array() - m_.sCur.array() * m_.delta.tail(nc).array()) / y.array();
-    }
+    // Δs from the complementarity rows: S Δy + Y Δs = r. (Recovering it from the linearised slack
+    // equation instead, Δs = ∂c/∂ż Δż + ∂c/∂y Δy + (c − s), made the sphere chain fail earlier.)
+    m_.ds.array() = (rhsComp.array() - m_.sCur.array() * m_.delta.tail(nc).array()) / y.array();
     return m_.delta.allFinite() && m_.ds.allFinite();
   }
   void apply(double alpha) override {
