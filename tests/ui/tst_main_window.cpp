@@ -333,12 +333,5 @@ class TestMainWindow : public QObject {
   }
 };
 
-int main(int argc, char** argv) {
-  QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
-  QApplication app(argc, argv);
-  QCoreApplication::setOrganizationName("MechStudio");
-  QCoreApplication::setApplicationName("MechStudioTest");
-  TestMainWindow t;
-  return QTest::qExec(&t, argc, argv);
-}
+MECHSTUDIO_GUI_TEST_MAIN(TestMainWindow)
 #include "tst_main_window.moc"

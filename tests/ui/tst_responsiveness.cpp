@@ -42,6 +42,19 @@ struct StallProbe : QObject {
   }
 };
 // Every plot dock visible at once (by default some share a tabbed area): a row at the bottom.
+void showAllPlots(MainWindow& w);
+
+// The 1280×800 window on models/chain.mech with n = 20, every plot visible.
+void openChainWithAllPlots(MainWindow& w) {
+  w.resize(1280, 800);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  QString err;
+  QVERIFY2(w.openModel(QString(MECHSTUDIO_SOURCE_DIR) + "/models/chain.mech", &err, {{"n", "20"}}), qPrintable(err));
+  QCOMPARE(int(w.sim().snapshot().state.bodies.size()), 20);
+  showAllPlots(w);
+}
+
 void showAllPlots(MainWindow& w) {
   const QList<QDockWidget*> docks = w.plots()->docks();
   w.addDockWidget(Qt::BottomDockWidgetArea, docks[0]);
@@ -62,13 +75,8 @@ class TestResponsiveness : public QObject {
 
   void chainAsFastAsPossible() {
     MainWindow w;
-    w.resize(1280, 800);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QString err;
-    QVERIFY2(w.openModel(QString(MECHSTUDIO_SOURCE_DIR) + "/models/chain.mech", &err, {{"n", "20"}}), qPrintable(err));
-    QCOMPARE(int(w.sim().snapshot().state.bodies.size()), 20);
-    showAllPlots(w);
+    openChainWithAllPlots(w);
+    if (QTest::currentTestFailed()) return;
     w.sim().setSpeed(0);
     pump(300);
     StallProbe probe;
@@ -98,12 +106,8 @@ class TestResponsiveness : public QObject {
 
   void chainRealTime() {
     MainWindow w;
-    w.resize(1280, 800);
-    w.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&w));
-    QString err;
-    QVERIFY2(w.openModel(QString(MECHSTUDIO_SOURCE_DIR) + "/models/chain.mech", &err, {{"n", "20"}}), qPrintable(err));
-    showAllPlots(w);
+    openChainWithAllPlots(w);
+    if (QTest::currentTestFailed()) return;
     w.sim().setSpeed(1.0);
     pump(300);
     w.sim().setRunning(true);
@@ -121,12 +125,5 @@ class TestResponsiveness : public QObject {
   }
 };
 
-int main(int argc, char** argv) {
-  QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
-  QApplication app(argc, argv);
-  QCoreApplication::setOrganizationName("MechStudio");
-  QCoreApplication::setApplicationName("MechStudioTest");
-  TestResponsiveness t;
-  return QTest::qExec(&t, argc, argv);
-}
+MECHSTUDIO_GUI_TEST_MAIN(TestResponsiveness)
 #include "tst_responsiveness.moc"

@@ -2,7 +2,9 @@
 // Helpers shared by the GUI tests.
 #pragma once
 
+#include <QApplication>
 #include <QCoreApplication>
+#include <QTest>
 #include <QElapsedTimer>
 #include <QThread>
 
@@ -19,3 +21,15 @@ inline void pump(int ms) {
 }
 
 }  // namespace ms::ui::test
+
+// main() of a GUI test: shared GL contexts (required before QApplication, see the design notes)
+// and the test application's own settings name.
+#define MECHSTUDIO_GUI_TEST_MAIN(TestClass)                        \
+  int main(int argc, char** argv) {                                \
+    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);    \
+    QApplication app(argc, argv);                                  \
+    QCoreApplication::setOrganizationName("MechStudio");           \
+    QCoreApplication::setApplicationName("MechStudioTest");        \
+    TestClass t;                                                   \
+    return QTest::qExec(&t, argc, argv);                           \
+  }
