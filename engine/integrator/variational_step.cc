@@ -58,12 +58,18 @@ constexpr double kRegularization = 1e-10;
 // A Newton step that shrinks the residual ∞-norm below this fraction lets the next iteration reuse
 // the factorisation (simplified Newton); measured on chains: ~0.9 factorisations per step instead of 2.15.
 constexpr double kReuseContraction = 1e-2;
-// Diagonal regularisation of contact pivots, times Δt² (1e-7 at Δt = 0.01; the joints use 1e-10):
-// a face's corners and the ± friction directions make the pivots rank-deficient as contacts close.
-// It perturbs the Newton direction, not the solution; measured on the sphere chain, 1e-10…1e-6
-// left chains of ≥ 15…50 spheres with singular pivots, 1e-3 none up to 50 (docs/engine.md).
-constexpr double kContactRegularization = 1e-3;
-constexpr double kFrictionRegularization = 1e-4;  // times Δt, on the cone and friction rows
+// Contact compliance: the gap row is φ(z₂) + ε_n·γ − s = 0 with ε_n = kNormalCompliance·Δt²
+// (1e-11 m per N·s at Δt = 0.01: a 1 kg box resting on 4 corners sinks 2.5e-13 m), the cone and
+// friction rows gain ε_f·ψ and ε_f·β_k with ε_f = kFrictionCompliance·Δt (a sticking 1 kg box
+// creeps 3e-10 m/s on a 20° incline). The compliance is part of the residual, not only of the
+// matrix: the Newton matrix is then the exact Jacobian. A diagonal ε in the matrix alone (1e-3·Δt²
+// before) stalled at residuals of ~1e-7 on statically indeterminate contact sets — a chain of 100
+// spheres lying on the ground, the corners of a face — because each iteration moved the impulses
+// along the indeterminate directions by residual/ε; it also needed ε large enough to let a 30-sphere
+// chain sink 2.4e-4 m under an exact-looking residual. With ε in the residual the impulses are
+// unique (the minimum-compliance-energy split) and the 200-sphere chain converges at every step.
+constexpr double kNormalCompliance = 1e-7;
+constexpr double kFrictionCompliance = 1e-6;
 // Weighted residual below which a stalled interior-point line search counts as converged.
 constexpr double kContactAttainable = 1e-7;
 // Iterative-refinement corrections per contact Newton solve.
@@ -100,6 +106,8 @@ struct VariationalIntegrator::Impl {
   // its pivots span many decades) and the refinement's work vectors.
   GraphLDU unfactored;
   VecX rhs, refine;
+  // The contact step's starting iterate (for the retry with the monotone barrier rule).
+  VecX start;
   // Row weights of the contact step's residual norms: body rows (forces, N) divided by the total
   // weight Σm|g| (≥ 1 N), constraint and contact rows (m, m/s, N·…) as they are. The tolerance then
   // means the same for a 1 kg box and a 200-sphere chain; the Newton direction is unchanged.
@@ -137,6 +145,7 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
     m.unfactored = GraphLDU(sys_->order);
     m.rhs.setZero(n0);
     m.refine.setZero(n0);
+    m.start.setZero(n0);
   }
   const int n = 6 * sys_->numNodes;
   m.cur.setZero(n);
@@ -354,14 +363,16 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
       rc[0] = c2.phi;
       rc[1] = grp.friction * gamma - beta.sum();
       rc.tail<4>() = Bv * v + Bw * w + Eigen::Vector4d::Constant(psi);
+      // Compliance (see kNormalCompliance): exact in the residual and in ∂c/∂y.
+      rc[0] += kNormalCompliance * dt * dt * gamma;
+      rc.tail<5>() += kFrictionCompliance * dt * y.tail<5>();
       if (!F) continue;
-      // ∂c/∂y, plus the joints' tiny ε: the φ rows of a body's contacts are dependent (a box face
-      // on a plane has 4 gaps and 3 freedoms), which makes the pivots singular as s/y → 0.
+      // ∂c/∂y with the compliance on the diagonal (without it the φ rows of a box face — 4 gaps,
+      // 3 freedoms — make the pivots singular as s/y → 0).
       Mat6& D = F->diag(cc.node);
       D.setZero();
-      // ε relative to each row's Schur complement: Δt²/m for the gap row, Δt/m for the others.
-      D.diagonal().setConstant(kFrictionRegularization * dt);
-      D(0, 0) = kContactRegularization * dt * dt;
+      D.diagonal().setConstant(kFrictionCompliance * dt);
+      D(0, 0) = kNormalCompliance * dt * dt;
       D(1, 0) = grp.friction;
       D.block<1, 4>(1, 2).setConstant(-1.0);
       D.block<4, 1>(2, 1).setConstant(1.0);
@@ -608,8 +619,10 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
 }
 
 // A step with contacts (29a)–(29f): the interior-point driver on the graph LDU. Contact impulses
-// start at 1 N and slacks at max(c, 1) (a neutral point inside the feasible cone); bodies and
-// joints from the previous step.
+// start at 1 N·s and slacks at max(c, 1) (a neutral point inside the feasible cone); bodies and
+// joints from the previous step. Mehrotra's rule first; if it fails, the step is solved again from
+// the same start with the monotone rule (slower, but it does not jam where the predictor–corrector
+// target drops too fast: measured on the 200-sphere chain's impacts).
 StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State& state) {
   Impl& m = *impl_;
   StepReport rep;
@@ -620,7 +633,7 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
     rep.message = "|w| >= 2/dt at the start of the step: the time step is too large for this rotation speed";
     return rep;
   }
-  m.sCur = m.residual.tail(nc).cwiseMax(1.0);
+  m.start = m.cur;
   double weight = 0;
   for (const CompiledBody& b : sys_->bodies) weight += b.mass * st.gravity.norm();
   m.rowWeight.head(6 * nb).setConstant(1.0 / std::max(1.0, weight));
@@ -630,18 +643,30 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   ips.maxIterations = st.maxIterations;
   ips.maxLineSearch = std::max(st.maxLineSearch, 20);
   ContactStepProblem problem(*sys_, m, matrix_);
-  const InteriorPointReport ipr = m.ip.solve(problem);
-  rep.iterations = ipr.iterations;
-  rep.residual = ipr.residual;
   // A line search that stalls below kContactAttainable (weighted residual) and within 100× the
-  // complementarity tolerance has reached the attainable accuracy: the s/y pivots of open and
-  // closed contacts span ~20 decades, and the load sharing of a face's corners is degenerate. The
-  // step is accepted; its joint violation and penetration are measured and reported as usual.
-  const bool nearlyConverged = (ipr.status == InteriorPointStatus::LineSearchFailed ||
-                                ipr.status == InteriorPointStatus::MaxIterations) &&
-                               ipr.residual <= std::max(ips.tol, kContactAttainable) &&
-                               ipr.complementarity <= 100 * ips.complementarityTol;
-  if (!ipr.converged() && !nearlyConverged) {
+  // complementarity tolerance has reached the attainable accuracy. The step is accepted; its joint
+  // violation and penetration are measured and reported as usual.
+  auto accepted = [&](const InteriorPointReport& r) {
+    return r.converged() || ((r.status == InteriorPointStatus::LineSearchFailed ||
+                              r.status == InteriorPointStatus::MaxIterations) &&
+                             r.residual <= std::max(ips.tol, kContactAttainable) &&
+                             r.complementarity <= 100 * ips.complementarityTol);
+  };
+  ips.muRule = InteriorPointMuRule::Mehrotra;
+  m.sCur = m.residual.tail(nc).cwiseMax(1.0);
+  InteriorPointReport ipr = m.ip.solve(problem);
+  rep.iterations = ipr.iterations;
+  if (!accepted(ipr) && ipr.status != InteriorPointStatus::NonFinite) {
+    // Retry from the same start with the monotone rule.
+    m.cur = m.start;
+    evaluate(*sys_, m, m.cur, m.residual, nullptr);
+    m.sCur = m.residual.tail(nc).cwiseMax(1.0);
+    ips.muRule = InteriorPointMuRule::Monotone;
+    ipr = m.ip.solve(problem);
+    rep.iterations += ipr.iterations;
+  }
+  rep.residual = ipr.residual;
+  if (!accepted(ipr)) {
     rep.status = ipr.status == InteriorPointStatus::NonFinite ? StepStatus::NonFinite
                  : ipr.status == InteriorPointStatus::Singular ? StepStatus::SingularMatrix
                                                                  : StepStatus::NotConverged;

@@ -77,41 +77,51 @@ class TestContact : public QObject {
       double worst = 0;
       for (int c = 0; c < F.cols(); ++c)
         for (int row = 0; row < F.rows(); ++row) {
-          // The ε on the contact diagonal (regularisation: 1e-3·Δt² on the gap row, 1e-4·Δt on the
-          // others) is not part of the residual.
-          const double reg = row == c && row >= 6 * nb ? (row % 6 == 0 ? 1e-3 * st.dt * st.dt : 1e-4 * st.dt) : 0.0;
-          worst = std::max(worst, std::abs(F(row, c) - reg - Fd(row, c)) / (1.0 + std::abs(Fd(row, c))));
+          // The contact compliance (ε_n·γ, ε_f·ψ, ε_f·β) is part of the residual: no correction.
+          worst = std::max(worst, std::abs(F(row, c) - Fd(row, c)) / (1.0 + std::abs(Fd(row, c))));
         }
       qInfo("contact Newton matrix vs finite differences: worst relative error %.3g", worst);
       QVERIFY(worst < 2e-6);
     }
   }
 
-  // §5.2: the sphere chain falls onto the ground: every step converges, nothing penetrates more than
-  // 1e-4 m, the joints stay closed (a lean CI set: n = 5 and 30, 3 s; mechstudio-bench runs 5…200).
-  void sphereChainLandsWithoutPenetrating() {
-    for (const char* n : {"5", "30"}) {
-      auto sim = make("sphere-chain", {{"n", n}});
-      double maxPen = 0, maxViol = 0;
-      long iters = 0;
-      int steps = 0, maxContacts = 0;
-      while (sim->state().time < 3.0 - 1e-9) {
-        QVERIFY2(sim->step(), (std::string("n = ") + n + ": " + sim->metrics().message).c_str());
-        maxPen = std::max(maxPen, sim->metrics().penetration);
-        maxViol = std::max(maxViol, sim->metrics().constraintViolation);
-        maxContacts = std::max(maxContacts, sim->metrics().contacts);
-        iters += sim->metrics().iterations;
-        ++steps;
-      }
-      for (const BodyState& b : sim->state().bodies) QVERIFY(b.x.allFinite() && b.v.allFinite());
-      qInfo("sphere chain n = %s, 3 s: max penetration %.3g m, max joint violation %.3g, up to %d contacts, mean %.2f "
-            "interior-point iterations per step",
-            n, maxPen, maxViol, maxContacts, double(iters) / steps);
-      QVERIFY(maxPen <= 1e-4);
-      QVERIFY(maxViol <= 1e-7);
-      // All 5 spheres reach the ground within 3 s; of 30, the part of the chain that has landed.
-      QVERIFY(std::atoi(n) == 5 ? maxContacts == 5 : maxContacts >= 20);
+  // §5.2: the sphere chain falls onto the ground from 45°: every step converges, nothing penetrates
+  // more than 1e-4 m, the joints stay closed, no NaN.
+  void runSphereChain(int n, double duration) {
+    auto sim = make("sphere-chain", {{"n", std::to_string(n)}});
+    double maxPen = 0, maxViol = 0;
+    long iters = 0;
+    int steps = 0, maxContacts = 0, maxIters = 0;
+    while (sim->state().time < duration - 1e-9) {
+      QVERIFY2(sim->step(), ("n = " + std::to_string(n) + ": " + sim->metrics().message).c_str());
+      maxPen = std::max(maxPen, sim->metrics().penetration);
+      maxViol = std::max(maxViol, sim->metrics().constraintViolation);
+      maxContacts = std::max(maxContacts, sim->metrics().contacts);
+      maxIters = std::max(maxIters, sim->metrics().iterations);
+      iters += sim->metrics().iterations;
+      ++steps;
     }
+    for (const BodyState& b : sim->state().bodies) QVERIFY(b.x.allFinite() && b.v.allFinite());
+    qInfo("sphere chain n = %d, %.0f s: max penetration %.3g m, max joint violation %.3g, up to %d contacts, mean %.2f "
+          "(max %d) interior-point iterations per step",
+          n, duration, maxPen, maxViol, maxContacts, double(iters) / steps, maxIters);
+    QVERIFY(maxPen <= 1e-4);
+    QVERIFY(maxViol <= 1e-9);
+    // All 5 spheres reach the ground within 3 s; of longer chains, at least the part that has landed.
+    QVERIFY(n == 5 ? maxContacts == 5 : maxContacts >= std::min(n, 20));
+  }
+
+  // The lean set (n = 5 and 30, 3 s).
+  void sphereChainLandsWithoutPenetrating() {
+    runSphereChain(5, 3.0);
+    runSphereChain(30, 3.0);
+  }
+
+  // The range up to n = 200 for 10 s (about 20 s in Release; skipped in the sanitizer build).
+  void longSphereChainsConvergeAtEveryStep() {
+    if (qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD")) QSKIP("10 s chains of 100 and 200 spheres: Release only");
+    runSphereChain(100, 10.0);
+    runSphereChain(200, 10.0);
   }
 
   // A step with contacts does no heap allocation (after the first steps have sized everything).
