@@ -71,7 +71,7 @@ void printUsage(std::FILE* f) {
   std::fprintf(f,
                "Usage:\n"
                "  %s simulate (scene:NAME | FILE) [--set key=value]... [--dt S] (--duration S | --steps N)\n"
-               "                 [--tol X] [--max-iter N] [--csv FILE] [--poses FILE] [--quiet]\n"
+               "                 [--tol X] [--comp-tol X] [--max-iter N] [--csv FILE] [--poses FILE] [--quiet]\n"
                "  %s check FILE [--set key=value]...\n"
                "  %s convert FILE -o OUT.mech\n"
                "  %s scenes\n"
@@ -91,6 +91,7 @@ void printUsage(std::FILE* f) {
                "  --duration S      simulated time [s]; steps = round up(S / dt)\n"
                "  --steps N         number of steps (exactly one of --duration and --steps)\n"
                "  --tol X           Newton tolerance on the residual inf-norm (default 1e-10)\n"
+               "  --comp-tol X      contacts and limits: largest slack x impulse at convergence (default 1e-8)\n"
                "  --max-iter N      Newton iteration cap per step (default 100)\n"
                "  --csv FILE        per-step metrics as CSV ('-' = standard output):\n"
                "                      %s\n"
@@ -154,7 +155,7 @@ long long positiveInteger(const std::string& opt, const std::string& value, long
 struct SimulateOptions {
   std::string model;  // "scene:NAME" (a model file path in a later issue)
   std::map<std::string, std::string> params;
-  std::optional<double> dt, duration, tol;
+  std::optional<double> dt, duration, tol, compTol;
   std::optional<long long> steps, maxIter;
   std::optional<std::string> csv, poses;
   bool quiet = false;
@@ -176,8 +177,9 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
         value = a.substr(eq + 1);
         hasValue = true;
       }
-      static const std::vector<std::string> withValue = {"--set",      "--dt",    "--duration", "--steps",
-                                                         "--tol",      "--max-iter", "--csv", "--poses"};
+      static const std::vector<std::string> withValue = {"--set",      "--dt",       "--duration", "--steps",
+                                                         "--tol",      "--comp-tol", "--max-iter", "--csv",
+                                                         "--poses"};
       const bool takesValue = std::find(withValue.begin(), withValue.end(), name) != withValue.end();
       if (name == "--quiet") {
         if (hasValue) throw InputError{"option --quiet takes no value"};
@@ -210,6 +212,8 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
         o.steps = positiveInteger(name, value, kMaxSteps);
       } else if (name == "--tol") {
         o.tol = positiveDouble(name, value);
+      } else if (name == "--comp-tol") {
+        o.compTol = positiveDouble(name, value);
       } else if (name == "--max-iter") {
         o.maxIter = positiveInteger(name, value, 1'000'000);
       } else if (name == "--csv" || name == "--poses") {
@@ -374,6 +378,7 @@ int runSimulate(const std::vector<std::string>& args) {
   ms::Model model = loadModel(o);
   if (o.dt) model.solver.dt = *o.dt;
   if (o.tol) model.solver.tolerance = *o.tol;
+  if (o.compTol) model.solver.complementarityTolerance = *o.compTol;
   if (o.maxIter) model.solver.maxIterations = int(*o.maxIter);
   const std::shared_ptr<const ms::CompiledSystem> system = ms::compile(model);
   ms::Simulation sim(system);

@@ -26,6 +26,7 @@ Simulation::Simulation(std::shared_ptr<const CompiledSystem> system)
   const Model& m = sys_->model;
   settings_.dt = m.solver.dt;
   settings_.tolerance = m.solver.tolerance;
+  settings_.complementarityTolerance = m.solver.complementarityTolerance;
   settings_.maxIterations = m.solver.maxIterations;
   settings_.maxLineSearch = m.solver.maxLineSearch;
   settings_.gravity = m.gravity;

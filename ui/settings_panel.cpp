@@ -8,6 +8,8 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <cmath>
+#include <tuple>
+#include <utility>
 
 namespace ms::ui {
 
@@ -35,6 +37,10 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   tolerance_ = new QLineEdit;
   tolerance_->setToolTip("Newton tolerance on the ∞-norm of the residual (1e-15 … 1e-2)");
   form->addRow("Tolerance", tolerance_);
+  complementarity_ = new QLineEdit;
+  complementarity_->setToolTip("Contacts and joint limits: the largest slack × impulse accepted at convergence "
+                               "(1e-15 … 1e-2)");
+  form->addRow("Complementarity tol.", complementarity_);
   maxIter_ = new QSpinBox;
   maxIter_->setRange(1, 1000);
   maxIter_->setKeyboardTracking(false);
@@ -84,6 +90,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   connect(lineSearch_, qOverload<int>(&QSpinBox::valueChanged), this, changed);
   for (auto* s : gravity_) connect(s, qOverload<double>(&QDoubleSpinBox::valueChanged), this, changed);
   connect(tolerance_, &QLineEdit::textEdited, this, changed);
+  connect(complementarity_, &QLineEdit::textEdited, this, changed);
   connect(history_, qOverload<int>(&QSpinBox::valueChanged), this, [this](int v) {
     if (!updating_) Q_EMIT historyCapacityChanged(v);
   });
@@ -99,20 +106,24 @@ void SettingsPanel::setStepSettings(const StepSettings& s) {
   updating_ = true;
   dt_->setValue(s.dt);
   tolerance_->setText(QString::number(s.tolerance, 'g', 3));
+  complementarity_->setText(QString::number(s.complementarityTolerance, 'g', 3));
   maxIter_->setValue(s.maxIterations);
   lineSearch_->setValue(s.maxLineSearch);
   for (int i = 0; i < 3; ++i) gravity_[i]->setValue(s.gravity[i]);
   problem_->clear();
   tolerance_->setStyleSheet({});
+  complementarity_->setStyleSheet({});
   updating_ = false;
 }
 
 StepSettings SettingsPanel::stepSettings() const {
   StepSettings s;
   s.dt = dt_->value();
-  bool ok = false;
-  const double tol = tolerance_->text().trimmed().toDouble(&ok);
-  if (ok && std::isfinite(tol)) s.tolerance = tol;
+  for (auto [field, value] : {std::pair{tolerance_, &s.tolerance}, std::pair{complementarity_, &s.complementarityTolerance}}) {
+    bool ok = false;
+    const double tol = field->text().trimmed().toDouble(&ok);
+    if (ok && std::isfinite(tol)) *value = tol;
+  }
   s.maxIterations = maxIter_->value();
   s.maxLineSearch = lineSearch_->value();
   for (int i = 0; i < 3; ++i) s.gravity[i] = gravity_[i]->value();
@@ -137,16 +148,21 @@ QString SettingsPanel::problem() const { return problem_->text(); }
 
 void SettingsPanel::emitSettings() {
   if (updating_) return;
-  // The tolerance is typed text: explain what is wrong instead of applying it.
-  bool ok = false;
-  const double tol = tolerance_->text().trimmed().toDouble(&ok);
+  // The tolerances are typed text: explain what is wrong instead of applying it.
   QString why;
-  if (!ok || !std::isfinite(tol))
-    why = QString("Tolerance: '%1' is not a number (e.g. 1e-10)").arg(tolerance_->text());
-  else if (tol < 1e-15 || tol > 1e-2)
-    why = QString("Tolerance: %1 is outside 1e-15 … 1e-2").arg(tol);
+  for (auto [field, label, example] : {std::tuple{tolerance_, "Tolerance", "1e-10"},
+                                       std::tuple{complementarity_, "Complementarity tolerance", "1e-8"}}) {
+    bool ok = false;
+    const double tol = field->text().trimmed().toDouble(&ok);
+    QString bad;
+    if (!ok || !std::isfinite(tol))
+      bad = QString("%1: '%2' is not a number (e.g. %3)").arg(label, field->text(), example);
+    else if (tol < 1e-15 || tol > 1e-2)
+      bad = QString("%1: %2 is outside 1e-15 … 1e-2").arg(label).arg(tol);
+    field->setStyleSheet(bad.isEmpty() ? QString() : QString("border: 1px solid #c0392b;"));
+    if (why.isEmpty()) why = bad;
+  }
   problem_->setText(why);
-  tolerance_->setStyleSheet(why.isEmpty() ? QString() : QString("border: 1px solid #c0392b;"));
   if (why.isEmpty()) Q_EMIT stepSettingsChanged(stepSettings());
 }
 

@@ -30,6 +30,7 @@ class SettingsPanel : public QWidget {
 
   // The tolerance field (tests type into it).
   QLineEdit* toleranceField() const { return tolerance_; }
+  QLineEdit* complementarityField() const { return complementarity_; }
   // The message under the fields ("" when every field is valid).
   QString problem() const;
 
@@ -42,6 +43,7 @@ class SettingsPanel : public QWidget {
   void emitSettings();
   QDoubleSpinBox* dt_;
   QLineEdit* tolerance_;
+  QLineEdit* complementarity_;
   QSpinBox* maxIter_;
   QSpinBox* lineSearch_;
   QDoubleSpinBox* gravity_[3];

@@ -873,7 +873,8 @@ void Reader::readGravity(const Node& n) {
   map_.mechanism.properties["gravity"] = src;
 }
 
-// (solver (dt …) (tolerance …) (max-iterations …) (line-search …))
+// (solver (dt …) (tolerance …) (complementarity-tolerance …) (max-iterations …) (line-search …)
+//         (friction-directions …))
 void Reader::readSolver(const Node& n) {
   if (hasSolver_) {
     error(n.children[0], "duplicate (solver ...) (already set at " + at(solverRef_) + ")");
@@ -885,12 +886,13 @@ void Reader::readSolver(const Node& n) {
   for (size_t i = 1; i < n.children.size(); ++i) {
     const Node& c = n.children[i];
     if (!c.isList() || c.head().empty()) {
-      error(c, "expected a solver setting (dt ...), (tolerance ...), (max-iterations ...) or (line-search ...), got " +
-                   describe(c));
+      error(c, "expected a solver setting (dt ...), (tolerance ...), (complementarity-tolerance ...), "
+               "(max-iterations ...), (line-search ...) or (friction-directions ...), got " + describe(c));
       continue;
     }
     const std::string& h = c.head();
-    static const std::vector<std::string> settings = {"dt", "tolerance", "max-iterations", "line-search"};
+    static const std::vector<std::string> settings = {"dt", "tolerance", "complementarity-tolerance",
+                                                             "max-iterations", "line-search", "friction-directions"};
     if (!contains(settings, h)) {
       error(c.children[0], "unknown solver setting '" + h + "'" + suggestion(h, settings));
       continue;
@@ -902,12 +904,19 @@ void Reader::readSolver(const Node& n) {
     map_.mechanism.properties[h] = src;
     if (!ok) continue;
     const Node& val = c.children[1];
-    if (h == "dt" || h == "tolerance") {
+    if (h == "dt" || h == "tolerance" || h == "complementarity-tolerance") {
       if (!(v[0] > 0)) {
-        error(val, std::string(h == "dt" ? "the time step" : "the tolerance") + " must be positive (got " + num(v[0]) + ")");
+        error(val, std::string(h == "dt" ? "the time step" : "the " + h) + " must be positive (got " + num(v[0]) + ")");
         continue;
       }
-      (h == "dt" ? model_.solver.dt : model_.solver.tolerance) = v[0];
+      (h == "dt" ? model_.solver.dt : h == "tolerance" ? model_.solver.tolerance : model_.solver.complementarityTolerance) = v[0];
+    } else if (h == "friction-directions") {
+      if (v[0] != std::floor(v[0]) || v[0] < 4 || v[0] > kMaxSolverFrictionDirections || int(v[0]) % 2 != 0) {
+        error(val, "(friction-directions ...) must be an even whole number from 4 to " +
+                       std::to_string(kMaxSolverFrictionDirections) + " (got " + num(v[0]) + ")");
+        continue;
+      }
+      model_.solver.frictionDirections = int(v[0]);
     } else {
       const long lo = h == "max-iterations" ? 1 : 0;
       if (v[0] != std::floor(v[0]) || v[0] < lo || v[0] > 1e6) {

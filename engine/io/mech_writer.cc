@@ -230,7 +230,12 @@ std::string Writer::run() {
   out_ += "  " + form3("gravity", m_.gravity) + "\n";
   out_ += "  (solver " + form("dt", {m_.solver.dt}) + " " + form("tolerance", {m_.solver.tolerance}) + " " +
           form("max-iterations", {double(m_.solver.maxIterations)}) + " " +
-          form("line-search", {double(m_.solver.maxLineSearch)}) + ")";
+          form("line-search", {double(m_.solver.maxLineSearch)});
+  if (m_.solver.complementarityTolerance != SolverSettings().complementarityTolerance)
+    out_ += " " + form("complementarity-tolerance", {m_.solver.complementarityTolerance});
+  if (m_.solver.frictionDirections != SolverSettings().frictionDirections)
+    out_ += " " + form("friction-directions", {double(m_.solver.frictionDirections)});
+  out_ += ")";
   // Bodies, nested along the joint tree.
   if (!m_.bodies.empty())
     out_ += "\n\n  ; Bodies. A body's (joint ...) connects it to the body it is written in (the world at the top\n"

@@ -118,9 +118,14 @@ struct GroundDesc {
 struct SolverSettings {
   double dt = 0.01;
   double tolerance = 1e-10;    // on the ∞-norm of the residual
+  double complementarityTolerance = 1e-8;  // contacts and limits: max s∘γ at convergence
   int maxIterations = 100;     // Newton iterations per step
   int maxLineSearch = 12;      // step halvings per iteration
+  // n_f: directions of the linearised friction cone of every contact (even, 4…10; the contact node
+  // holds 4 of them, a second node the rest — engine/integrator/variational_step.cc).
+  int frictionDirections = 4;
 };
+constexpr int kMaxSolverFrictionDirections = 10;
 
 struct Model {
   std::string name;

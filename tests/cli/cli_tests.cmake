@@ -57,6 +57,7 @@ mechstudio_cli_bad(negative_duration REASON "--duration must be positive" ARGS s
 mechstudio_cli_bad(fractional_steps REASON "--steps expects a whole number" ARGS simulate scene:pendulum --steps 2.5)
 mechstudio_cli_bad(zero_steps REASON "--steps must be positive" ARGS simulate scene:pendulum --steps 0)
 mechstudio_cli_bad(negative_tol REASON "--tol must be positive" ARGS simulate scene:pendulum --steps 10 --tol -1e-9)
+mechstudio_cli_bad(zero_comp_tol REASON "--comp-tol must be positive" ARGS simulate scene:box-drop --steps 10 --comp-tol 0)
 mechstudio_cli_bad(negative_max_iter REASON "--max-iter must be positive" ARGS simulate scene:pendulum --steps 10 --max-iter -1)
 mechstudio_cli_bad(missing_value_at_end REASON "--dt needs a value" ARGS simulate scene:pendulum --steps 10 --dt)
 mechstudio_cli_bad(missing_value_before_option REASON "--csv needs a value" ARGS simulate scene:pendulum --csv --steps 10)
@@ -88,6 +89,9 @@ mechstudio_cli_test(chain_set_options EXIT 0
   ARGS simulate scene:chain --set n=3 --set joint=spherical --dt 0.005 --steps 4 --tol 1e-9 --max-iter 50 --csv - --quiet
   CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=6)
 # --duration: 0.1 s at the default 0.01 s is 10 steps; the damped pendulum keeps its own dt of 0.1 s.
+# A looser complementarity tolerance takes fewer interior-point iterations on the box drop: accepted.
+mechstudio_cli_test(box_drop_comp_tol EXIT 0 ARGS simulate scene:box-drop --steps 5 --comp-tol 1e-6 --csv - --quiet
+  CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=7)
 mechstudio_cli_test(duration_steps EXIT 0 ARGS simulate scene:pendulum --duration 0.1 --csv - --quiet CHECKS STDOUT_LINES=12)
 mechstudio_cli_test(scene_dt_kept EXIT 0 ARGS simulate scene:damped-pendulum --duration 1 --csv - --quiet CHECKS STDOUT_LINES=12)
 

@@ -240,6 +240,16 @@ class TestMainWindow : public QObject {
     QVERIFY(w.settingsPanel()->problem().isEmpty());
     settle(w);
     QCOMPARE(w.sim().stepSettings().tolerance, 1e-8);
+    // The complementarity tolerance (contacts, limits) is checked the same way.
+    QLineEdit* comp = w.settingsPanel()->complementarityField();
+    comp->clear();
+    QTest::keyClicks(comp, "1");
+    QVERIFY(w.settingsPanel()->problem().contains("Complementarity tolerance: 1 is outside"));
+    comp->clear();
+    QTest::keyClicks(comp, "1e-6");
+    QVERIFY(w.settingsPanel()->problem().isEmpty());
+    settle(w);
+    QCOMPARE(w.sim().stepSettings().complementarityTolerance, 1e-6);
   }
 
   // Saving the open file reloads it automatically and the camera stays where the user put it.
