@@ -36,7 +36,7 @@ constexpr double kMaxInteger = 1e9;
 // Forms allowed directly in (mechanism …) and in (body …), and the items of joints.
 const std::vector<std::string> kTopForms = {"param",  "gravity",       "solver", "body",  "loop-joint", "spring",
                                             "actuator", "pd-controller", "wrench", "repeat", "chain",      "order",
-                                            "ground"};
+                                            "ground", "contact-pair"};
 const std::vector<std::string> kBodyForms = {"mass",     "density", "inertia",  "position",  "orientation", "rotation",
                                              "velocity", "angular-velocity", "shape", "visual", "collision", "color",
                                              "friction", "joint",   "body",     "repeat",    "chain"};
@@ -135,7 +135,7 @@ struct BodyExtra {
 
 // A name reference resolved once every body and joint is known.
 struct Fixup {
-  enum class Slot { LoopParent, LoopChild, SpringA, SpringB, ControllerJoint, ActuatorJoint, WrenchBody } slot;
+  enum class Slot { LoopParent, LoopChild, SpringA, SpringB, ControllerJoint, ActuatorJoint, WrenchBody, PairA, PairB } slot;
   int index = 0;  // into joints, springs, controllers, actuators or wrenches
   std::string name;
   SourceRef where;
@@ -255,6 +255,7 @@ class Reader {
   void readController(const Node& n, bool generated);
   void readWrench(const Node& n, bool generated);
   void readGround(const Node& n, bool generated);
+  void readContactPair(const Node& n, bool generated);
   void readOrder(const Node& n);
   struct OrderList;
   void orderNames(const Node& list, size_t first, OrderList& out);
@@ -298,7 +299,7 @@ class Reader {
   const Node* expansionRoot_ = nullptr;  // range of the outermost repeat/chain being expanded
 
   std::vector<BodyExtra> extra_;
-  NameTable bodies_, joints_, springs_, controllers_, grounds_;
+  NameTable bodies_, joints_, springs_, controllers_, grounds_, pairs_;
   std::vector<Fixup> fixups_;
   std::vector<std::string> loopBodyRefs_;  // names referenced by loop joints (connectivity)
   bool hasGravity_ = false, hasSolver_ = false;
@@ -831,6 +832,8 @@ void Reader::item(const Node& n, const Ctx& ctx) {
       readWrench(n, ctx.generated);
     } else if (h == "ground") {
       readGround(n, ctx.generated);
+    } else if (h == "contact-pair") {
+      readContactPair(n, ctx.generated);
     } else if (h == "order") {
       if (ctx.generated) error(n.children[0], "(order ...) cannot be repeated");
       else readOrder(n);
@@ -1538,6 +1541,50 @@ void Reader::readGround(const Node& n, bool generated) {
   map_.grounds.push_back(std::move(src));
 }
 
+// (contact-pair NAME BODY-A BODY-B (friction μ)?): contacts between the collision shapes of two bodies.
+void Reader::readContactPair(const Node& n, bool generated) {
+  ContactPairDesc pr;
+  ElementSource src;
+  src.form = ref(n);
+  src.generated = generated;
+  size_t i = 1;
+  if (!readName(n, i, pr.name, src.name, "a name and two bodies, e.g. (contact-pair p ball1 ball2)")) return;
+  std::string a, b;
+  SourceRef aRef, bRef;
+  if (!readName(n, i, a, aRef, "two bodies")) return;
+  if (!readName(n, i, b, bRef, "a second body")) return;
+  src.properties["body-a"].form = aRef;
+  src.properties["body-b"].form = bRef;
+  std::map<std::string, SourceRef> seen;
+  static const std::vector<std::string> items = {"friction"};
+  for (; i < n.children.size(); ++i) {
+    const Node& c = n.children[i];
+    if (!c.isList() || c.head().empty()) {
+      error(c, "expected (friction ...), got " + describe(c));
+      continue;
+    }
+    const std::string& h = c.head();
+    if (!contains(items, h)) {
+      error(c.children[0], "unknown contact-pair property '" + h + "'" + suggestion(h, items));
+      continue;
+    }
+    if (duplicate(seen, h, c, "contact-pair '" + pr.name + "'")) continue;
+    std::vector<double> v;
+    if (!numbers(c, 1, 1, 1, v, &src.properties[h])) continue;
+    if (!(v[0] >= 0)) {
+      error(c.children[1], "friction must not be negative (got " + num(v[0]) + ")");
+      continue;
+    }
+    pr.friction = v[0];
+  }
+  const int idx = int(model_.contactPairs.size());
+  define(pairs_, "contact-pair", pr.name, idx, src.name);
+  fixups_.push_back({Fixup::Slot::PairA, idx, a, aRef});
+  fixups_.push_back({Fixup::Slot::PairB, idx, b, bRef});
+  model_.contactPairs.push_back(pr);
+  map_.contactPairs.push_back(std::move(src));
+}
+
 // (actuator JOINT (effort NUM+))
 void Reader::readActuator(const Node& n, bool generated) {
   ActuatorDesc a;
@@ -1890,6 +1937,18 @@ void Reader::resolveFixups() {
           error(f.where, "spring '" + s.name + "' has both ends on " + (f.name == "world" ? std::string("the world") : "body '" + f.name + "'"));
         break;
       }
+      case Fixup::Slot::PairA:
+      case Fixup::Slot::PairB: {
+        ContactPairDesc& pr = model_.contactPairs[f.index];
+        if (f.name == "world") {
+          error(f.where, "contact-pair '" + pr.name + "' is between two bodies; contact with the world is a (ground ...)");
+          break;
+        }
+        if (body(f, false, f.slot == Fixup::Slot::PairA ? pr.bodyA : pr.bodyB) && f.slot == Fixup::Slot::PairB &&
+            pr.bodyA == pr.bodyB)
+          error(f.where, "contact-pair '" + pr.name + "' names body '" + f.name + "' twice");
+        break;
+      }
       case Fixup::Slot::WrenchBody:
         if (f.name == "world") error(f.where, "a wrench acts on a body, not on the world");
         else body(f, false, model_.wrenches[f.index].body);
@@ -1988,6 +2047,7 @@ void Reader::applyOrder() {
     for (JointDesc& j : model_.joints) remap(j.parent), remap(j.child);
     for (SpringDesc& s : model_.springs) remap(s.bodyA), remap(s.bodyB);
     for (WrenchDesc& w : model_.wrenches) remap(w.body);
+    for (ContactPairDesc& pr : model_.contactPairs) remap(pr.bodyA), remap(pr.bodyB);
   }
   // Joints.
   if (jointOrder_.present && permutation(jointOrder_, joints_, model_.joints.size(), "joint", jp)) {

@@ -68,7 +68,7 @@ struct SourceMap {
   // "line-search".
   ElementSource mechanism;
   std::map<std::string, PropertySource> params;  // (param NAME value): values[0] is the value
-  std::vector<ElementSource> bodies, joints, springs, controllers, wrenches, actuators, grounds;
+  std::vector<ElementSource> bodies, joints, springs, controllers, wrenches, actuators, grounds, contactPairs;
 };
 
 struct MechParseResult {

@@ -335,6 +335,22 @@ std::string Writer::run() {
     if (g.friction >= 0) items.push_back(form("friction", {g.friction}));
     emit("  ", "(ground " + nameText(g.name.empty() ? std::string("ground") : g.name), items);
   }
+  // Contacts between bodies.
+  if (!m_.contactPairs.empty())
+    out_ += "\n\n  ; Contacts between the collision shapes of two bodies, friction (else the mean of the bodies').";
+  for (size_t k = 0; k < m_.contactPairs.size(); ++k) {
+    const ContactPairDesc& pr = m_.contactPairs[k];
+    out_ += "\n";
+    const int nb = int(m_.bodies.size());
+    if (pr.bodyA < 0 || pr.bodyA >= nb || pr.bodyB < 0 || pr.bodyB >= nb) {
+      out_ += "  ; contact-pair is not written: invalid body";
+      continue;
+    }
+    std::vector<std::string> items;
+    if (pr.friction >= 0) items.push_back(form("friction", {pr.friction}));
+    emit("  ", "(contact-pair " + nameText(pr.name.empty() ? "pair" + std::to_string(k + 1) : pr.name) + " " +
+                   bodyName(pr.bodyA) + " " + bodyName(pr.bodyB), items);
+  }
   // Numbering, when reading the nesting alone would number bodies or joints differently.
   bool bodiesInOrder = true, jointsInOrder = int(jointOrder_.size()) == nj;
   for (size_t k = 0; k < bodyOrder_.size(); ++k) bodiesInOrder = bodiesInOrder && bodyOrder_[k] == int(k);

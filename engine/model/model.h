@@ -115,6 +115,15 @@ struct GroundDesc {
   double friction = -1;        // < 0: the body's
 };
 
+// Contacts between two bodies: every collision shape of A against every collision shape of B for the
+// pairs that have a distance function (sphere–sphere, sphere–capsule, capsule–capsule, sphere–box).
+// The friction coefficient is the pair's, or the mean of the two bodies' (friction < 0).
+struct ContactPairDesc {
+  std::string name;
+  int bodyA = 0, bodyB = 0;
+  double friction = -1;
+};
+
 struct SolverSettings {
   double dt = 0.01;
   double tolerance = 1e-10;    // on the ∞-norm of the residual
@@ -136,6 +145,7 @@ struct Model {
   std::vector<ActuatorDesc> actuators;
   std::vector<ControllerDesc> controllers;
   std::vector<GroundDesc> grounds;
+  std::vector<ContactPairDesc> contactPairs;
   Vec3 gravity = Vec3(0, 0, -9.81);
   SolverSettings solver;
 
