@@ -130,18 +130,24 @@ int Simulation::jointDof(int j) const { return sys_->joints.at(j).geo.freeCoordi
 
 void Simulation::loadedContacts(std::vector<ContactPoint>& out) const {
   for (const CompiledContactGroup& grp : sys_->contactGroups) {
-    const BodyState& b = state_.bodies[grp.body];
-    contact::BodyPose z;
-    z.x = b.x;
-    z.q = b.q;
+    contact::BodyPose z, za;
+    z.x = state_.bodies[grp.body].x;
+    z.q = state_.bodies[grp.body].q;
     contact::ContactSet set;
-    contact::shapePlane(grp.plane, grp.shape, z, set);
+    if (grp.bodyA < 0) {
+      contact::shapePlane(grp.plane, grp.shape, z, set);
+    } else {
+      za.x = state_.bodies[grp.bodyA].x;
+      za.q = state_.bodies[grp.bodyA].q;
+      set.count = 1;
+      contact::shapePair(grp.shapeA, za, grp.shape, z, set.contacts[0]);
+    }
     for (int k = 0; k < grp.count; ++k) {
       const Vec6& y = state_.contactImpulse[grp.first + k];
       if (!(y[0] > 1e-6)) continue;
       const contact::Contact& c = set.contacts[k];
       contact::FrictionRows fr;
-      contact::frictionRows(c, nullptr, z, kFrictionDirections, fr);
+      contact::frictionRows(c, grp.bodyA >= 0 ? &za : nullptr, z, kFrictionDirections, fr);
       ContactPoint p;
       p.body = grp.body;
       p.point = c.pointB;

@@ -172,6 +172,23 @@ inline JointPoses posesOf(const JointGeometry& j, const Vec3Vector& x, const Vec
   return z;
 }
 
+// The candidates of a contact group at the poses (x, q): a shape against a ground plane, or the
+// closest points of two bodies' shapes.
+void contactCandidates(const CompiledContactGroup& grp, const Vec3Vector& x, const Vec4Vector& q, contact::ContactSet& out) {
+  contact::BodyPose zb;
+  zb.x = x[grp.body];
+  zb.q = q[grp.body];
+  if (grp.bodyA < 0) {
+    contact::shapePlane(grp.plane, grp.shape, zb, out);
+    return;
+  }
+  contact::BodyPose za;
+  za.x = x[grp.bodyA];
+  za.q = q[grp.bodyA];
+  out.count = 1;
+  contact::shapePair(grp.shapeA, za, grp.shape, zb, out.contacts[0]);
+}
+
 // Prepare the knot z1, constant forces and G(z1) for one step. Returns false if |ω₀| ≥ 2/Δt.
 bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const StepSettings& st, const Inputs& in,
              const State& state) {
@@ -238,12 +255,13 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
   // Contact candidates at z1: normals and points for the impulses, friction rows B(z1).
   for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) {
     const CompiledContactGroup& grp = sys.contactGroups[gi];
-    contact::BodyPose z;
-    z.x = m.x1[grp.body];
-    z.q = m.q1[grp.body];
-    contact::shapePlane(grp.plane, grp.shape, z, m.set1[gi]);
+    contactCandidates(grp, m.x1, m.q1, m.set1[gi]);
+    contact::BodyPose za, zb;
+    if (grp.bodyA >= 0) za = {m.x1[grp.bodyA], m.q1[grp.bodyA]};
+    zb = {m.x1[grp.body], m.q1[grp.body]};
     for (int k = 0; k < grp.count; ++k)
-      contact::frictionRows(m.set1[gi].contacts[k], nullptr, z, kFrictionDirections, m.fr[grp.first + k]);
+      contact::frictionRows(m.set1[gi].contacts[k], grp.bodyA >= 0 ? &za : nullptr, zb, kFrictionDirections,
+                            m.fr[grp.first + k]);
   }
   return true;
 }
@@ -337,35 +355,53 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
     if (a >= 0) apply(a, me.dxa, me.dtha);
     apply(b, me.dxb, me.dthb);
   }
-  // Contacts: impulses −N(z1)ᵀγ − B(z1)ᵀβ on the body; rows c = [φ(z2), μγ − Σβ, Bż + ψ]
-  // (the caller subtracts the slacks); blocks ∂c/∂ż, ∂c/∂y and −[Nᵀ 0 Bᵀ].
+  // Contacts: impulses −N(z1)ᵀγ − B(z1)ᵀβ on the body (and on body A of a contact pair, whose
+  // gradients ∂φ/∂(x_A, θ_A) already carry the sign and whose sliding rows enter with −1); rows
+  // c = [φ(z2), μγ − Σβ, Bż + ψ] (the caller subtracts the slacks); blocks ∂c/∂ż, ∂c/∂y, −[Nᵀ 0 Bᵀ].
   using Mat43 = Eigen::Matrix<double, 4, 3>;
   for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) {
     const CompiledContactGroup& grp = sys.contactGroups[gi];
-    const int b = grp.body;
-    contact::BodyPose z2;
-    z2.x = m.x2[b];
-    z2.q = m.q2[b];
-    contact::shapePlane(grp.plane, grp.shape, z2, m.set2[gi]);
-    const Vec3 v = x.segment<3>(6 * b), w = x.segment<3>(6 * b + 3);
+    contactCandidates(grp, m.x2, m.q2, m.set2[gi]);
     for (int k = 0; k < grp.count; ++k) {
       const CompiledContact& cc = sys.contacts[grp.first + k];
       const contact::Contact& c1 = m.set1[gi].contacts[k];
       const contact::Contact& c2 = m.set2[gi].contacts[k];
       const contact::FrictionRows& fr = m.fr[grp.first + k];
-      const Mat43 Bv = fr.dvB.topRows<4>(), Bw = fr.dwB.topRows<4>();
       const Vec6 y = x.segment<6>(6 * cc.node);
       const double gamma = y[0], psi = y[1];
       const Eigen::Vector4d beta = y.tail<4>();
-      r.segment<3>(6 * b) -= c1.dxB.transpose() * gamma + Bv.transpose() * beta;
-      r.segment<3>(6 * b + 3) -= 2.0 * (c1.dthB.transpose() * gamma + Bw.transpose() * beta);
       auto rc = r.segment<6>(6 * cc.node);
       rc[0] = c2.phi;
       rc[1] = grp.friction * gamma - beta.sum();
-      rc.tail<4>() = Bv * v + Bw * w + Eigen::Vector4d::Constant(psi);
+      rc.tail<4>().setConstant(psi);
       // Compliance (see kNormalCompliance): exact in the residual and in ∂c/∂y.
       rc[0] += kNormalCompliance * dt * dt * gamma;
       rc.tail<5>() += kFrictionCompliance * dt * y.tail<5>();
+      // One side of the contact: body `b` with gap gradients at z1 / z2 and sliding rows (sign ±1).
+      auto side = [&](int b, const contact::Row3& dx1, const contact::Row3& dth1, const contact::Row3& dx2,
+                      const contact::Row3& dth2, const Mat43& Bv,
+                      const Mat43& Bw, int blockCS, int blockSC) {
+        r.segment<3>(6 * b) -= dx1.transpose() * gamma + Bv.transpose() * beta;
+        r.segment<3>(6 * b + 3) -= 2.0 * (dth1.transpose() * gamma + Bw.transpose() * beta);
+        rc.tail<4>() += Bv * x.segment<3>(6 * b) + Bw * x.segment<3>(6 * b + 3);
+        if (!F) return;
+        Mat6& CS = F->block(blockCS);
+        CS.setZero();
+        CS.block<1, 3>(0, 0) = dx2 * dt;
+        CS.block<1, 3>(0, 3) = dth2 * m.phi[b];
+        CS.block<4, 3>(2, 0) = Bv;
+        CS.block<4, 3>(2, 3) = Bw;
+        Mat6& SC = F->block(blockSC);
+        SC.setZero();
+        SC.block<3, 1>(0, 0) = -dx1.transpose();
+        SC.block<3, 1>(3, 0) = -2.0 * dth1.transpose();
+        SC.block<3, 4>(0, 2) = -Bv.transpose();
+        SC.block<3, 4>(3, 2) = -2.0 * Bw.transpose();
+      };
+      side(grp.body, c1.dxB, c1.dthB, c2.dxB, c2.dthB, fr.dvB.topRows<4>(), fr.dwB.topRows<4>(), cc.blockCB, cc.blockBC);
+      if (grp.bodyA >= 0)
+        side(grp.bodyA, c1.dxA, c1.dthA, c2.dxA, c2.dthA, -fr.dvA.topRows<4>(), -fr.dwA.topRows<4>(), cc.blockCA,
+             cc.blockAC);
       if (!F) continue;
       // ∂c/∂y with the compliance on the diagonal (without it the φ rows of a box face — 4 gaps,
       // 3 freedoms — make the pivots singular as s/y → 0).
@@ -376,18 +412,6 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
       D(1, 0) = grp.friction;
       D.block<1, 4>(1, 2).setConstant(-1.0);
       D.block<4, 1>(2, 1).setConstant(1.0);
-      Mat6& CB = F->block(cc.blockCB);
-      CB.setZero();
-      CB.block<1, 3>(0, 0) = c2.dxB * dt;
-      CB.block<1, 3>(0, 3) = c2.dthB * m.phi[b];
-      CB.block<4, 3>(2, 0) = Bv;
-      CB.block<4, 3>(2, 3) = Bw;
-      Mat6& BC = F->block(cc.blockBC);
-      BC.setZero();
-      BC.block<3, 1>(0, 0) = -c1.dxB.transpose();
-      BC.block<3, 1>(3, 0) = -2.0 * c1.dthB.transpose();
-      BC.block<3, 4>(0, 2) = -Bv.transpose();
-      BC.block<3, 4>(3, 2) = -2.0 * Bw.transpose();
     }
   }
   return true;

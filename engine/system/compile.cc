@@ -35,6 +35,24 @@ bool expand(const std::vector<double>& in, int n, Vec6& out) {
   return true;
 }
 
+// Calls f(shape of A, shape of B) for every pair of collision shapes of a contact pair's bodies that
+// has a distance function; returns how many.
+template <class F>
+int forEachShapePair(const Model& model, const ContactPairDesc& pr, F&& f) {
+  int count = 0;
+  for (const ShapeDesc& da : model.bodies[pr.bodyA].collisions)
+    for (const ShapeDesc& db : model.bodies[pr.bodyB].collisions) {
+      contact::ContactShape sa, sb;
+      contact::Contact probe;
+      if (!contact::contactShapeFromDesc(da, sa) || !contact::contactShapeFromDesc(db, sb) ||
+          !contact::shapePair(sa, contact::BodyPose(), sb, contact::BodyPose(), probe))
+        continue;
+      f(sa, sb);
+      ++count;
+    }
+  return count;
+}
+
 }  // namespace
 
 std::shared_ptr<const CompiledSystem> compile(const Model& model) {
@@ -150,6 +168,18 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     if (!(b.friction >= 0) || !std::isfinite(b.friction)) err("body '" + b.name + "': friction must be finite and ≥ 0");
   if (nb == 0) err("the model has no bodies");
 
+  // Contact pairs: two different bodies with at least one pair of shapes that has a distance function.
+  for (const ContactPairDesc& pr : model.contactPairs) {
+    const std::string who = "contact-pair '" + pr.name + "'";
+    if (pr.bodyA < 0 || pr.bodyA >= nb || pr.bodyB < 0 || pr.bodyB >= nb || pr.bodyA == pr.bodyB)
+      err(who + ": needs two different bodies");
+    else if (forEachShapePair(model, pr, [](const contact::ContactShape&, const contact::ContactShape&) {}) == 0)
+      err(who + ": no pair of collision shapes of '" + model.bodies[pr.bodyA].name + "' and '" +
+          model.bodies[pr.bodyB].name + "' has a distance function (sphere-sphere, sphere-capsule, capsule-capsule, "
+          "sphere-box)");
+    else if (!(pr.friction < 0 || std::isfinite(pr.friction)))
+      err(who + ": friction must be finite");
+  }
   if (!errors.empty()) {
     std::ostringstream os;
     os << "model '" << model.name << "' is invalid:";
@@ -226,6 +256,25 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     }
   }
 
+  // Contact pairs: one candidate per pair of collision shapes with a distance function.
+  for (const ContactPairDesc& pr : model.contactPairs)
+    forEachShapePair(model, pr, [&](const contact::ContactShape& sa, const contact::ContactShape& sb) {
+      CompiledContactGroup grp;
+      grp.bodyA = pr.bodyA;
+      grp.body = pr.bodyB;
+      grp.shapeA = sa;
+      grp.shape = sb;
+      grp.friction = pr.friction >= 0 ? pr.friction : 0.5 * (model.bodies[pr.bodyA].friction + model.bodies[pr.bodyB].friction);
+      grp.count = 1;
+      grp.first = int(sys->contacts.size());
+      CompiledContact c;
+      c.group = int(sys->contactGroups.size());
+      c.node = sys->numNodes++;
+      sys->nodeJoint.push_back(-1);
+      sys->contacts.push_back(c);
+      sys->contactGroups.push_back(grp);
+    });
+
   // Graph: every constrained joint node is adjacent to its (one or two) bodies.
   std::vector<std::vector<int>> adjacency(sys->numNodes);
   std::vector<bool> zeroDiagonal(sys->numNodes, false);
@@ -238,16 +287,20 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
       adjacency[b].push_back(j.node);
     }
   }
-  // Every contact node hangs on its body. Its pivot ∂c/∂y + diag(s/y) becomes nearly singular as a
-  // contact closes (s → 0), so, like a joint, it is eliminated after its body (whose mass block is
-  // well conditioned); the contacts of one body then share fill-in blocks.
+  // Every environment contact node hangs on its body. Its pivot ∂c/∂y + diag(s/y) becomes nearly
+  // singular as a contact closes (s → 0), so, like a joint, it is eliminated after its body (whose
+  // mass block is well conditioned); the contacts of one body then share fill-in blocks. A contact
+  // between two bodies joins them like a joint (and, like one, comes after both).
   std::vector<bool> hangingLeaf(sys->numNodes, false);
   for (const CompiledContact& c : sys->contacts) {
-    const int b = sys->contactGroups[c.group].body;
-    adjacency[c.node].push_back(b);
-    adjacency[b].push_back(c.node);
+    const CompiledContactGroup& grp = sys->contactGroups[c.group];
+    for (int b : {grp.bodyA, grp.body}) {
+      if (b < 0) continue;
+      adjacency[c.node].push_back(b);
+      adjacency[b].push_back(c.node);
+    }
     zeroDiagonal[c.node] = true;
-    hangingLeaf[c.node] = true;
+    hangingLeaf[c.node] = grp.bodyA < 0;
   }
   sys->order = computeEliminationOrder(adjacency, zeroDiagonal, hangingLeaf);
 
@@ -264,10 +317,15 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     MS_ASSERT(j.blockJB >= 0 && j.blockBJ >= 0, "joint–body block missing from the graph");
   }
   for (CompiledContact& c : sys->contacts) {
-    const int b = sys->contactGroups[c.group].body;
-    c.blockCB = layout.blockIndex(c.node, b);
-    c.blockBC = layout.blockIndex(b, c.node);
+    const CompiledContactGroup& grp = sys->contactGroups[c.group];
+    c.blockCB = layout.blockIndex(c.node, grp.body);
+    c.blockBC = layout.blockIndex(grp.body, c.node);
     MS_ASSERT(c.blockCB >= 0 && c.blockBC >= 0, "contact–body block missing from the graph");
+    if (grp.bodyA >= 0) {
+      c.blockCA = layout.blockIndex(c.node, grp.bodyA);
+      c.blockAC = layout.blockIndex(grp.bodyA, c.node);
+      MS_ASSERT(c.blockCA >= 0 && c.blockAC >= 0, "contact–body block missing from the graph");
+    }
   }
 
   return sys;

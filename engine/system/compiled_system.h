@@ -41,9 +41,13 @@ struct CompiledJoint {
 // [γ, ψ, β₁..β₄] (normal, friction-cone multiplier, friction along 4 directions of the tangent
 // plane) and its 6 slacks [φ(z₂), μγ − Σβ, η₁..η₄] (29c–29f).
 constexpr int kFrictionDirections = 4;
+// Contacts between two bodies (`contact-pair`): a group of one candidate per pair of collision shapes
+// (its closest points), a node adjacent to both bodies (shape A on bodyA, shape on body).
 struct CompiledContactGroup {
-  int body = 0;
+  int body = 0;                 // body B (the shape's body)
+  int bodyA = -1;               // body A of a contact pair; -1: the world plane `plane`
   contact::ContactShape shape;
+  contact::ContactShape shapeA; // body A's shape (contact pairs)
   contact::WorldPlane plane;
   double friction = 0.5;
   int first = 0, count = 0;  // its contacts: contacts[first, first + count)
@@ -52,6 +56,7 @@ struct CompiledContact {
   int group = 0, candidate = 0;  // candidate index within the group's ContactSet
   int node = -1;
   int blockCB = -1, blockBC = -1;  // (contact row, body column), (body row, contact column)
+  int blockCA = -1, blockAC = -1;  // the same for body A of a contact pair
 };
 
 struct CompiledSystem {

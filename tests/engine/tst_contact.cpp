@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "io/mech_reader.h"
 #include "scenes/scenes.h"
 #include "allocation_counter.h"
 #include "integrator/variational_step.h"
@@ -20,6 +21,24 @@ using namespace ms;
 namespace {
 std::unique_ptr<Simulation> make(const std::string& scene, const std::map<std::string, std::string>& p = {}) {
   return std::make_unique<Simulation>(compile(buildScene(scene, p)));
+}
+
+// A model written in the model language (contacts between bodies are `contact-pair` forms).
+Model parse(const std::string& text) {
+  MechParseResult r;
+  Diagnostics d;
+  if (!readMechText(text, "test.mech", {}, r, d)) qFatal("test model does not read: %s", d.format().c_str());
+  return r.model;
+}
+
+// Runs until `duration`; every step must converge. Returns the largest penetration (grounds and pairs).
+double runFor(Simulation& sim, double duration) {
+  double maxPen = 0;
+  while (sim.state().time < duration - 1e-9) {
+    if (!sim.step()) qFatal("step failed: %s", sim.metrics().message.c_str());
+    maxPen = std::max(maxPen, sim.metrics().penetration);
+  }
+  return maxPen;
 }
 }  // namespace
 
@@ -122,6 +141,108 @@ class TestContact : public QObject {
     if (qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD")) QSKIP("10 s chains of 100 and 200 spheres: Release only");
     runSphereChain(100, 10.0);
     runSphereChain(200, 10.0);
+  }
+
+  // Contacts between bodies (contact-pair): a ball dropped off-centre onto a box lying on the ground
+  // (sphere–box) comes to rest on the box's top face without penetrating it.
+  void ballComesToRestOnABox() {
+    auto sys = compile(parse(R"((mechanism "ball-on-box"
+        (ground floor)
+        (body box (mass 1) (shape box 0.4 0.4 0.4) (position 0 0 0.2))
+        (body ball (mass 0.5) (shape sphere 0.1) (position 0.05 -0.03 0.8))
+        (contact-pair touch ball box)))"));
+    QCOMPARE(int(sys->contacts.size()), 8 + 1 + 1);  // box corners, ball on the ground, ball on the box
+    Simulation sim(sys);
+    const double pen = runFor(sim, 3.0);
+    const BodyState& ball = sim.state().bodies[1];
+    qInfo("ball on box: max penetration %.3g m, ball centre at z = %.6f m (top face + r = 0.5), speed %.3g m/s", pen,
+          ball.x.z(), ball.v.norm());
+    QVERIFY(pen <= 1e-5);
+    QVERIFY(std::abs(ball.x.z() - 0.5) < 1e-4);
+    QVERIFY(ball.v.norm() < 1e-6);
+    QVERIFY(std::abs(sim.state().bodies[0].x.z() - 0.2) < 1e-4);  // the box did not sink either
+  }
+
+  // A capsule dropped across another lying on the ground (capsule–capsule), and a ball onto it
+  // (sphere–capsule): both stop on it, nothing penetrates.
+  void capsulesAndBallsStackWithoutPenetrating() {
+    auto sys = compile(parse(R"((mechanism "stack"
+        (ground floor (friction 0.8))
+        (body log (mass 2) (shape capsule 0.05 0.6) (rotation 0 (deg 90) 0) (position 0 0 0.05))
+        (body bar (mass 1) (shape capsule 0.04 0.4) (rotation (deg 90) 0 0) (position 0 0 0.4))
+        (body pebble (mass 0.2) (shape sphere 0.03) (position 0.2 0 0.3))
+        (contact-pair bar-on-log bar log)
+        (contact-pair pebble-on-log pebble log)))"));
+    Simulation sim(sys);
+    const double pen = runFor(sim, 2.0);
+    const double barZ = sim.state().bodies[1].x.z(), pebbleZ = sim.state().bodies[2].x.z();
+    qInfo("stack: max penetration %.3g m; bar at z = %.6f m (on the log: 0.14), pebble at z = %.6f m (0.13)", pen, barZ,
+          pebbleZ);
+    QVERIFY(pen <= 1e-5);
+    QVERIFY(std::abs(barZ - 0.14) < 1e-3);
+    QVERIFY(std::abs(pebbleZ - 0.13) < 1e-3);
+  }
+
+  // Two free spheres in zero gravity, one moving into the other: the contact is inelastic (the
+  // variational step with a hard φ ≥ 0 stops the approach), so both leave with half the speed; the
+  // total momentum is conserved by the equal and opposite impulses. After the impact the spheres
+  // touch with zero force, a degenerate complementarity pair (s = γ = 0) that the interior point
+  // resolves to about √(complementarity tolerance): the speeds approach 0.5 as it is tightened.
+  void collidingSpheresConserveMomentum() {
+    for (const double compTol : {1e-8, 1e-12}) {
+      Model m = parse(R"((mechanism "billiards"
+          (gravity 0 0 0)
+          (body a (mass 1) (shape sphere 0.1) (position 0 0 0) (velocity 1 0 0))
+          (body b (mass 1) (shape sphere 0.1) (position 0.5 0 0))
+          (contact-pair hit a b)))");
+      m.solver.complementarityTolerance = compTol;
+      Simulation sim(compile(m));
+      const Vec3 p0 = sim.linearMomentum();
+      const double pen = runFor(sim, 1.0);
+      const Vec3 va = sim.state().bodies[0].v, vb = sim.state().bodies[1].v;
+      const double dp = (sim.linearMomentum() - p0).norm();
+      qInfo("spheres, complementarity tolerance %.0e: momentum change %.3g N s, velocities %.9f and %.9f m/s, max "
+            "penetration %.3g m",
+            compTol, dp, va.x(), vb.x(), pen);
+      QVERIFY(dp < 1e-10);
+      const double bound = 2.0 * std::sqrt(compTol);  // measured 0.7·√tol
+      QVERIFY(std::abs(va.x() - 0.5) < bound && std::abs(vb.x() - 0.5) < bound);
+      QVERIFY(pen <= 1e-8);
+    }
+  }
+
+  // The Newton matrix of a contact between two bodies equals finite differences of the residual.
+  void pairNewtonMatrixMatchesFiniteDifferences() {
+    auto sys = compile(parse(R"((mechanism "pair"
+        (gravity 0 0 -9.81)
+        (body a (mass 1) (shape capsule 0.1 0.5) (rotation 0.3 0.2 0) (position 0 0 0))
+        (body b (mass 2) (shape sphere 0.2) (position 0.1 0.05 0.35))
+        (body c (mass 1) (shape box 0.3 0.2 0.4) (rotation 0.1 0 0.4) (position 0.1 0.05 0.8))
+        (contact-pair ab b a)
+        (contact-pair bc b c)))"));
+    QCOMPARE(int(sys->contacts.size()), 2);
+    Simulation sim(sys);
+    VariationalIntegrator vi(sys);
+    const StepSettings st = sim.settings();
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<double> uni(-1, 1);
+    const int nb = 3, nn = sys->numNodes;
+    for (int trial = 0; trial < 3; ++trial) {
+      VecX vel(6 * nb), lam(6 * (nn - nb));
+      for (int i = 0; i < vel.size(); ++i) vel(i) = 0.5 * uni(rng);
+      for (int i = 0; i < lam.size(); ++i) lam(i) = 2 + uni(rng);
+      VecX r;
+      QVERIFY(vi.residualAt(st, sim.inputs(), sim.state(), vel, lam, r, true));
+      const MatX F = vi.matrix().toDense();
+      MatX Fd;
+      QVERIFY(test::newtonByFiniteDifferences(vi, st, sim.inputs(), sim.state(), vel, lam, Fd));
+      double worst = 0;
+      for (int c = 0; c < F.cols(); ++c)
+        for (int row = 0; row < F.rows(); ++row)
+          worst = std::max(worst, std::abs(F(row, c) - Fd(row, c)) / (1.0 + std::abs(Fd(row, c))));
+      qInfo("contact-pair Newton matrix vs finite differences: worst relative error %.3g", worst);
+      QVERIFY(worst < 1e-6);
+    }
   }
 
   // A step with contacts does no heap allocation (after the first steps have sized everything).
