@@ -94,6 +94,8 @@ bool Simulation::step() {
   metrics_.constraintViolation = rep.constraintViolation;
   metrics_.penetration = rep.penetration;
   metrics_.contacts = rep.activeContacts;
+  metrics_.limitViolation = rep.limitViolation;
+  metrics_.limits = rep.activeLimits;
   updateMetrics();
   return true;
 }

@@ -21,6 +21,8 @@ struct StepMetrics {
   double constraintViolation = 0;  // ‖g(z)‖∞ at the configuration fixed by the step
   double penetration = 0;          // max(0, −min φ) over the contacts, m
   int contacts = 0;                // contacts carrying load
+  double limitViolation = 0;       // max(0, θ_lo − θ, θ − θ_hi) over the joint limits, rad or m
+  int limits = 0;                  // joint limits carrying load
   int iterations = 0;
   double residual = 0;
   double stepMicroseconds = 0;

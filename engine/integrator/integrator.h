@@ -30,6 +30,8 @@ struct StepReport {
   double constraintViolation = 0;  // ‖g(z)‖∞ at the configuration the step makes final
   double penetration = 0;          // max(0, −min φ) over the contacts at that configuration
   int activeContacts = 0;          // contacts with φ ≤ 1e-6 m and a positive normal impulse
+  double limitViolation = 0;       // max(0, θ_lo − θ, θ − θ_hi) over the joint limits (rad or m)
+  int activeLimits = 0;            // limits within 1e-6 of their bound with an effort > 1e-6
   std::string message;             // reason, when status != Ok
 };
 

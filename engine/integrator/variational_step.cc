@@ -22,6 +22,21 @@
 // B(z1)ᵀβ (rotational rows doubled as for joints). The step is then solved by the primal-dual
 // interior-point driver (solver/interior_point.h): Δs is eliminated per contact, so the contact
 // node's diagonal block is ∂c/∂y + diag(s/y) and the node is a leaf on its body in the graph LDU.
+// Joint limits (revolute angle, prismatic travel; the inequalities of (22)–(24) with the joint's
+// minimal coordinate θ of (B.7b) as the constraint function, solved with (29a)–(29f) by the same
+// interior-point step, Appendix D): one node per limited joint, y = [γ_lo, γ_hi, 0, 0, 0, 0], slacks
+//   s_lo = θ(z2) − lower + ε_l γ_lo,   s_hi = upper − θ(z2) + ε_l γ_hi,   s∘y = 0,
+// evaluated at the next knot z2(ż1) like φ(z2) of a contact; the bodies feel the effort
+// u = γ_lo − γ_hi through the minimal-coordinate Jacobian at z1 like an actuator: f = (∂θ/∂x)ᵀu,
+// rotational rows 2(∂θ/∂θ_body)ᵀu. ∂θ(z2)/∂ż = [∂θ/∂x Δt, ∂θ/∂θ_body Φ(ω)] at z2, as the joint rows.
+// Rows 2–5 are equality padding rows y = 0 (identity diagonal, no coupling): they are not
+// complementarity pairs, so the barrier, the fraction to the boundary and the convergence test see
+// only the two real pairs. ε_l = kLimitCompliance·Δt² is in the residual and the matrix.
+// Candidates: a limit enters a step's complementarity problem only if it is near (distance at z1 ≤
+// kLimitMargin + 2|θ̇₀|Δt); the others are equality rows y = 0 (no effort). An interior-point dual
+// of a far limit would be ~μ/s instead of 0 — a spurious effort of ~1e-9 N·m. A step whose
+// solution brings an excluded limit to its bound (s ≤ 0) is solved again with every limit; a step
+// without contacts and without candidates takes the plain Newton path.
 #include "integrator/variational_step.h"
 
 #include <cmath>
@@ -70,6 +85,11 @@ constexpr double kReuseContraction = 1e-2;
 // unique (the minimum-compliance-energy split) and the 200-sphere chain converges at every step.
 constexpr double kNormalCompliance = 1e-7;
 constexpr double kFrictionCompliance = 1e-6;
+// Joint-limit compliance: ε_l = kLimitCompliance·Δt² (rad per N·m or m per N), as the contact gap
+// row: a limit holding 10 N·m at Δt = 0.01 gives way by 1e-10 rad. In the residual and the matrix.
+constexpr double kLimitCompliance = 1e-7;
+// Distance (rad or m) beyond the motion 2|θ̇₀|Δt within which a limit is a candidate of the step.
+constexpr double kLimitMargin = 0.05;
 // Weighted residual below which a stalled interior-point line search counts as converged.
 constexpr double kContactAttainable = 1e-7;
 // Iterative-refinement corrections per contact Newton solve.
@@ -102,6 +122,15 @@ struct VariationalIntegrator::Impl {
   std::vector<contact::FrictionRows> fr;
   VecX sCur, sTrial, ds;
   int numContactRows = 0;  // 6 per contact: the tail of the node-major vectors
+  // Joint limits: θ(z2) and its Jacobians per limit (evaluated with the residual). The interior-
+  // point pairs are the contact rows and rows 0–1 of each limit node: pairRow[p] is the row of pair
+  // p in the node-major vectors; yCur, yTrial, dy hold the duals of the iterates and of the step
+  // gathered from those rows (s is sCur, sTrial, ds, one entry per pair).
+  std::vector<JointMinimalEval, Eigen::aligned_allocator<JointMinimalEval>> lim2;
+  int numPairs = 0;
+  std::vector<int> pairRow;
+  std::vector<char> limitOn;  // per limit: a candidate (pair rows) in this step
+  VecX yCur, yTrial, dy;
   // The contact step's Newton matrix before factorisation (for one step of iterative refinement:
   // its pivots span many decades) and the refinement's work vectors.
   GraphLDU unfactored;
@@ -114,6 +143,23 @@ struct VariationalIntegrator::Impl {
   VecX rowWeight;
   InteriorPointSolver ip;
 };
+
+namespace {
+// The interior-point pairs: every contact row, then rows 0–1 (lower, upper) of every candidate
+// limit. The pair vectors are resized (allocation) only when their number changes.
+void selectPairs(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
+  m.pairRow.clear();
+  for (const CompiledContact& c : sys.contacts)
+    for (int q = 0; q < 6; ++q) m.pairRow.push_back(6 * c.node + q);
+  for (size_t li = 0; li < sys.limits.size(); ++li)
+    if (m.limitOn[li])
+      for (int q = 0; q < 2; ++q) m.pairRow.push_back(6 * sys.limits[li].node + q);
+  if (int(m.pairRow.size()) == m.numPairs && m.sCur.size() == m.numPairs) return;
+  m.numPairs = int(m.pairRow.size());
+  for (VecX* v : {&m.yCur, &m.yTrial, &m.dy, &m.sCur, &m.sTrial, &m.ds}) v->setZero(m.numPairs);
+  m.ip.reserve(m.numPairs);
+}
+}  // namespace
 
 VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSystem> system)
     : sys_(std::move(system)), matrix_(sys_->order), impl_(std::make_shared<Impl>()) {
@@ -136,12 +182,14 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   m.set2.resize(sys_->contactGroups.size());
   m.fr.resize(sys_->contacts.size());
   m.numContactRows = 6 * int(sys_->contacts.size());
-  m.sCur.setZero(m.numContactRows);
-  m.sTrial.setZero(m.numContactRows);
-  m.ds.setZero(m.numContactRows);
-  m.ip.reserve(m.numContactRows);
+  // Interior-point pairs: every contact row, then rows 0–1 (lower, upper) of every limit node.
+  // (Rebuilt per step by selectPairs when limits are candidates or not; all on until then.)
+  m.lim2.resize(sys_->limits.size());
+  m.limitOn.assign(sys_->limits.size(), 1);
+  m.pairRow.reserve(6 * sys_->contacts.size() + 2 * sys_->limits.size());
+  selectPairs(*sys_, m);
   m.rowWeight.setOnes(6 * sys_->numNodes);
-  if (!sys_->contacts.empty()) {
+  if (!sys_->contacts.empty() || !sys_->limits.empty()) {
     m.unfactored = GraphLDU(sys_->order);
     m.rhs.setZero(n0);
     m.refine.setZero(n0);
@@ -251,6 +299,11 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     }
     m.force[j.geo.child] += me.dxb.transpose() * u;
     m.torque[j.geo.child] += me.dthb.transpose() * u;
+  }
+  // Joint limits: minimal-coordinate Jacobians at z1 (the limit efforts act through them).
+  for (const CompiledLimit& l : sys.limits) {
+    const CompiledJoint& j = sys.joints[l.joint];
+    if (!m.needsMinimal[l.joint]) evalJointMinimal(j.geo, posesOf(j.geo, m.x1, m.q1), m.m1[l.joint]);
   }
   // Contact candidates at z1: normals and points for the impulses, friction rows B(z1).
   for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) {
@@ -414,21 +467,84 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
       D.block<4, 1>(2, 1).setConstant(1.0);
     }
   }
+  // Joint limits: effort u = γ_lo − γ_hi on the bodies through J_min(z1); rows
+  // [θ(z2) − lower + ε_l γ_lo, upper − θ(z2) + ε_l γ_hi, y₂..y₅] (the caller subtracts the slacks of
+  // rows 0–1); blocks ±∂θ(z2)/∂ż, diag(ε_l, ε_l, 1, 1, 1, 1) and ∓J_min(z1)ᵀ.
+  for (size_t li = 0; li < sys.limits.size(); ++li) {
+    const CompiledLimit& l = sys.limits[li];
+    const CompiledJoint& j = sys.joints[l.joint];
+    const int a = j.geo.parent, b = j.geo.child;
+    const JointMinimalEval& me1 = m.m1[l.joint];
+    JointMinimalEval& me2 = m.lim2[li];
+    evalJointMinimal(j.geo, posesOf(j.geo, m.x2, m.q2), me2);
+    const Vec6 y = x.segment<6>(6 * l.node);
+    const double u = y[0] - y[1], eps = kLimitCompliance * dt * dt;
+    if (!m.limitOn[li]) {
+      // Not a candidate in this step: six equality rows y = 0, no effort, no coupling.
+      r.segment<6>(6 * l.node) = y;
+      if (!F) continue;
+      F->diag(l.node).setIdentity();
+      F->block(l.blockLB).setZero();
+      F->block(l.blockBL).setZero();
+      if (a >= 0) {
+        F->block(l.blockLA).setZero();
+        F->block(l.blockAL).setZero();
+      }
+      continue;
+    }
+    // Efforts on the bodies (as an actuator): f = (∂θ/∂x)ᵀu, rotational rows 2(∂θ/∂θ)ᵀu.
+    if (a >= 0) {
+      r.segment<3>(6 * a) -= me1.dxa.row(0).transpose() * u;
+      r.segment<3>(6 * a + 3) -= 2.0 * me1.dtha.row(0).transpose() * u;
+    }
+    r.segment<3>(6 * b) -= me1.dxb.row(0).transpose() * u;
+    r.segment<3>(6 * b + 3) -= 2.0 * me1.dthb.row(0).transpose() * u;
+    // Limit rows at z2 with the compliance; padding rows y = 0.
+    auto rl = r.segment<6>(6 * l.node);
+    rl[0] = me2.theta[0] - l.lower + eps * y[0];
+    rl[1] = l.upper - me2.theta[0] + eps * y[1];
+    rl.tail<4>() = y.tail<4>();
+    if (!F) continue;
+    // ∂c/∂y: the compliance on the pair rows, identity on the padding rows.
+    Mat6& D = F->diag(l.node);
+    D.setIdentity();
+    D(0, 0) = D(1, 1) = eps;
+    // (limit row, body column): ±∂θ(z2)/∂ż; (body row, limit column): ∓J_min(z1)ᵀ.
+    auto rows = [&](int blk, const Mat6x3& dx2, const Mat6x3& dth2, int body) {
+      Mat6& LB = F->block(blk);
+      LB.setZero();
+      LB.block<1, 3>(0, 0) = dx2.row(0) * dt;
+      LB.block<1, 3>(0, 3) = dth2.row(0) * m.phi[body];
+      LB.row(1) = -LB.row(0);
+    };
+    auto cols = [&](int blk, const Mat6x3& dx1, const Mat6x3& dth1) {
+      Mat6& BL = F->block(blk);
+      BL.setZero();
+      BL.block<3, 1>(0, 0) = -dx1.row(0).transpose();
+      BL.block<3, 1>(3, 0) = -2.0 * dth1.row(0).transpose();
+      BL.col(1) = -BL.col(0);
+    };
+    rows(l.blockLB, me2.dxb, me2.dthb, b);
+    cols(l.blockBL, me1.dxb, me1.dthb);
+    if (a >= 0) {
+      rows(l.blockLA, me2.dxa, me2.dtha, a);
+      cols(l.blockAL, me1.dxa, me1.dtha);
+    }
+  }
   return true;
 }
 
 // One step with contacts as the interior-point problem of solver/interior_point.h: y = (ż, λ,
-// contact impulses), pairs (s, impulse) per contact row. The graph LDU is the linear algebra.
+// contact impulses, limit efforts), pairs (s, impulse) per contact row and per limit row (rows 0–1
+// of a limit node; its padding rows are equalities). The graph LDU is the linear algebra.
 class ContactStepProblem final : public InteriorPointProblem {
  public:
   ContactStepProblem(const CompiledSystem& sys, VariationalIntegrator::Impl& m, GraphLDU& F) : sys_(sys), m_(m), F_(F) {}
-  int numPairs() const override { return m_.numContactRows; }
+  int numPairs() const override { return m_.numPairs; }
   Eigen::Ref<const VecX> slack(IpIterate which) const override { return which == IpIterate::Current ? m_.sCur : m_.sTrial; }
-  Eigen::Ref<const VecX> dual(IpIterate which) const override {
-    return (which == IpIterate::Current ? m_.cur : m_.trial).tail(m_.numContactRows);
-  }
+  Eigen::Ref<const VecX> dual(IpIterate which) const override { return which == IpIterate::Current ? m_.yCur : m_.yTrial; }
   Eigen::Ref<const VecX> slackStep() const override { return m_.ds; }
-  Eigen::Ref<const VecX> dualStep() const override { return m_.delta.tail(m_.numContactRows); }
+  Eigen::Ref<const VecX> dualStep() const override { return m_.dy; }
   IpEqualityNorms evaluate(IpIterate which) override {
     const bool cur = which == IpIterate::Current;
     return norms(cur ? m_.cur : m_.trial, cur ? m_.sCur : m_.sTrial, cur ? m_.residual : m_.trialResidual, nullptr);
@@ -436,19 +552,18 @@ class ContactStepProblem final : public InteriorPointProblem {
   bool factor() override {
     const IpEqualityNorms n = norms(m_.cur, m_.sCur, m_.residual, &F_);
     if (!std::isfinite(n.maxAbs)) return false;
-    // Δs eliminated per pair: the contact diagonal gains S·Y⁻¹.
-    for (size_t ci = 0; ci < sys_.contacts.size(); ++ci) {
-      const CompiledContact& c = sys_.contacts[ci];
-      for (int q = 0; q < 6; ++q) F_.diag(c.node)(q, q) += m_.sCur[6 * ci + q] / m_.cur[6 * c.node + q];
+    // Δs eliminated per pair: the contact and limit diagonals gain S·Y⁻¹.
+    for (int p = 0; p < m_.numPairs; ++p) {
+      const int row = m_.pairRow[p];
+      F_.diag(row / 6)(row % 6, row % 6) += m_.sCur[p] / m_.yCur[p];
     }
     m_.unfactored.copyValues(F_);
     return F_.factor();
   }
   bool solveNewton(const Eigen::Ref<const VecX>& rhsComp) override {
-    const int nc = m_.numContactRows;
-    const auto y = m_.cur.tail(nc);
+    const VecX& y = m_.yCur;
     m_.rhs = -m_.residual;
-    m_.rhs.tail(nc).array() += rhsComp.array() / y.array();
+    for (int p = 0; p < m_.numPairs; ++p) m_.rhs[m_.pairRow[p]] += rhsComp[p] / y[p];
     F_.solve(m_.rhs, m_.delta);
     // Iterative refinement against the unfactored matrix (up to kRefinements corrections).
     for (int k = 0; k < kRefinements; ++k) {
@@ -459,17 +574,24 @@ class ContactStepProblem final : public InteriorPointProblem {
     }
     // Δs from the complementarity rows: S Δy + Y Δs = r. (Recovering it from the linearised slack
     // equation instead, Δs = ∂c/∂ż Δż + ∂c/∂y Δy + (c − s), made the sphere chain fail earlier.)
-    m_.ds.array() = (rhsComp.array() - m_.sCur.array() * m_.delta.tail(nc).array()) / y.array();
+    gatherPairs(m_.delta, m_.dy);
+    m_.ds.array() = (rhsComp.array() - m_.sCur.array() * m_.dy.array()) / y.array();
     return m_.delta.allFinite() && m_.ds.allFinite();
   }
   void apply(double alpha) override {
     m_.trial = m_.cur + alpha * m_.delta;
     m_.sTrial = m_.sCur + alpha * m_.ds;
+    gatherPairs(m_.trial, m_.yTrial);
   }
   void accept() override {
     m_.cur.swap(m_.trial);
     m_.sCur.swap(m_.sTrial);
+    m_.yCur.swap(m_.yTrial);
     m_.residual.swap(m_.trialResidual);
+  }
+  // The duals of the pairs from a node-major vector.
+  void gatherPairs(const VecX& x, VecX& y) const {
+    for (int p = 0; p < m_.numPairs; ++p) y[p] = x[m_.pairRow[p]];
   }
 
  private:
@@ -480,7 +602,8 @@ class ContactStepProblem final : public InteriorPointProblem {
       n.squared = n.maxAbs = std::numeric_limits<double>::infinity();
       return n;
     }
-    r.tail(m_.numContactRows) -= s;
+    for (int p = 0; p < m_.numPairs; ++p) r[m_.pairRow[p]] -= s[p];
+    gatherPairs(x, &x == &m_.cur ? m_.yCur : m_.yTrial);
     n.squared = r.cwiseProduct(m_.rowWeight).squaredNorm();
     n.maxAbs = r.cwiseProduct(m_.rowWeight).lpNorm<Eigen::Infinity>();
     if (!std::isfinite(n.squared)) n.maxAbs = std::numeric_limits<double>::quiet_NaN();
@@ -522,7 +645,22 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
   }
   for (size_t k = 0; k < sys_->joints.size(); ++k)
     if (sys_->joints[k].node >= 0) m.cur.segment<6>(6 * sys_->joints[k].node) = state.lambda[k];
-  if (!sys_->contacts.empty()) return stepWithContacts(st, state);
+  for (const CompiledLimit& l : sys_->limits) m.cur.segment<6>(6 * l.node).setZero();
+  // Joint limits that are candidates of this step: within kLimitMargin + 2|θ̇₀|Δt of a bound at z1.
+  bool anyLimit = false;
+  for (size_t li = 0; li < sys_->limits.size(); ++li) {
+    const CompiledLimit& l = sys_->limits[li];
+    const JointGeometry& g = sys_->joints[l.joint].geo;
+    const JointMinimalEval& me = m.m1[l.joint];
+    double rate = me.dxb.row(0).dot(state.bodies[g.child].v) + me.dthb.row(0).dot(state.bodies[g.child].w);
+    if (g.parent >= 0)
+      rate += me.dxa.row(0).dot(state.bodies[g.parent].v) + me.dtha.row(0).dot(state.bodies[g.parent].w);
+    const double dist = std::min(me.theta[0] - l.lower, l.upper - me.theta[0]);
+    m.limitOn[li] = !(dist > kLimitMargin + 2.0 * std::abs(rate) * st.dt);
+    anyLimit = anyLimit || m.limitOn[li];
+  }
+  selectPairs(*sys_, m);
+  if (!sys_->contacts.empty() || anyLimit) return stepWithContacts(st, state);
   evaluate(*sys_, m, m.cur, m.residual, &matrix_);
 
   // Newton iterations with backtracking on the residual 2-norm.
@@ -597,8 +735,35 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
 
   rep.iterations = it;
   rep.residual = rnorm;
+  if (!excludedLimitsHold()) return stepWithAllLimits(st, state);
   finish(st, state, rep);
   return rep;
+}
+
+// True if every limit left out of the step stays strictly inside its bounds at z2 (then its effort
+// 0 solves the complementarity exactly). m.lim2 holds θ(z2) of the final iterate.
+bool VariationalIntegrator::excludedLimitsHold() const {
+  const Impl& m = *impl_;
+  for (size_t li = 0; li < sys_->limits.size(); ++li) {
+    const CompiledLimit& l = sys_->limits[li];
+    const double theta = m.lim2[li].theta[0];
+    if (!m.limitOn[li] && !(theta > l.lower && theta < l.upper)) return false;
+  }
+  return true;
+}
+
+// The step again from its warm start, with every limit a candidate.
+StepReport VariationalIntegrator::stepWithAllLimits(const StepSettings& st, State& state) {
+  Impl& m = *impl_;
+  for (size_t i = 0; i < sys_->bodies.size(); ++i) {
+    m.cur.segment<3>(6 * i) = state.bodies[i].v;
+    m.cur.segment<3>(6 * i + 3) = state.bodies[i].w;
+  }
+  for (size_t k = 0; k < sys_->joints.size(); ++k)
+    if (sys_->joints[k].node >= 0) m.cur.segment<6>(6 * sys_->joints[k].node) = state.lambda[k];
+  std::fill(m.limitOn.begin(), m.limitOn.end(), 1);
+  selectPairs(*sys_, m);
+  return stepWithContacts(st, state);
 }
 
 // Converged: the new state is (z1, ż1); g(z2) is the joint part of the final residual (evaluated
@@ -635,6 +800,20 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
       active += gap <= 1e-6 && state.contactImpulse[ci][0] > 1e-6;
     }
   }
+  // Joint limits: efforts, θ(z2), the violation without the compliance and the limits that carry load.
+  double limitViol = 0;
+  int activeLimits = 0;
+  for (size_t li = 0; li < sys_->limits.size(); ++li) {
+    const CompiledLimit& l = sys_->limits[li];
+    const double theta = m.lim2[li].theta[0];
+    const Eigen::Vector2d y = m.cur.segment<2>(6 * l.node);
+    state.limitImpulse[li] = y;
+    state.limitPosition[li] = theta;
+    limitViol = std::max({limitViol, l.lower - theta, theta - l.upper});
+    activeLimits += (theta - l.lower <= 1e-6 && y[0] > 1e-6) || (l.upper - theta <= 1e-6 && y[1] > 1e-6);
+  }
+  rep.limitViolation = limitViol;
+  rep.activeLimits = activeLimits;
   state.time += st.dt;
   state.step += 1;
   rep.constraintViolation = viol;
@@ -650,8 +829,16 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
 StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State& state) {
   Impl& m = *impl_;
   StepReport rep;
-  const int nc = m.numContactRows, nb = int(sys_->bodies.size());
-  m.cur.tail(nc).setOnes();
+  const int nb = int(sys_->bodies.size());
+  // Pair duals start at 1, the other rows of limit nodes at 0; the slacks at max(c, 1) (startSlacks).
+  for (const CompiledLimit& l : sys_->limits) m.cur.segment<6>(6 * l.node).setZero();
+  for (int p = 0; p < m.numPairs; ++p) m.cur[m.pairRow[p]] = 1.0;
+  auto startSlacks = [&] {
+    for (int p = 0; p < m.numPairs; ++p) {
+      m.yCur[p] = m.cur[m.pairRow[p]];
+      m.sCur[p] = std::max(m.residual[m.pairRow[p]], 1.0);
+    }
+  };
   if (!evaluate(*sys_, m, m.cur, m.residual, nullptr)) {
     rep.status = StepStatus::AngularVelocityLimit;
     rep.message = "|w| >= 2/dt at the start of the step: the time step is too large for this rotation speed";
@@ -677,14 +864,14 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
                              r.complementarity <= 100 * ips.complementarityTol);
   };
   ips.muRule = InteriorPointMuRule::Mehrotra;
-  m.sCur = m.residual.tail(nc).cwiseMax(1.0);
+  startSlacks();
   InteriorPointReport ipr = m.ip.solve(problem);
   rep.iterations = ipr.iterations;
   if (!accepted(ipr) && ipr.status != InteriorPointStatus::NonFinite) {
     // Retry from the same start with the monotone rule.
     m.cur = m.start;
     evaluate(*sys_, m, m.cur, m.residual, nullptr);
-    m.sCur = m.residual.tail(nc).cwiseMax(1.0);
+    startSlacks();
     ips.muRule = InteriorPointMuRule::Monotone;
     ipr = m.ip.solve(problem);
     rep.iterations += ipr.iterations;
@@ -699,6 +886,7 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   }
   // The final iterate's residual and gaps (the line search may have evaluated other points last).
   evaluate(*sys_, m, m.cur, m.residual, nullptr);
+  if (!excludedLimitsHold()) return stepWithAllLimits(st, state);
   finish(st, state, rep);
   return rep;
 }

@@ -32,6 +32,9 @@ class VariationalIntegrator final : public Integrator {
 
  private:
   StepReport stepWithContacts(const StepSettings& settings, State& state);
+  // Joint limits left out of a step (far from their bounds): check, and the step with all of them.
+  bool excludedLimitsHold() const;
+  StepReport stepWithAllLimits(const StepSettings& settings, State& state);
   void finish(const StepSettings& settings, State& state, StepReport& report);
   std::shared_ptr<const CompiledSystem> sys_;
   GraphLDU matrix_;

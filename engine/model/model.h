@@ -65,8 +65,8 @@ struct JointDesc {
   // Initial minimal coordinates and their rates (size = number of free coordinates, or empty = 0).
   std::vector<double> initialPosition;
   std::vector<double> initialVelocity;
-  // Limits per free coordinate (empty = none). Stored in the description now; enforced as
-  // inequality constraints once contacts exist (issue 5).
+  // Limits per free coordinate (empty = none): inequality constraints of the contact solver,
+  // supported on revolute and prismatic joints (one free coordinate; compile rejects others).
   std::vector<double> lowerLimit, upperLimit;
 };
 

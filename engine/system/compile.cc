@@ -114,6 +114,8 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
         err(who + ": limits need lower and upper values for its " + std::to_string(nf) + " coordinates");
       else if ((lo.head(nf).array() > hi.head(nf).array()).any())
         err(who + ": a lower limit exceeds its upper limit");
+      else if (j.type != JointType::Revolute && j.type != JointType::Prismatic)
+        err(who + ": limits are supported on revolute and prismatic joints");
     }
     check(j.stiffness, "stiffness", true);
     check(j.damping, "damping", true);
@@ -275,6 +277,20 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
       sys->contactGroups.push_back(grp);
     });
 
+  // Joint limits: one node per limited joint (revolute or prismatic: one free coordinate), numbered
+  // after the contacts.
+  for (size_t k = 0; k < model.joints.size(); ++k) {
+    const JointDesc& d = model.joints[k];
+    if (d.lowerLimit.empty() || d.upperLimit.empty()) continue;
+    CompiledLimit l;
+    l.joint = int(k);
+    l.lower = d.lowerLimit[0];
+    l.upper = d.upperLimit[0];
+    l.node = sys->numNodes++;
+    sys->nodeJoint.push_back(-1);
+    sys->limits.push_back(l);
+  }
+
   // Graph: every constrained joint node is adjacent to its (one or two) bodies.
   std::vector<std::vector<int>> adjacency(sys->numNodes);
   std::vector<bool> zeroDiagonal(sys->numNodes, false);
@@ -302,6 +318,20 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     zeroDiagonal[c.node] = true;
     hangingLeaf[c.node] = grp.bodyA < 0;
   }
+  // A limit node is adjacent to the joint's bodies. Its pivot, like a contact's, is singular while
+  // the limit is active without the bodies: never eliminated before them (zero diagonal); on a
+  // joint to the world it hangs on its body like a contact. With two bodies it closes a cycle with
+  // the joint node (body a – joint – body b – limit): the elimination game gives its fill-in.
+  for (const CompiledLimit& l : sys->limits) {
+    const JointGeometry& g = sys->joints[l.joint].geo;
+    for (int b : {g.parent, g.child}) {
+      if (b < 0) continue;
+      adjacency[l.node].push_back(b);
+      adjacency[b].push_back(l.node);
+    }
+    zeroDiagonal[l.node] = true;
+    hangingLeaf[l.node] = g.parent < 0;
+  }
   sys->order = computeEliminationOrder(adjacency, zeroDiagonal, hangingLeaf);
 
   // Block index maps, looked up once here.
@@ -326,6 +356,16 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
       c.blockAC = layout.blockIndex(grp.bodyA, c.node);
       MS_ASSERT(c.blockCA >= 0 && c.blockAC >= 0, "contact–body block missing from the graph");
     }
+  }
+  for (CompiledLimit& l : sys->limits) {
+    const JointGeometry& g = sys->joints[l.joint].geo;
+    if (g.parent >= 0) {
+      l.blockLA = layout.blockIndex(l.node, g.parent);
+      l.blockAL = layout.blockIndex(g.parent, l.node);
+    }
+    l.blockLB = layout.blockIndex(l.node, g.child);
+    l.blockBL = layout.blockIndex(g.child, l.node);
+    MS_ASSERT(l.blockLB >= 0 && l.blockBL >= 0, "limit–body block missing from the graph");
   }
 
   return sys;

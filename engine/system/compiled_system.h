@@ -59,6 +59,19 @@ struct CompiledContact {
   int blockCA = -1, blockAC = -1;  // the same for body A of a contact pair
 };
 
+// Joint limits (revolute angle, prismatic travel) as inequalities in the contact solver: one graph
+// node per limited joint, adjacent to the joint's bodies (a leaf on its body for a joint to the
+// world, else it closes a cycle with the joint node). Unknowns [γ_lo, γ_hi, 0, 0, 0, 0]: the lower
+// and upper limit efforts (N·m or N) with slacks [θ(z₂) − lower, upper − θ(z₂)]; rows 2–5 are
+// equality padding rows y = 0, outside the complementarity pairs.
+struct CompiledLimit {
+  int joint = 0;
+  double lower = 0, upper = 0;  // on the joint's single free coordinate (rad or m)
+  int node = -1;
+  // (limit row, body column) and (body row, limit column) for parent (a, −1 for the world) and child (b).
+  int blockLA = -1, blockAL = -1, blockLB = -1, blockBL = -1;
+};
+
 struct CompiledSystem {
   Model model;  // the description it was compiled from (initial conditions, names, shapes)
   std::vector<CompiledBody> bodies;
@@ -73,6 +86,7 @@ struct CompiledSystem {
   int numConstraintRows = 0;
   std::vector<CompiledContactGroup> contactGroups;
   std::vector<CompiledContact> contacts;  // nodes numbered last, after the joints
+  std::vector<CompiledLimit> limits;      // nodes numbered after the contacts
   // Compile notes for the user (e.g. redundant constraint rows that were dropped).
   std::vector<std::string> notes;
 };
