@@ -7,9 +7,10 @@
 //     joint violation ≤ 1e-9.
 //   - trotsFor10s: the trot (b = 0.15, a1 = a2 = 0.15) for 10 s with the same checks plus forward
 //     progress. KNOWN FAILURE today (QEXPECT_FAIL): the contact step's interior-point iteration
-//     jams (fraction-to-the-boundary α ~1e-5…1e-15) after ~0.2 s, while a foot slides on the edge of
-//     its friction cone. The test reports how far it got; when the solver is fixed it XPASSes and
-//     the expectation must be turned into a plain check.
+//     jams at the fraction-to-the-boundary limit after ~0.19 s (complementarity stalls at ~1.6e-6),
+//     while one foot sticks and the other's slip direction crosses an edge of its friction pyramid.
+//     The test reports how far it got; when the solver is fixed it XPASSes and the expectation must
+//     be turned into a plain check.
 // Each test prints its measured figures with qInfo().
 #include <QtTest/QtTest>
 
@@ -127,7 +128,7 @@ class TestQuadruped : public QObject {
     // What holds for the steps that were taken.
     QVERIFY(r.maxPenetration <= 1e-4);
     QVERIFY(r.maxViolation <= 1e-9);
-    QEXPECT_FAIL("", "contact interior-point step jams while a foot slides on its friction cone's edge (~0.2 s)",
+    QEXPECT_FAIL("", "contact interior-point step jams after ~0.19 s (docs/engine.md, contacts: known limit)",
                  Abort);
     QVERIFY2(r.ok, r.failure.c_str());
     QVERIFY(r.minHeight > 0.2);
