@@ -92,6 +92,13 @@ constexpr double kLimitCompliance = 1e-7;
 constexpr double kLimitMargin = 0.05;
 // Weighted residual below which a stalled interior-point line search counts as converged.
 constexpr double kContactAttainable = 1e-7;
+// Warm start of the contact step: impulses start at the previous step's, shifted into the interior
+// by kWarmShift (N), slacks at max(c, kWarmShift). Measured against the neutral start (impulses 1 N,
+// slacks max(c, 1)): mean interior-point iterations per step — quadruped standing 17.8 → 5.0, box
+// drop 5.8 → 3.9, sphere chains n = 30/100/200: 13.6/14.8/19.2 → 9.6/10.9/13.8; and the trotting
+// quadruped's HL foot no longer alternates between 30 N and lift-off every step (the neutral start
+// converged to a different split of the load each step there).
+constexpr double kWarmShift = 0.1;
 // Iterative-refinement corrections per contact Newton solve.
 constexpr int kRefinements = 1;
 using Vec3Vector = std::vector<Vec3, Eigen::aligned_allocator<Vec3>>;
@@ -822,21 +829,27 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
 }
 
 // A step with contacts (29a)–(29f): the interior-point driver on the graph LDU. Contact impulses
-// start at 1 N·s and slacks at max(c, 1) (a neutral point inside the feasible cone); bodies and
-// joints from the previous step. Mehrotra's rule first; if it fails, the step is solved again from
-// the same start with the monotone rule (slower, but it does not jam where the predictor–corrector
-// target drops too fast: measured on the 200-sphere chain's impacts).
+// start at the previous step's plus kWarmShift and slacks at max(c, kWarmShift) (strictly inside
+// the feasible cone); bodies and joints from the previous step. Mehrotra's rule first; if it fails,
+// the step is solved again from the same impulses (slacks max(c, 1)) with the monotone rule
+// (slower, but it does not jam where the predictor–corrector target drops too fast: measured on
+// the 200-sphere chain's impacts).
 StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State& state) {
   Impl& m = *impl_;
   StepReport rep;
   const int nb = int(sys_->bodies.size());
-  // Pair duals start at 1, the other rows of limit nodes at 0; the slacks at max(c, 1) (startSlacks).
+  // Start: limit pair duals at 1, the other rows of limit nodes at 0; contact impulses warm-started
+  // (see kWarmShift): the previous step's, shifted into the interior. Slacks at max(c, floor).
   for (const CompiledLimit& l : sys_->limits) m.cur.segment<6>(6 * l.node).setZero();
   for (int p = 0; p < m.numPairs; ++p) m.cur[m.pairRow[p]] = 1.0;
-  auto startSlacks = [&] {
+  const bool warm = state.contactImpulse.size() == sys_->contacts.size();
+  for (size_t ci = 0; ci < sys_->contacts.size(); ++ci)
+    m.cur.segment<6>(6 * sys_->contacts[ci].node) =
+        (warm ? Vec6(state.contactImpulse[ci].cwiseMax(0.0)) : Vec6::Zero()).array() + kWarmShift;
+  auto startSlacks = [&](double floor) {
     for (int p = 0; p < m.numPairs; ++p) {
       m.yCur[p] = m.cur[m.pairRow[p]];
-      m.sCur[p] = std::max(m.residual[m.pairRow[p]], 1.0);
+      m.sCur[p] = std::max(m.residual[m.pairRow[p]], floor);
     }
   };
   if (!evaluate(*sys_, m, m.cur, m.residual, nullptr)) {
@@ -864,14 +877,14 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
                              r.complementarity <= 100 * ips.complementarityTol);
   };
   ips.muRule = InteriorPointMuRule::Mehrotra;
-  startSlacks();
+  startSlacks(kWarmShift);
   InteriorPointReport ipr = m.ip.solve(problem);
   rep.iterations = ipr.iterations;
   if (!accepted(ipr) && ipr.status != InteriorPointStatus::NonFinite) {
     // Retry from the same start with the monotone rule.
     m.cur = m.start;
     evaluate(*sys_, m, m.cur, m.residual, nullptr);
-    startSlacks();
+    startSlacks(1.0);
     ips.muRule = InteriorPointMuRule::Monotone;
     ipr = m.ip.solve(problem);
     rep.iterations += ipr.iterations;
