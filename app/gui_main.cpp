@@ -2,7 +2,7 @@
 // mechstudio: the desktop application. Opens the model given on the command line, or a bundled
 // example (paused). With --screenshot it renders the window after --steps steps, saves a PNG and
 // exits (for docs and tests).
-//   mechstudio [MODEL] [--set k=v]... [--screenshot OUT.png [--steps N] [--size WxH]]
+//   mechstudio [MODEL] [--set k=v]... [--follow BODY] [--screenshot OUT.png [--steps N] [--size WxH]]
 // Exit status (as mechstudio-cli): 0 ok, 1 bad input (arguments or a model that does not open),
 // 2 a step failed (screenshot mode).
 #include <QApplication>
@@ -50,8 +50,9 @@ int main(int argc, char** argv) {
   QCommandLineOption shot("screenshot", "Render the window after --steps steps, save it as PNG and exit.", "OUT.png");
   QCommandLineOption steps("steps", "Steps to simulate before --screenshot (default 0).", "N", "0");
   QCommandLineOption size("size", "Window size for --screenshot (default 1280x800).", "WxH", "1280x800");
+  QCommandLineOption follow("follow", "The 3D view follows the body of that name.", "BODY");
   QCommandLineOption set("set", "Override a parameter of a .mech file or scene (repeatable).", "key=value");
-  cli.addOptions({shot, steps, size, set});
+  cli.addOptions({shot, steps, size, set, follow});
   if (!cli.parse(app.arguments())) return fail(1, cli.errorText());
   if (cli.isSet("help")) cli.showHelp(0);
   if (cli.isSet("version")) cli.showVersion();
@@ -79,6 +80,8 @@ int main(int argc, char** argv) {
   QString error;
   const bool opened = args.isEmpty() ? window.openExample(ms::ui::defaultGalleryResource(), &error)
                                      : window.openModel(args[0], &error, params);
+  if (opened && cli.isSet(follow) && !window.followBody(cli.value(follow)))
+    return fail(1, "--follow: the model has no body '" + cli.value(follow) + "'");
 
   if (!cli.isSet(shot)) {
     window.show();

@@ -24,12 +24,14 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "core/check.h"
@@ -178,6 +180,23 @@ void MainWindow::buildActions() {
   fitAct_ = new QAction("&Fit to model", this);
   fitAct_->setShortcut(QKeySequence("F"));
   connect(fitAct_, &QAction::triggered, view_, &ViewportWidget::fitToModel);
+  // Follow: the selected body (else the first, usually the root of the mechanism).
+  followAct_ = new QAction("F&ollow body", this);
+  followAct_->setCheckable(true);
+  followAct_->setShortcut(QKeySequence("Shift+F"));
+  followAct_->setToolTip("The camera moves with the selected body (else the first body)");
+  connect(followAct_, &QAction::toggled, this, [this](bool on) {
+    view_->setFollowBody(on ? std::max(0, view_->selectedBody()) : -1);
+  });
+}
+
+bool MainWindow::followBody(const QString& name) {
+  const auto it = std::find(bodyNames_.begin(), bodyNames_.end(), name.toStdString());
+  if (it == bodyNames_.end()) return false;
+  const QSignalBlocker quiet(followAct_);
+  followAct_->setChecked(true);
+  view_->setFollowBody(int(it - bodyNames_.begin()));
+  return true;
 }
 
 void MainWindow::buildDocks() {
@@ -223,6 +242,7 @@ void MainWindow::buildMenus() {
 
   viewMenu_ = menuBar()->addMenu("&View");
   viewMenu_->addAction(fitAct_);
+  viewMenu_->addAction(followAct_);
   QMenu* presets = viewMenu_->addMenu("&Camera");
   const std::pair<const char*, ViewportWidget::ViewPreset> ps[] = {{"&Iso", ViewportWidget::ViewPreset::Iso},
                                                                    {"&Front", ViewportWidget::ViewPreset::Front},
@@ -405,6 +425,9 @@ bool MainWindow::openModel(const QString& source, QString* error, const std::map
       sim_.load(sys);
       settings_->setStepSettings(sim_.stepSettings());
       view_->setModel(sys, isScene ? QString() : QFileInfo(path).absolutePath(), sameFile);
+      if (view_->followBody() < 0) followAct_->setChecked(false);
+      bodyNames_.clear();
+      for (const BodyDesc& b : model.bodies) bodyNames_.push_back(b.name);
       joints_->setSystem(sys);
       plots_->clear();
       source_ = path;

@@ -46,6 +46,8 @@ class MainWindow : public QMainWindow {
   bool openModel(const QString& source, QString* error = nullptr, const std::map<std::string, std::string>& params = {});
   // Opens a bundled example by resource path (":/gallery/…").
   bool openExample(const QString& resource, QString* error = nullptr);
+  // The 3D view follows the body of that name (View > Follow body); false if there is none.
+  bool followBody(const QString& name);
   // Reloads the current file, keeping the camera.
   bool reload(QString* error = nullptr);
 
@@ -118,7 +120,8 @@ class MainWindow : public QMainWindow {
   QAction *openAct_, *reloadAct_, *autoReloadAct_, *quitAct_;
   QAction *runAct_, *stepAct_, *stepBackAct_, *resetAct_;
   QAction *screenshotAct_, *recordAct_;
-  QAction *fitAct_;
+  QAction *fitAct_, *followAct_;
+  std::vector<std::string> bodyNames_;  // of the loaded model
   QMenu *recentMenu_ = nullptr, *examplesMenu_ = nullptr, *viewMenu_ = nullptr, *plotsMenu_ = nullptr;
   QComboBox* speed_ = nullptr;
   QSlider* history_ = nullptr;

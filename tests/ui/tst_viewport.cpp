@@ -280,6 +280,31 @@ class TestViewport : public QObject {
   }
 
   // Presets set the view direction, setCamera round-trips, fitToModel frames the model.
+  // Follow: the camera moves with the followed body by exactly its displacement; off, it stays.
+  void cameraFollowsABody() {
+    auto sys = sceneSystem("box-drop");
+    Snapshot snap = snapshotOf(sys);
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    w.setModel(sys, QString(), false);
+    w.setSnapshot(snap);
+    w.setFollowBody(0);
+    QCOMPARE(w.followBody(), 0);
+    const auto before = w.camera();
+    const ms::Vec3 move(1.5, -0.5, 0.25);
+    snap.state.bodies[0].x += move;
+    w.setSnapshot(snap);
+    const auto after = w.camera();
+    QVERIFY((after.eye - before.eye - move).norm() < 1e-12);
+    QVERIFY((after.center - before.center - move).norm() < 1e-12);
+    w.setFollowBody(-1);
+    snap.state.bodies[0].x += move;
+    w.setSnapshot(snap);
+    QVERIFY((w.camera().eye - after.eye).norm() < 1e-12);
+    w.setFollowBody(7);  // no such body: off
+    QCOMPARE(w.followBody(), -1);
+  }
+
   void presetsFitAndRoundTrip() {
     auto sys = sceneSystem("chain", {{"n", "4"}});
     const Snapshot snap = snapshotOf(sys);

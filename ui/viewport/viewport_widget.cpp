@@ -124,6 +124,9 @@ struct ViewportWidget::Impl {
   bool autoFit = false;  // the camera is as fit() left it: a resize frames the model again
   double gridHalf = 0, gridSpacing = 0;
   int selected = -1;
+  int follow = -1;          // body the camera follows (-1: none)
+  Vec3 followLast = Vec3::Zero();
+  bool followKnown = false;  // followLast holds the followed body's last position
   Camera cam;
   long frames = 0;
   Gesture gesture;
@@ -682,6 +685,8 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
   d.meshes.clear();
   d.system = std::move(system);
   d.modelDir = modelDir;
+  if (!keepCamera) d.follow = -1;
+  d.followKnown = false;
   d.poses.clear();
   d.contacts.clear();
   d.generation = std::numeric_limits<long>::min();
@@ -784,6 +789,17 @@ void ViewportWidget::setSnapshot(const Snapshot& snapshot) {
   if (!d.system || snapshot.state.bodies.size() != d.bodies.size()) return;
   d.poses = snapshot.state.bodies;
   for (size_t i = 0; i < d.bodies.size(); ++i) d.bodies[i].xform->setMatrix(poseMatrix(d.poses[i].x, d.poses[i].q));
+  // Follow: the camera moves with the followed body.
+  if (d.follow >= 0 && d.follow < int(d.poses.size())) {
+    const Vec3 x = d.poses[d.follow].x;
+    if (d.followKnown) {
+      d.cam.eye += x - d.followLast;
+      d.cam.center += x - d.followLast;
+      d.applyCamera();
+    }
+    d.followLast = x;
+    d.followKnown = true;
+  }
 
   // Trails restart on a new model generation or when time goes backwards (history scrubbing).
   const double t = snapshot.state.time;
@@ -878,6 +894,16 @@ void ViewportWidget::fitToModel() {
 }
 
 ViewportWidget::Camera ViewportWidget::camera() const { return d_->cam; }
+
+void ViewportWidget::setFollowBody(int body) {
+  Impl& d = *d_;
+  d.follow = body >= 0 && body < int(d.bodies.size()) ? body : -1;
+  d.followKnown = d.follow >= 0 && d.follow < int(d.poses.size());
+  if (d.followKnown) d.followLast = d.poses[d.follow].x;
+  d.autoFit = false;
+}
+
+int ViewportWidget::followBody() const { return d_->follow; }
 
 void ViewportWidget::setCamera(const Camera& camera) {
   d_->cam = camera;

@@ -52,6 +52,10 @@ class ViewportWidget : public QOpenGLWidget {
 
   int selectedBody() const;
   void setSelectedBody(int body);  // -1: none; highlights it
+  // The camera follows a body (keeps its offset from it as it moves; orbit and zoom still work);
+  // -1: fixed camera. Cleared when another model is loaded.
+  void setFollowBody(int body);
+  int followBody() const;
 
   // The current frame as an image (renders first).
   QImage renderToImage();
