@@ -320,11 +320,12 @@ Model buildBoxIncline(const Args& a) {
 Model buildSphereChain(const Args& a) {
   // §5.2 Fig. 8b: n spheres (r = 0.25 m, 1 kg) 1 m apart, each joined to the previous one by a
   // spherical joint at its own centre; the first rests on the ground, the chain rises at 45° and
-  // falls onto the ground.
+  // falls onto the ground. angle_deg = 0 lays the chain on the ground (every sphere touching).
   Model m;
   m.name = "sphere-chain";
   const int n = int(a.num("n", 1, 10000));
-  const double r = 0.25, c = std::sqrt(0.5);
+  const double angle = a.num("angle_deg", 0, 90) * kPi / 180.0;
+  const double r = 0.25, cx = std::cos(angle), cz = std::sin(angle);
   for (int i = 0; i < n; ++i) {
     BodyDesc b;
     b.name = "sphere" + std::to_string(i + 1);
@@ -337,10 +338,10 @@ Model buildSphereChain(const Args& a) {
     shapeInertia(shape, b.mass, b.inertia);
     b.visuals.push_back(shape);
     b.collisions.push_back(shape);
-    b.position = Vec3(i * c, 0, r + i * c);
+    b.position = Vec3(i * cx, 0, r + i * cz);
     m.bodies.push_back(b);
     if (i > 0)
-      m.joints.push_back(joint("ball" + std::to_string(i + 1), JointType::Spherical, i - 1, i, Vec3(c, 0, c), Vec3::Zero()));
+      m.joints.push_back(joint("ball" + std::to_string(i + 1), JointType::Spherical, i - 1, i, Vec3(cx, 0, cz), Vec3::Zero()));
   }
   GroundDesc g;
   g.name = "ground";
@@ -386,7 +387,7 @@ const std::vector<SceneEntry>& entries() {
          {"tilt_axis", "x", "axis the plane is tilted about: x or y"}}},
        buildBoxIncline},
       {{"sphere-chain", "n spheres (0.25 m, 1 kg) 1 m apart on spherical joints, rising at 45 deg from the ground, falling",
-        {{"n", "10", "number of spheres"}}},
+        {{"n", "10", "number of spheres"}, {"angle_deg", "45", "rise of the chain [deg] (0: lying on the ground)"}}},
        buildSphereChain},
   };
   return e;
