@@ -49,6 +49,7 @@ std::vector<StepSample> pendulumRun(long count) {
     s.energyError = std::abs(s.energy - e0) / std::abs(e0);
     s.violation = 1e-9 * (1.5 + std::sin(3 * t)) * std::exp(0.3 * noise(rng)) + (i % 2500 == 7 ? 2e-7 : 0);
     s.penetration = std::max(0.0, 2e-4 * std::sin(4 * t));
+    s.limitViolation = std::max(0.0, 1e-9 * std::cos(2 * t));
     s.iterations = 3 + static_cast<int>(std::lround(2 * std::abs(std::sin(t)))) + (i % 7 == 0 ? 2 : 0);
     s.residual = 1e-10 * std::pow(10.0, 2 * std::sin(1.3 * t)) * std::exp(0.5 * noise(rng));
     s.stepMicroseconds = 40 + 4 * noise(rng) + (i % 1777 == 0 ? 300 : 0);
@@ -267,11 +268,12 @@ class TestPlots : public QObject {
     QFile f(path);
     QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
     QTextStream in(&f);
-    QCOMPARE(in.readLine(), QStringLiteral("step,time,kinetic,potential,energy,energy_error,violation,penetration,iterations,residual,step_us"));
+    QCOMPARE(in.readLine(), QStringLiteral("step,time,kinetic,potential,energy,energy_error,violation,penetration,limit_violation,iterations,"
+                                                "residual,step_us"));
     long rows = 0;
     while (!in.atEnd()) {
       const QStringList c = in.readLine().split(QLatin1Char(','));
-      QCOMPARE(c.size(), 11);
+      QCOMPARE(c.size(), 12);
       const StepSample& s = run_[static_cast<std::size_t>(rows)];
       // Every value of a few rows (exact round trip).
       if (rows == 0 || rows == 12345 || rows == 77777 || rows == 99999) {
@@ -283,9 +285,10 @@ class TestPlots : public QObject {
         QCOMPARE(c[5].toDouble(), s.energyError);
         QCOMPARE(c[6].toDouble(), s.violation);
         QCOMPARE(c[7].toDouble(), s.penetration);
-        QCOMPARE(c[8].toInt(), s.iterations);
-        QCOMPARE(c[9].toDouble(), s.residual);
-        QCOMPARE(c[10].toDouble(), s.stepMicroseconds);
+        QCOMPARE(c[8].toDouble(), s.limitViolation);
+        QCOMPARE(c[9].toInt(), s.iterations);
+        QCOMPARE(c[10].toDouble(), s.residual);
+        QCOMPARE(c[11].toDouble(), s.stepMicroseconds);
       }
       ++rows;
     }
@@ -388,6 +391,10 @@ class TestPlots : public QObject {
     pen->setLogScale(true);
     QVERIFY(pen->plot()->yAxis->range().lower > 0);
     QVERIFY(graphValueRange(pen->plot()->graph(0)).first > 0);
+    // Its second curve is the joint-limit overshoot (up to 1e-9 in the synthetic run).
+    QCOMPARE(pen->plot()->graphCount(), 2);
+    QCOMPARE(pen->plot()->graph(1)->name(), QStringLiteral("Joint-limit overshoot"));
+    QVERIFY(std::abs(graphValueRange(pen->plot()->graph(1)).second - 1e-9) < 1e-11);
     pen->setLogScale(false);
     QCOMPARE(pen->plot()->yAxis->range().lower, 0.0);
   }

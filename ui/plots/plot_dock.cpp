@@ -142,8 +142,9 @@ void PlotDock::setUpFigure() {
       defaultLog = true;
       break;
     case Figure::Penetration:
-      y->setLabel(tr("Penetration (m)"));
+      y->setLabel(tr("Penetration (m), limit overshoot (m, rad)"));
       addSeries(Field::Penetration, tr("Deepest penetration"), QStringLiteral("m"), kBrown, y);
+      addSeries(Field::LimitViolation, tr("Joint-limit overshoot"), QStringLiteral("m/rad"), kVermilion, y);
       valueAxes_ = {{y, true}};
       break;
     case Figure::Solver:

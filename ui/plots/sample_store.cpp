@@ -28,6 +28,7 @@ double sampleValue(const StepSample& s, SampleStore::Field f) {
     case SampleStore::Field::EnergyError: return s.energyError;
     case SampleStore::Field::Violation: return s.violation;
     case SampleStore::Field::Penetration: return s.penetration;
+    case SampleStore::Field::LimitViolation: return s.limitViolation;
     case SampleStore::Field::Iterations: return s.iterations;
     case SampleStore::Field::Residual: return s.residual;
     case SampleStore::Field::StepMicroseconds: return s.stepMicroseconds;
@@ -277,7 +278,8 @@ void SampleStore::reserveFor(std::size_t extra) {
 }
 
 const char* SampleStore::csvHeader() {
-  return "step,time,kinetic,potential,energy,energy_error,violation,penetration,iterations,residual,step_us\n";
+  return "step,time,kinetic,potential,energy,energy_error,violation,penetration,limit_violation,iterations,residual,"
+         "step_us\n";
 }
 
 // CSV export: shortest round-trip formatting (std::to_chars, locale independent), written in
@@ -299,7 +301,7 @@ bool SampleStore::writeCsv(const QString& path, QString* error) const {
     buf += sep;
   };
   static constexpr Field kOrder[] = {Field::Kinetic, Field::Potential, Field::Energy, Field::EnergyError,
-                                     Field::Violation, Field::Penetration};
+                                     Field::Violation, Field::Penetration, Field::LimitViolation};
   for (std::size_t i = 0; i < time_.size(); ++i) {
     put(step_[i], ',');
     put(time_[i], ',');

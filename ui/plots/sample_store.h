@@ -26,7 +26,7 @@ class SampleStore {
  public:
   // The plotted quantities (the columns besides step and time), in CSV order.
   enum class Field : int {
-    Kinetic, Potential, Energy, EnergyError, Violation, Penetration, Iterations, Residual,
+    Kinetic, Potential, Energy, EnergyError, Violation, Penetration, LimitViolation, Iterations, Residual,
     StepMicroseconds, Count
   };
   static constexpr int kFieldCount = static_cast<int>(Field::Count);

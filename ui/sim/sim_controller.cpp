@@ -306,6 +306,7 @@ void SimController::recordSample() {
   s.energyError = std::abs(m.energy - energy0_) / energyScale_;
   s.violation = m.constraintViolation;
   s.penetration = m.penetration;
+  s.limitViolation = m.limitViolation;
   s.iterations = m.iterations;
   s.residual = m.residual;
   s.stepMicroseconds = m.stepMicroseconds;

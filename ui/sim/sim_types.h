@@ -56,6 +56,7 @@ struct StepSample {
   double energyError = 0;  // |E − E0| / max(|E0|, Σm·|g|·L, largest kinetic energy so far); E0 at load/reset
   double violation = 0;    // ‖g‖∞ of joint constraints, m (or rad)
   double penetration = 0;  // deepest contact penetration max(0, −min φ), m
+  double limitViolation = 0;  // largest overshoot of a joint limit, rad or m
   int iterations = 0;
   double residual = 0;
   double stepMicroseconds = 0;
