@@ -42,7 +42,8 @@ namespace {
 
 constexpr const char* kProg = "mechstudio-cli";
 constexpr const char* kMetricsHeader =
-    "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us,penetration,contacts";
+    "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us,penetration,contacts,"
+    "limit_violation,limits";
 constexpr const char* kPosesHeader = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
 
 // Exit codes.
@@ -312,8 +313,9 @@ std::string csvField(const std::string& s) {
 }
 
 void writeMetricsRow(std::FILE* f, const ms::StepMetrics& m) {
-  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f,%.17g,%d\n", m.step, m.time, m.kinetic, m.potential,
-               m.energy, m.constraintViolation, m.iterations, m.residual, m.stepMicroseconds, m.penetration, m.contacts);
+  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f,%.17g,%d,%.17g,%d\n", m.step, m.time, m.kinetic,
+               m.potential, m.energy, m.constraintViolation, m.iterations, m.residual, m.stepMicroseconds, m.penetration,
+               m.contacts, m.limitViolation, m.limits);
 }
 
 void writePoseRows(std::FILE* f, const ms::Simulation& sim, const std::vector<std::string>& names) {
