@@ -3,7 +3,10 @@
 // (tests/engine): the model gallery models/ and the test data tests/data/.
 #pragma once
 
+#include <map>
 #include <string>
+
+#include "io/model_file.h"
 
 namespace ms::test {
 
@@ -14,5 +17,13 @@ inline std::string sourceDir() {
 }
 // A file of the gallery, e.g. modelPath("scissor-lift.trep").
 inline std::string modelPath(const std::string& file) { return sourceDir() + "/models/" + file; }
+// Loads a gallery file with parameter overrides; on failure `failure` holds the diagnostics.
+inline bool loadGallery(const std::string& file, const std::map<std::string, std::string>& params, Model& model,
+                        std::string& failure) {
+  Diagnostics d;
+  if (loadModel(modelPath(file), params, model, d)) return true;
+  failure = d.format();
+  return false;
+}
 
 }  // namespace ms::test

@@ -79,29 +79,12 @@ class TestContact : public QObject {
     auto sys = compile(buildScene("box-incline", {{"angle_deg", "25"}, {"tilt_axis", "y"}}));
     Simulation sim(sys);
     for (int s = 0; s < 3; ++s) QVERIFY(sim.step());  // a state with velocities
-    VariationalIntegrator vi(sys);
-    const StepSettings st = sim.settings();
-    std::mt19937 rng(7);
-    std::uniform_real_distribution<double> uni(-1, 1);
-    const int nb = 1, nn = sys->numNodes;
-    for (int trial = 0; trial < 5; ++trial) {
-      VecX vel(6 * nb), lam(6 * (nn - nb));
-      for (int i = 0; i < vel.size(); ++i) vel(i) = 0.5 * uni(rng);
-      for (int i = 0; i < lam.size(); ++i) lam(i) = 2 + uni(rng);
-      VecX r;
-      QVERIFY(vi.residualAt(st, sim.inputs(), sim.state(), vel, lam, r, true));
-      const MatX F = vi.matrix().toDense();
-      MatX Fd;
-      QVERIFY(test::newtonByFiniteDifferences(vi, st, sim.inputs(), sim.state(), vel, lam, Fd));
-      double worst = 0;
-      for (int c = 0; c < F.cols(); ++c)
-        for (int row = 0; row < F.rows(); ++row) {
-          // The contact compliance (ε_n·γ, ε_f·ψ, ε_f·β) is part of the residual: no correction.
-          worst = std::max(worst, std::abs(F(row, c) - Fd(row, c)) / (1.0 + std::abs(Fd(row, c))));
-        }
-      qInfo("contact Newton matrix vs finite differences: worst relative error %.3g", worst);
-      QVERIFY(worst < 2e-6);
-    }
+    // The contact compliance (ε_n·γ, ε_f·ψ, ε_f·β) is part of the residual: no correction.
+    bool ok = false;
+    const double worst = test::worstNewtonError(sys, sim, 7, ok);
+    QVERIFY(ok);
+    qInfo("contact Newton matrix vs finite differences: worst relative error %.3g", worst);
+    QVERIFY(worst < 1e-6);
   }
 
   // §5.2: the sphere chain falls onto the ground from 45°: every step converges, nothing penetrates
@@ -222,27 +205,11 @@ class TestContact : public QObject {
         (contact-pair bc b c)))"));
     QCOMPARE(int(sys->contacts.size()), 2);
     Simulation sim(sys);
-    VariationalIntegrator vi(sys);
-    const StepSettings st = sim.settings();
-    std::mt19937 rng(11);
-    std::uniform_real_distribution<double> uni(-1, 1);
-    const int nb = 3, nn = sys->numNodes;
-    for (int trial = 0; trial < 3; ++trial) {
-      VecX vel(6 * nb), lam(6 * (nn - nb));
-      for (int i = 0; i < vel.size(); ++i) vel(i) = 0.5 * uni(rng);
-      for (int i = 0; i < lam.size(); ++i) lam(i) = 2 + uni(rng);
-      VecX r;
-      QVERIFY(vi.residualAt(st, sim.inputs(), sim.state(), vel, lam, r, true));
-      const MatX F = vi.matrix().toDense();
-      MatX Fd;
-      QVERIFY(test::newtonByFiniteDifferences(vi, st, sim.inputs(), sim.state(), vel, lam, Fd));
-      double worst = 0;
-      for (int c = 0; c < F.cols(); ++c)
-        for (int row = 0; row < F.rows(); ++row)
-          worst = std::max(worst, std::abs(F(row, c) - Fd(row, c)) / (1.0 + std::abs(Fd(row, c))));
-      qInfo("contact-pair Newton matrix vs finite differences: worst relative error %.3g", worst);
-      QVERIFY(worst < 1e-6);
-    }
+    bool ok = false;
+    const double worst = test::worstNewtonError(sys, sim, 11, ok);
+    QVERIFY(ok);
+    qInfo("contact-pair Newton matrix vs finite differences: worst relative error %.3g", worst);
+    QVERIFY(worst < 1e-6);
   }
 
   // A step with contacts does no heap allocation (after the first steps have sized everything).

@@ -20,6 +20,7 @@
 #include "simulation.h"
 #include "system/compiled_system.h"
 
+#include "state_checks.h"
 #include "test_paths.h"
 
 using namespace ms;
@@ -31,12 +32,6 @@ constexpr double kPi = 3.14159265358979323846;
 // Algorithm 8's trajectories, sin(t) with t in seconds.
 double shoulderTarget(double t) { return kPi / 4 + kPi / 4 * std::sin(t); }
 double elbowTarget(double t) { return -kPi / 4 + kPi / 4 * std::sin(t); }
-
-bool finiteState(const State& s) {
-  for (const BodyState& b : s.bodies)
-    if (!(b.x.allFinite() && b.q.allFinite() && b.v.allFinite() && b.w.allFinite())) return false;
-  return true;
-}
 
 // What one run of the exercise measured.
 struct ExoRun {
@@ -65,11 +60,7 @@ struct ExoRun {
 ExoRun runExercise(const std::map<std::string, std::string>& params, double duration = 10.0) {
   ExoRun r;
   Model m;
-  Diagnostics d;
-  if (!loadModel(test::modelPath("exoskeleton-arm.mech"), params, m, d)) {
-    r.failure = d.format();
-    return r;
-  }
+  if (!test::loadGallery("exoskeleton-arm.mech", params, m, r.failure)) return r;
   const int flexion = m.jointIndex("exo-flexion"), abduction = m.jointIndex("exo-abduction"),
             rotation = m.jointIndex("exo-rotation"), exoElbow = m.jointIndex("exo-elbow"),
             elbow = m.jointIndex("elbow"), upperCuff = m.jointIndex("upper-cuff"),
@@ -97,7 +88,7 @@ ExoRun runExercise(const std::map<std::string, std::string>& params, double dura
       r.failure = sim.metrics().message;
       return r;
     }
-    if (!finiteState(sim.state())) {
+    if (!test::finiteState(sim.state())) {
       r.failure = "non-finite state at step " + std::to_string(k);
       return r;
     }

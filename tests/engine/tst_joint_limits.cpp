@@ -125,36 +125,6 @@ bool run(Simulation& sim, int joint, double duration, LimitRun& out, std::string
   return true;
 }
 
-// Worst |F − Fd| / (1 + |Fd|) over random velocities and multipliers at the simulation's state.
-double worstNewtonError(const std::shared_ptr<const CompiledSystem>& sys, Simulation& sim, unsigned seed, bool& ok) {
-  VariationalIntegrator vi(sys);
-  const StepSettings st = sim.settings();
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<double> uni(-1, 1);
-  const int nb = int(sys->bodies.size()), nn = sys->numNodes;
-  double worst = 0;
-  ok = true;
-  for (int trial = 0; trial < 5; ++trial) {
-    VecX vel(6 * nb), lam(6 * (nn - nb));
-    for (int i = 0; i < vel.size(); ++i) vel(i) = 0.5 * uni(rng);
-    for (int i = 0; i < lam.size(); ++i) lam(i) = 2 + uni(rng);
-    VecX r;
-    ok = ok && vi.residualAt(st, sim.inputs(), sim.state(), vel, lam, r, true);
-    const MatX F = vi.matrix().toDense();
-    MatX Fd;
-    ok = ok && test::newtonByFiniteDifferences(vi, st, sim.inputs(), sim.state(), vel, lam, Fd);
-    for (int row = 0; row < F.rows(); ++row) {
-      // Padding rows of joint nodes are identity in F and zero in the residual (as in
-      // tst_variational_step); every row of a limit node, padding included, is compared.
-      const int node = row / 6, joint = sys->nodeJoint[node];
-      if (node >= nb && joint >= 0 && row % 6 >= sys->joints[joint].geo.constrained()) continue;
-      for (int c = 0; c < F.cols(); ++c)
-        worst = std::max(worst, std::abs(F(row, c) - Fd(row, c)) / (1.0 + std::abs(Fd(row, c))));
-    }
-  }
-  return worst;
-}
-
 }  // namespace
 
 class TestJointLimits : public QObject {
@@ -242,7 +212,7 @@ class TestJointLimits : public QObject {
       qInfo("pendulum after 1 s: angle %.9f rad, %d limit(s) active", sim.jointPosition(0)[0], sim.metrics().limits);
       QVERIFY(sim.metrics().limits == 1);
       bool ok = false;
-      const double worst = worstNewtonError(sys, sim, 11, ok);
+      const double worst = test::worstNewtonError(sys, sim, 11, ok);
       QVERIFY(ok);
       qInfo("limit Newton matrix (one body) vs finite differences: worst relative error %.3g", worst);
       QVERIFY(worst < 1e-6);
@@ -259,7 +229,7 @@ class TestJointLimits : public QObject {
             sim.jointPosition(1)[0], active);
       QVERIFY(active == 1);
       bool ok = false;
-      const double worst = worstNewtonError(sys, sim, 13, ok);
+      const double worst = test::worstNewtonError(sys, sim, 13, ok);
       QVERIFY(ok);
       qInfo("limit Newton matrix (two bodies, cycle) vs finite differences: worst relative error %.3g", worst);
       QVERIFY(worst < 1e-6);

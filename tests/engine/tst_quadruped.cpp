@@ -24,17 +24,12 @@
 #include "simulation.h"
 #include "system/compiled_system.h"
 
+#include "state_checks.h"
 #include "test_paths.h"
 
 using namespace ms;
 
 namespace {
-
-bool finiteState(const State& s) {
-  for (const BodyState& b : s.bodies)
-    if (!(b.x.allFinite() && b.q.allFinite() && b.v.allFinite() && b.w.allFinite())) return false;
-  return true;
-}
 
 // What one run measured.
 struct QuadRun {
@@ -54,11 +49,7 @@ struct QuadRun {
 QuadRun run(const std::map<std::string, std::string>& params, double duration) {
   QuadRun r;
   Model m;
-  Diagnostics d;
-  if (!loadModel(test::modelPath("quadruped.mech"), params, m, d)) {
-    r.failure = d.format();
-    return r;
-  }
+  if (!test::loadGallery("quadruped.mech", params, m, r.failure)) return r;
   r.loaded = true;
   const int torso = m.bodyIndex("torso");
   Simulation sim(compile(m));
@@ -73,7 +64,7 @@ QuadRun run(const std::map<std::string, std::string>& params, double duration) {
       r.failure = sim.metrics().message;
       break;
     }
-    if (!finiteState(sim.state())) {
+    if (!test::finiteState(sim.state())) {
       r.failure = "non-finite state at step " + std::to_string(k);
       break;
     }
