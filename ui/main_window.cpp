@@ -13,6 +13,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
+#include <QFile>
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
@@ -21,6 +22,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProcess>
+#include <QScrollBar>
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSettings>
@@ -35,6 +37,8 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "editor/editor_panel.h"
+#include "editor/model_editor.h"
 #include "gallery.h"
 #include "io/model_file.h"
 #include "joint_panel.h"
@@ -136,6 +140,14 @@ void MainWindow::buildActions() {
   openAct_ = new QAction(themeIcon("document-open", QStyle::SP_DialogOpenButton), "&Open…", this);
   openAct_->setShortcut(QKeySequence::Open);
   connect(openAct_, &QAction::triggered, this, [this] { chooseAndOpen(); });
+  // Save: the editor's buffer to its file, then the model reloads from it.
+  saveAct_ = new QAction(themeIcon("document-save", QStyle::SP_DialogSaveButton), "&Save", this);
+  saveAct_->setShortcut(QKeySequence::Save);
+  saveAct_->setToolTip("Save the editor's text to the model file and reload (Ctrl+S)");
+  connect(saveAct_, &QAction::triggered, this, [this] {
+    QString err;
+    if (!saveEditor(&err)) QMessageBox::warning(this, "Save failed", err + "\n\nThe text stays in the editor.");
+  });
   reloadAct_ = new QAction(themeIcon("view-refresh", QStyle::SP_BrowserReload), "&Reload", this);
   reloadAct_->setShortcut(QKeySequence("Ctrl+R"));
   connect(reloadAct_, &QAction::triggered, this, [this] { reload(); });
@@ -218,6 +230,17 @@ void MainWindow::buildDocks() {
   sd->setWidget(settings_);
   tabifyDockWidget(jd, sd);
   jd->raise();
+  // The model text editor below the 3D view (the side docks keep the full height); Ctrl+E toggles it.
+  editor_ = new EditorPanel;
+  editorDock_ = new QDockWidget("Editor", this);
+  editorDock_->setObjectName("dock-editor");
+  editorDock_->setWidget(editor_);
+  editorDock_->toggleViewAction()->setShortcut(QKeySequence("Ctrl+E"));
+  setCorner(Qt::BottomLeftCorner, Qt::LeftDockWidgetArea);
+  setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
+  addDockWidget(Qt::BottomDockWidgetArea, editorDock_);
+  connect(editor_, &EditorPanel::modifiedChanged, this, [this] { updateEditorTitle(); });
+  updateEditorTitle();
 }
 
 void MainWindow::buildMenus() {
@@ -225,6 +248,7 @@ void MainWindow::buildMenus() {
   file->addAction(openAct_);
   recentMenu_ = file->addMenu("Open &recent");
   examplesMenu_ = file->addMenu("&Examples");
+  file->addAction(saveAct_);
   file->addAction(reloadAct_);
   file->addAction(autoReloadAct_);
   file->addSeparator();
@@ -243,6 +267,7 @@ void MainWindow::buildMenus() {
   viewMenu_ = menuBar()->addMenu("&View");
   viewMenu_->addAction(fitAct_);
   viewMenu_->addAction(followAct_);
+  viewMenu_->addAction(editorDock_->toggleViewAction());
   QMenu* presets = viewMenu_->addMenu("&Camera");
   const std::pair<const char*, ViewportWidget::ViewPreset> ps[] = {{"&Iso", ViewportWidget::ViewPreset::Iso},
                                                                    {"&Front", ViewportWidget::ViewPreset::Front},
@@ -382,6 +407,7 @@ void MainWindow::showEvent(QShowEvent* e) {
     QDockWidget* joints = findChild<QDockWidget*>("dock-joints");
     QDockWidget* energy = findChild<QDockWidget*>("plot-energy");
     if (joints && energy) resizeDocks({joints, energy}, {280, 420}, Qt::Horizontal);
+    resizeDocks({editorDock_}, {height() * 2 / 5}, Qt::Vertical);
   }
 }
 
@@ -442,6 +468,7 @@ bool MainWindow::openModel(const QString& source, QString* error, const std::map
                                 .arg(QString::fromStdString(model.name.empty() ? path.toStdString() : model.name))
                                 .arg(sys->bodies.size())
                                 .arg(sys->joints.size()));
+      syncEditor(path, isScene);
       if (!isScene) {
         addRecent(path);
         watchFile(path);
@@ -470,6 +497,63 @@ bool MainWindow::openExample(const QString& resource, QString* error) {
 bool MainWindow::reload(QString* error) {
   if (source_.isEmpty()) return false;
   return openModel(source_, error, params_);
+}
+
+// ---- the editor dock ----------------------------------------------------------------------------
+
+void MainWindow::syncEditor(const QString& path, bool isScene) {
+  // A scene: its gallery file, read-only (editing it would not change the built-in scene).
+  if (isScene) {
+    const QString name = path.mid(6);
+    for (const GalleryEntry& e : galleryEntries())
+      if (e.title == name && editor_->loadFile(e.resource, nullptr, true)) return updateEditorTitle();
+    editor_->showText(QString(), QString(), path + " is built in: it has no text to edit.");
+    return updateEditorTitle();
+  }
+  // Unsaved edits of this file stay (a later version offers to reload or keep them).
+  ModelEditor* ed = editor_->editor();
+  if (ed->fileName() == path && ed->isModified()) return;
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return;
+  const QString text = QString::fromUtf8(f.readAll());
+  if (ed->fileName() == path && text == ed->toPlainText() && !ed->isReadOnly()) return;
+  // The same file changed on disk: keep the cursor and scroll position.
+  const bool same = ed->fileName() == path;
+  const int cursor = ed->textCursor().position(), scroll = ed->verticalScrollBar()->value();
+  editor_->loadFile(path);
+  if (same) {
+    QTextCursor c = ed->textCursor();
+    c.setPosition(std::min(cursor, int(ed->document()->characterCount()) - 1));
+    ed->setTextCursor(c);
+    ed->verticalScrollBar()->setValue(scroll);
+  }
+  updateEditorTitle();
+}
+
+void MainWindow::updateEditorTitle() {
+  // "Editor — four-bar.mech*": the star while the buffer differs from the file.
+  const ModelEditor* ed = editor_->editor();
+  QString title = "Editor";
+  if (!ed->fileName().isEmpty()) title += " — " + QFileInfo(ed->fileName()).fileName();
+  if (ed->isModified()) title += "*";
+  editorDock_->setWindowTitle(title);
+  saveAct_->setEnabled(editor_->canSave());
+}
+
+bool MainWindow::saveEditor(QString* error) {
+  QString err;
+  if (!editor_->save(&err)) {
+    if (error) *error = err;
+    return false;
+  }
+  const QString file = editor_->editor()->fileName();
+  statusBar()->showMessage("Saved " + file, 4000);
+  // Reload the model from the saved file (errors go to the banner; the text stays).
+  if (QFileInfo(file).absoluteFilePath() == source_) {
+    savedByEditor_ = editor_->editor()->toPlainText().toUtf8();
+    reload();
+  }
+  return true;
 }
 
 void MainWindow::chooseAndOpen() {
@@ -517,6 +601,12 @@ void MainWindow::fileChangedOnDisk() {
   if (!source_.isEmpty() && QFileInfo::exists(source_) && !watcher_->files().contains(source_)) watcher_->addPath(source_);
   if (!autoReloadAct_->isChecked() || source_.isEmpty()) return;
   if (!QFileInfo::exists(source_)) return;  // mid-save; the debounce fires again on the rename
+  // The editor's own save was reloaded already.
+  if (!savedByEditor_.isEmpty()) {
+    QFile f(source_);
+    if (f.open(QIODevice::ReadOnly) && f.readAll() == savedByEditor_) return;
+    savedByEditor_.clear();
+  }
   reload();
 }
 

@@ -19,6 +19,7 @@
 class QAction;
 class QActionGroup;
 class QComboBox;
+class QDockWidget;
 class QFileSystemWatcher;
 class QLabel;
 class QMenu;
@@ -28,6 +29,7 @@ class QToolButton;
 
 namespace ms::ui {
 
+class EditorPanel;
 class JointPanel;
 class PlotManager;
 class SettingsPanel;
@@ -57,6 +59,11 @@ class MainWindow : public QMainWindow {
   PlotManager* plots() const { return plots_; }
   SettingsPanel* settingsPanel() const { return settings_; }
   JointPanel* jointPanel() const { return joints_; }
+  EditorPanel* editorPanel() const { return editor_; }
+  QDockWidget* editorDock() const { return editorDock_; }
+  // File > Save: writes the editor's buffer to its file (atomically) and reloads the model from it;
+  // false with *error (the buffer kept) when it cannot be written.
+  bool saveEditor(QString* error = nullptr);
   QString currentSource() const { return source_; }
   // The text of the failure/diagnostics banner ("" when hidden).
   QString bannerText() const;
@@ -105,19 +112,24 @@ class MainWindow : public QMainWindow {
   void toggleRecording(bool on);
   void recordFrame();
   void speedChosen(int index);
+  void syncEditor(const QString& path, bool isScene);
+  void updateEditorTitle();
 
   SimController sim_;
   ViewportWidget* view_ = nullptr;
   PlotManager* plots_ = nullptr;
   SettingsPanel* settings_ = nullptr;
   JointPanel* joints_ = nullptr;
+  EditorPanel* editor_ = nullptr;
+  QDockWidget* editorDock_ = nullptr;
+  QByteArray savedByEditor_;  // what the editor last wrote (its own change on disk needs no second reload)
   QWidget* banner_ = nullptr;
   QLabel* bannerLabel_ = nullptr;
   QPushButton* bannerDetails_ = nullptr;
   QString bannerFull_;  // the whole text (the label shows the first lines)
 
   // Actions.
-  QAction *openAct_, *reloadAct_, *autoReloadAct_, *quitAct_;
+  QAction *openAct_, *saveAct_, *reloadAct_, *autoReloadAct_, *quitAct_;
   QAction *runAct_, *stepAct_, *stepBackAct_, *resetAct_;
   QAction *screenshotAct_, *recordAct_;
   QAction *fitAct_, *followAct_;

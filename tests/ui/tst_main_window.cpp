@@ -17,6 +17,8 @@
 #include <QTest>
 #include <QThread>
 
+#include "editor/editor_panel.h"
+#include "editor/model_editor.h"
 #include "gallery.h"
 #include "joint_panel.h"
 #include "main_window.h"
@@ -203,6 +205,55 @@ class TestMainWindow : public QObject {
     QVERIFY2(err.contains("bad.mech:2:"), qPrintable(err));
     QVERIFY(w.bannerText().contains("bad.mech:2:"));
     QCOMPARE(w.currentSource(), before);
+  }
+
+  // The Editor dock shows the open file; an edit puts a '*' in its title; Ctrl+S writes the buffer
+  // and reloads the model from it (the star goes); a built-in scene shows its gallery text read-only.
+  void editorDockShowsAndSavesTheModel() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("arm.mech");
+    const QByteArray one = "(mechanism \"arm\" (param n 1)\n"
+                           "  (chain (i 1 n) (body link{i} (mass 1) (shape box 0.1 0.1 0.1)\n"
+                           "    (joint revolute (axis 1 0 0) (child-anchor 0 0 1)))))\n";
+    {
+      QFile f(path);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(one);
+    }
+    MainWindow w;
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QString err;
+    QVERIFY2(w.openModel(path, &err), qPrintable(err));
+    settle(w);
+    QVERIFY(w.editorDock()->isVisible());
+    ModelEditor* ed = w.editorPanel()->editor();
+    QCOMPARE(ed->toPlainText().toUtf8(), one);
+    QCOMPARE(w.editorDock()->windowTitle(), QString("Editor — arm.mech"));
+    // Edit n = 1 → 3: the title gets its star; the simulation keeps the saved model.
+    QTextCursor c = ed->document()->find("(param n 1)");
+    QVERIFY(!c.isNull());
+    c.setPosition(c.selectionEnd() - 2);
+    c.setPosition(c.position() + 1, QTextCursor::KeepAnchor);
+    c.insertText("3");
+    QCOMPARE(w.editorDock()->windowTitle(), QString("Editor — arm.mech*"));
+    settle(w);
+    QCOMPARE(int(w.sim().snapshot().state.bodies.size()), 1);
+    // Save: the file holds the buffer, the model has three links, the star is gone.
+    w.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&w));
+    ed->setFocus();
+    QTest::keyClick(ed, Qt::Key_S, Qt::ControlModifier);
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    QCOMPARE(QString::fromUtf8(f.readAll()), ed->toPlainText());
+    settle(w);
+    QCOMPARE(int(w.sim().snapshot().state.bodies.size()), 3);
+    QCOMPARE(w.editorDock()->windowTitle(), QString("Editor — arm.mech"));
+    // A scene: the gallery file of the same name, read-only.
+    QVERIFY(w.openModel("scene:double-pendulum", &err));
+    QVERIFY(ed->isReadOnly());
+    QVERIFY(ed->toPlainText().contains("(mechanism \"double-pendulum\""));
   }
 
   // Speed, history length and window layout survive a restart.

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "editor/model_check.h"
+
+#include <QFileInfo>
+#include <exception>
+
+#include "core/check.h"
+#include "io/mech_reader.h"
+#include "io/trep_import.h"
+#include "system/compiled_system.h"
+
+namespace ms::ui {
+
+ModelLanguage languageForPath(const QString& path) {
+  const QString ext = QFileInfo(path).suffix().toLower();
+  if (ext == "mech") return ModelLanguage::Mech;
+  if (ext == "trep") return ModelLanguage::Trep;
+  return ModelLanguage::Plain;
+}
+
+std::vector<Diagnostic> checkModelText(const std::string& text, const std::string& fileName, ModelLanguage language) {
+  if (language == ModelLanguage::Plain) return {};
+  // Read (every problem with its location), as the application's loader does.
+  Diagnostics diags;
+  Model model;
+  bool ok = false;
+  if (language == ModelLanguage::Mech) {
+    MechParseResult result;
+    ok = readMechText(text, fileName, {}, result, diags);
+    if (ok) model = std::move(result.model);
+  } else {
+    ok = importTrepString(text, fileName, model, diags);
+  }
+  std::vector<Diagnostic> out = diags.items();
+  // Locations in other files are not positions in this buffer.
+  for (Diagnostic& d : out)
+    if (!d.file.empty() && d.file != fileName) {
+      d.message = d.file + (d.line > 0 ? ":" + std::to_string(d.line) : std::string()) + ": " + d.message;
+      d.line = d.column = 0;
+    }
+  // The separate compile step; its messages have no location.
+  if (ok) {
+    try {
+      (void)compile(model);
+    } catch (const UserError& e) {
+      out.push_back({Severity::Error, fileName, 0, 0, e.what()});
+    } catch (const std::exception& e) {
+      out.push_back({Severity::Error, fileName, 0, 0, std::string("internal error: ") + e.what()});
+    }
+  }
+  return out;
+}
+
+}  // namespace ms::ui

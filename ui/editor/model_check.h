@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The editor's check of a model text: the engine's reader (.mech) or trep importer (.trep) with
+// their file:line:column diagnostics, then compile() whose UserError messages have no location.
+// Pure and thread-safe (no Qt widgets), so it can run wherever the editor needs it.
+#pragma once
+
+#include <QString>
+#include <string>
+#include <vector>
+
+#include "core/diagnostics.h"
+
+namespace ms::ui {
+
+// The language of a buffer, decided by the file's extension.
+enum class ModelLanguage { Plain, Mech, Trep };
+ModelLanguage languageForPath(const QString& path);
+
+// Reads and compiles `text` (named `fileName` in the diagnostics). Diagnostics from other files
+// (none today) and compile errors come without a location (line 0). Plain text gives none.
+std::vector<Diagnostic> checkModelText(const std::string& text, const std::string& fileName, ModelLanguage language);
+
+}  // namespace ms::ui

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The text editor of model files (issue 6, first slice): a QPlainTextEdit with syntax highlighting
+// (.mech or .trep, by extension), a line-number gutter with diagnostic markers, bracket matching,
+// auto-indent on Enter, comment toggle, and diagnostics as you type: ~300 ms after the last edit the
+// buffer is read and compiled by the engine; problems get wavy underlines at line:column, gutter
+// markers and tooltips. The problems list and the find bar live in EditorPanel.
+#pragma once
+
+#include <QPlainTextEdit>
+#include <QTextCursor>
+#include <QTimer>
+#include <vector>
+
+#include "core/diagnostics.h"
+#include "editor/model_check.h"
+
+namespace ms::ui {
+
+class ModelHighlighter;
+
+class ModelEditor : public QPlainTextEdit {
+  Q_OBJECT
+ public:
+  // One diagnostic of the last check. `span` selects the offending token (null when the
+  // diagnostic has no location, e.g. compile errors); it follows later edits.
+  struct Problem {
+    Severity severity = Severity::Error;
+    int line = 0, column = 0;  // 1-based as reported (column in characters); 0 = no location
+    QString message;
+    QTextCursor span;
+  };
+
+  explicit ModelEditor(QWidget* parent = nullptr);
+  ~ModelEditor() override;
+
+  // ---- the buffer
+  // Shows `text` as the content of `fileName` (whose extension picks the language); clean, checked.
+  void setSource(const QString& text, const QString& fileName);
+  // Reads the file (UTF-8) into the buffer; false with *error when it cannot be read.
+  bool loadFile(const QString& path, QString* error = nullptr);
+  QString fileName() const { return fileName_; }
+  ModelLanguage language() const { return language_; }
+  ModelHighlighter* highlighter() const { return highlighter_; }
+  // Writes the buffer atomically (QSaveFile) to `path`; on success the buffer is clean and named
+  // `path`. On failure *error says why and the buffer is left exactly as it was.
+  bool saveTo(const QString& path, QString* error = nullptr);
+  bool isModified() const;
+
+  // ---- diagnostics
+  // Debounce after the last edit (default 300 ms).
+  void setCheckDelay(int ms) { checkTimer_.setInterval(ms); }
+  // Reads and compiles the buffer now and shows the result (the debounce timer calls this).
+  void checkNow();
+  const std::vector<Problem>& problems() const { return problems_; }
+  // Wall time of the last checkNow(): parse + compile + underlines + problems list, in ms.
+  double lastCheckMs() const { return lastCheckMs_; }
+  // The wavy underlines now shown (one per located problem).
+  QList<QTextEdit::ExtraSelection> diagnosticSelections() const { return diagnosticSelections_; }
+  // Puts the cursor at problem `index` (its token selected) and focuses the editor.
+  void goToProblem(int index);
+  // Document position of a 1-based line and column (clamped into the document).
+  int positionOf(int line, int column) const;
+
+  // ---- editing helpers
+  // The position of the bracket matching the one at `pos` (strings and comments skipped): -1 when
+  // it has none (unmatched), -2 when `pos` holds no bracket of the code.
+  int matchingBracket(int pos) const;
+  // Adds "; " at the start of every selected line, or removes it when every non-blank one has it.
+  void toggleComment();
+
+  // ---- the gutter (drawn by its own widget)
+  int gutterWidth() const;
+  void paintGutter(QPaintEvent* e, QWidget* gutter);
+  QString gutterToolTip(int y) const;
+
+ signals:
+  void problemsChanged();
+
+ protected:
+  void keyPressEvent(QKeyEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
+  bool viewportEvent(QEvent* e) override;
+
+ private:
+  void updateExtraSelections();
+  void updateBracketSelections();
+  void updateGutterWidth();
+  void ensureBracketTable() const;
+  void insertNewlineWithIndent();
+
+  QWidget* gutter_ = nullptr;
+  ModelHighlighter* highlighter_ = nullptr;
+  QString fileName_;
+  ModelLanguage language_ = ModelLanguage::Plain;
+  QTimer checkTimer_;
+  bool settingText_ = false;
+  std::vector<Problem> problems_;
+  double lastCheckMs_ = 0;
+  QList<QTextEdit::ExtraSelection> diagnosticSelections_, bracketSelections_;
+  // Bracket partners of the whole text (-2 no code bracket, -1 unmatched), per document revision.
+  mutable std::vector<int> brackets_;
+  mutable int bracketsRevision_ = -1;
+};
+
+}  // namespace ms::ui
