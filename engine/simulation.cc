@@ -149,13 +149,17 @@ void Simulation::loadedContacts(std::vector<ContactPoint>& out) const {
       if (!(y[0] > 1e-6)) continue;
       const contact::Contact& c = set.contacts[k];
       contact::FrictionRows fr;
-      contact::frictionRows(c, grp.bodyA >= 0 ? &za : nullptr, z, kFrictionDirections, fr);
+      contact::frictionRows(c, grp.bodyA >= 0 ? &za : nullptr, z, sys_->frictionDirections, fr);
       ContactPoint p;
       p.body = grp.body;
       p.point = c.pointB;
       p.normal = c.normal;
       p.force = c.normal * y[0];
       for (int d = 0; d < kFrictionDirections; ++d) p.force += fr.d.row(d).transpose() * y[2 + d];
+      // Directions 5..n_f from the contact's companion node.
+      if (sys_->frictionDirections > kFrictionDirections && grp.first + k < int(state_.contactFriction.size()))
+        for (int d = kFrictionDirections; d < sys_->frictionDirections; ++d)
+          p.force += fr.d.row(d).transpose() * state_.contactFriction[grp.first + k][d - kFrictionDirections];
       p.gap = state_.contactGap[grp.first + k];
       out.push_back(p);
     }

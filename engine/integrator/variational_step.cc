@@ -22,6 +22,20 @@
 // B(z1)ᵀβ (rotational rows doubled as for joints). The step is then solved by the primal-dual
 // interior-point driver (solver/interior_point.h): Δs is eliminated per contact, so the contact
 // node's diagonal block is ∂c/∂y + diag(s/y) and the node is a leaf on its body in the graph LDU.
+// More friction directions (n_f = 6, 8, 10; d_k at angles 2πk/n_f, d_{k+n_f/2} = −d_k): the
+// contact node keeps [γ, ψ, β₁..β₄]; a companion node E holds y_E = [β₅..β_{n_f}, 0…] with rows
+//   η_k = b_k ż + ψ + ε_f β_k − s_k  (k = 5..n_f, pairs),   y_E,q = 0 (q ≥ n_f − 4, padding),
+// the cone row becomes μγ − Σ_{k=1..n_f} β_k + ε_fψ, and the bodies feel −B_Eᵀ β_E too. Blocks:
+// (E, body) = [B_E; 0], (body, E) = −B_Eᵀ (rotational rows doubled), (contact row 1, E's β) = −1,
+// (E's η rows, ψ) = +1, diag(E) = diag(ε_f…, 1…). E is eliminated directly after its contact node.
+// Which directions the contact node holds in the linear solve is chosen per factorisation: the 4 of
+// smallest s_k/β_k (the active ones) are swapped into its slots 2–5 (companionSwaps; rows and
+// columns of F, the right-hand side and the step are permuted alike; x and r keep the fixed layout).
+// The (ψ, active β) saddle then sits inside one 6×6 pivot, as with 4 directions: with the fixed
+// split a box sliding against a companion direction made the contact pivot's ψ entry ε_f + s/ψ
+// (~1e-8) and the companion's pivot a cancellation of 1/ε_f terms — "singular" on the 30° incline
+// tilted about y; with the fixed split reversed (companion first) a sticking contact's companion
+// pivot diag(s/β + ε_f) + rank-2 body term is the singular one.
 // Joint limits (revolute angle, prismatic travel; the inequalities of (22)–(24) with the joint's
 // minimal coordinate θ of (B.7b) as the constraint function, solved with (29a)–(29f) by the same
 // interior-point step, Appendix D): one node per limited joint, y = [γ_lo, γ_hi, 0, 0, 0, 0], slacks
@@ -128,7 +142,6 @@ struct VariationalIntegrator::Impl {
   std::vector<contact::ContactSet> set1, set2;
   std::vector<contact::FrictionRows> fr;
   VecX sCur, sTrial, ds;
-  int numContactRows = 0;  // 6 per contact: the tail of the node-major vectors
   // Joint limits: θ(z2) and its Jacobians per limit (evaluated with the residual). The interior-
   // point pairs are the contact rows and rows 0–1 of each limit node: pairRow[p] is the row of pair
   // p in the node-major vectors; yCur, yTrial, dy hold the duals of the iterates and of the step
@@ -149,15 +162,21 @@ struct VariationalIntegrator::Impl {
   // means the same for a 1 kg box and a 200-sphere chain; the Newton direction is unchanged.
   VecX rowWeight;
   InteriorPointSolver ip;
+  // Companion nodes (n_f > 4): per contact, the swaps of the current factorisation (≤ 4 each).
+  std::vector<int> swapC, swapE, numSwaps;
 };
 
 namespace {
-// The interior-point pairs: every contact row, then rows 0–1 (lower, upper) of every candidate
-// limit. The pair vectors are resized (allocation) only when their number changes.
+// The interior-point pairs: every contact row (then the n_f − 4 friction rows of its companion),
+// then rows 0–1 (lower, upper) of every candidate limit. The pair vectors are resized (allocation)
+// only when their number changes.
 void selectPairs(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
   m.pairRow.clear();
-  for (const CompiledContact& c : sys.contacts)
+  const int extra = sys.frictionDirections - kFrictionDirections;
+  for (const CompiledContact& c : sys.contacts) {
     for (int q = 0; q < 6; ++q) m.pairRow.push_back(6 * c.node + q);
+    for (int q = 0; q < extra && c.extraNode >= 0; ++q) m.pairRow.push_back(6 * c.extraNode + q);
+  }
   for (size_t li = 0; li < sys.limits.size(); ++li)
     if (m.limitOn[li])
       for (int q = 0; q < 2; ++q) m.pairRow.push_back(6 * sys.limits[li].node + q);
@@ -188,14 +207,19 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   m.set1.resize(sys_->contactGroups.size());
   m.set2.resize(sys_->contactGroups.size());
   m.fr.resize(sys_->contacts.size());
-  m.numContactRows = 6 * int(sys_->contacts.size());
   // Interior-point pairs: every contact row, then rows 0–1 (lower, upper) of every limit node.
   // (Rebuilt per step by selectPairs when limits are candidates or not; all on until then.)
   m.lim2.resize(sys_->limits.size());
   m.limitOn.assign(sys_->limits.size(), 1);
-  m.pairRow.reserve(6 * sys_->contacts.size() + 2 * sys_->limits.size());
+  m.pairRow.reserve((6 + sys_->frictionDirections - kFrictionDirections) * sys_->contacts.size() +
+                    2 * sys_->limits.size());
   selectPairs(*sys_, m);
   m.rowWeight.setOnes(6 * sys_->numNodes);
+  if (sys_->frictionDirections > kFrictionDirections) {
+    m.swapC.assign(4 * sys_->contacts.size(), 0);
+    m.swapE.assign(4 * sys_->contacts.size(), 0);
+    m.numSwaps.assign(sys_->contacts.size(), 0);
+  }
   if (!sys_->contacts.empty() || !sys_->limits.empty()) {
     m.unfactored = GraphLDU(sys_->order);
     m.rhs.setZero(n0);
@@ -320,7 +344,7 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     if (grp.bodyA >= 0) za = {m.x1[grp.bodyA], m.q1[grp.bodyA]};
     zb = {m.x1[grp.body], m.q1[grp.body]};
     for (int k = 0; k < grp.count; ++k)
-      contact::frictionRows(m.set1[gi].contacts[k], grp.bodyA >= 0 ? &za : nullptr, zb, kFrictionDirections,
+      contact::frictionRows(m.set1[gi].contacts[k], grp.bodyA >= 0 ? &za : nullptr, zb, sys.frictionDirections,
                             m.fr[grp.first + k]);
   }
   return true;
@@ -418,7 +442,10 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
   // Contacts: impulses −N(z1)ᵀγ − B(z1)ᵀβ on the body (and on body A of a contact pair, whose
   // gradients ∂φ/∂(x_A, θ_A) already carry the sign and whose sliding rows enter with −1); rows
   // c = [φ(z2), μγ − Σβ, Bż + ψ] (the caller subtracts the slacks); blocks ∂c/∂ż, ∂c/∂y, −[Nᵀ 0 Bᵀ].
+  // Directions 5..n_f are the rows of the companion node (rows ≥ n_f − 4 of B_E are zero).
   using Mat43 = Eigen::Matrix<double, 4, 3>;
+  using Mat63 = Eigen::Matrix<double, 6, 3>;
+  const int extra = sys.frictionDirections - kFrictionDirections;
   for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) {
     const CompiledContactGroup& grp = sys.contactGroups[gi];
     contactCandidates(grp, m.x2, m.q2, m.set2[gi]);
@@ -437,14 +464,40 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
       // Compliance (see kNormalCompliance): exact in the residual and in ∂c/∂y.
       rc[0] += kNormalCompliance * dt * dt * gamma;
       rc.tail<5>() += kFrictionCompliance * dt * y.tail<5>();
+      // Companion (n_f > 4): β₅..β_{n_f} in the cone row, rows ψ + ε_fβ_k, padding rows y = 0.
+      const bool hasE = cc.extraNode >= 0;
+      Vec6 yE = Vec6::Zero();
+      if (hasE) {
+        yE = x.segment<6>(6 * cc.extraNode);
+        auto re = r.segment<6>(6 * cc.extraNode);
+        for (int q = 0; q < 6; ++q) re[q] = q < extra ? psi + kFrictionCompliance * dt * yE[q] : yE[q];
+        rc[1] -= yE.head(extra).sum();
+        yE.tail(6 - extra).setZero();  // padding: no impulse
+      }
       // One side of the contact: body `b` with gap gradients at z1 / z2 and sliding rows (sign ±1).
       auto side = [&](int b, const contact::Row3& dx1, const contact::Row3& dth1, const contact::Row3& dx2,
                       const contact::Row3& dth2, const Mat43& Bv,
-                      const Mat43& Bw, int blockCS, int blockSC) {
+                      const Mat43& Bw, int blockCS, int blockSC, const Mat63& BvE, const Mat63& BwE, int blockES,
+                      int blockSE) {
         r.segment<3>(6 * b) -= dx1.transpose() * gamma + Bv.transpose() * beta;
         r.segment<3>(6 * b + 3) -= 2.0 * (dth1.transpose() * gamma + Bw.transpose() * beta);
         rc.tail<4>() += Bv * x.segment<3>(6 * b) + Bw * x.segment<3>(6 * b + 3);
+        if (hasE) {
+          // Companion directions: impulses on the body, sliding rows (zero rows for the padding).
+          r.segment<3>(6 * b) -= BvE.transpose() * yE;
+          r.segment<3>(6 * b + 3) -= 2.0 * BwE.transpose() * yE;
+          r.segment<6>(6 * cc.extraNode) += BvE * x.segment<3>(6 * b) + BwE * x.segment<3>(6 * b + 3);
+        }
         if (!F) return;
+        if (hasE) {
+          // (companion row, body column): B_E; (body row, companion column): −B_Eᵀ.
+          Mat6& ES = F->block(blockES);
+          ES.leftCols<3>() = BvE;
+          ES.rightCols<3>() = BwE;
+          Mat6& SE = F->block(blockSE);
+          SE.topRows<3>() = -BvE.transpose();
+          SE.bottomRows<3>() = -2.0 * BwE.transpose();
+        }
         Mat6& CS = F->block(blockCS);
         CS.setZero();
         CS.block<1, 3>(0, 0) = dx2 * dt;
@@ -458,11 +511,24 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
         SC.block<3, 4>(0, 2) = -Bv.transpose();
         SC.block<3, 4>(3, 2) = -2.0 * Bw.transpose();
       };
-      side(grp.body, c1.dxB, c1.dthB, c2.dxB, c2.dthB, fr.dvB.topRows<4>(), fr.dwB.topRows<4>(), cc.blockCB, cc.blockBC);
+      side(grp.body, c1.dxB, c1.dthB, c2.dxB, c2.dthB, fr.dvB.topRows<4>(), fr.dwB.topRows<4>(), cc.blockCB, cc.blockBC,
+           fr.dvB.middleRows<6>(4), fr.dwB.middleRows<6>(4), cc.blockEB, cc.blockBE);
       if (grp.bodyA >= 0)
         side(grp.bodyA, c1.dxA, c1.dthA, c2.dxA, c2.dthA, -fr.dvA.topRows<4>(), -fr.dwA.topRows<4>(), cc.blockCA,
-             cc.blockAC);
+             cc.blockAC, -fr.dvA.middleRows<6>(4), -fr.dwA.middleRows<6>(4), cc.blockEA, cc.blockAE);
       if (!F) continue;
+      if (hasE) {
+        // Companion: diag(ε_f, …, 1 on padding); (contact row 1, E's β) = −1; (E's rows, ψ) = +1.
+        Mat6& DE = F->diag(cc.extraNode);
+        DE.setZero();
+        for (int q = 0; q < 6; ++q) DE(q, q) = q < extra ? kFrictionCompliance * dt : 1.0;
+        Mat6& CE = F->block(cc.blockCE);
+        CE.setZero();
+        CE.block(1, 0, 1, extra).setConstant(-1.0);
+        Mat6& EC = F->block(cc.blockEC);
+        EC.setZero();
+        EC.block(0, 1, extra, 1).setConstant(1.0);
+      }
       // ∂c/∂y with the compliance on the diagonal (without it the φ rows of a box face — 4 gaps,
       // 3 freedoms — make the pivots singular as s/y → 0).
       Mat6& D = F->diag(cc.node);
@@ -541,6 +607,48 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
   return true;
 }
 
+}  // namespace
+
+int companionSwaps(const double* ratio, int nf, int swapC[4], int swapE[4]) {
+  // The 4 directions of smallest ratio (insertion sort of at most kMaxFrictionDirections indices).
+  int idx[contact::kMaxFrictionDirections];
+  for (int k = 0; k < nf; ++k) {
+    int j = k;
+    for (; j > 0 && ratio[idx[j - 1]] > ratio[k]; --j) idx[j] = idx[j - 1];
+    idx[j] = k;
+  }
+  bool wanted[contact::kMaxFrictionDirections] = {};
+  for (int i = 0; i < kFrictionDirections && i < nf; ++i) wanted[idx[i]] = true;
+  // Pair the unwanted directions of the contact node with the wanted ones of the companion.
+  int n = 0, e = kFrictionDirections;
+  for (int k = 0; k < kFrictionDirections; ++k) {
+    if (wanted[k]) continue;
+    while (e < nf && !wanted[e]) ++e;
+    if (e >= nf) break;
+    swapC[n] = 2 + k;
+    swapE[n] = e - kFrictionDirections;
+    ++n;
+    ++e;
+  }
+  return n;
+}
+
+void swapCompanionUnknowns(GraphLDU& F, const CompiledSystem& sys, const CompiledContact& c, int a, int b) {
+  const CompiledContactGroup& grp = sys.contactGroups[c.group];
+  // Rows: (contact, X) row a ↔ (companion, X) row b for X = contact, companion, body, body A.
+  F.diag(c.node).row(a).swap(F.block(c.blockEC).row(b));
+  F.block(c.blockCE).row(a).swap(F.diag(c.extraNode).row(b));
+  F.block(c.blockCB).row(a).swap(F.block(c.blockEB).row(b));
+  if (grp.bodyA >= 0) F.block(c.blockCA).row(a).swap(F.block(c.blockEA).row(b));
+  // Columns: (X, contact) column a ↔ (X, companion) column b.
+  F.diag(c.node).col(a).swap(F.block(c.blockCE).col(b));
+  F.block(c.blockEC).col(a).swap(F.diag(c.extraNode).col(b));
+  F.block(c.blockBC).col(a).swap(F.block(c.blockBE).col(b));
+  if (grp.bodyA >= 0) F.block(c.blockAC).col(a).swap(F.block(c.blockAE).col(b));
+}
+
+namespace {
+
 // One step with contacts as the interior-point problem of solver/interior_point.h: y = (ż, λ,
 // contact impulses, limit efforts), pairs (s, impulse) per contact row and per limit row (rows 0–1
 // of a limit node; its padding rows are equalities). The graph LDU is the linear algebra.
@@ -564,6 +672,20 @@ class ContactStepProblem final : public InteriorPointProblem {
       const int row = m_.pairRow[p];
       F_.diag(row / 6)(row % 6, row % 6) += m_.sCur[p] / m_.yCur[p];
     }
+    // Companions: the 4 directions of smallest s/β into the contact node (pairs of contact ci:
+    // ci·(6 + n_f − 4) + [0, 6) on the contact node, then its n_f − 4 companion rows).
+    const int nf = sys_.frictionDirections, per = 6 + nf - kFrictionDirections;
+    for (size_t ci = 0; ci < m_.numSwaps.size(); ++ci) {
+      double ratio[contact::kMaxFrictionDirections];
+      for (int k = 0; k < nf; ++k) {
+        const int p = int(ci) * per + (k < kFrictionDirections ? 2 + k : 6 + k - kFrictionDirections);
+        ratio[k] = m_.sCur[p] / m_.yCur[p];
+      }
+      const int n = companionSwaps(ratio, nf, &m_.swapC[4 * ci], &m_.swapE[4 * ci]);
+      m_.numSwaps[ci] = n;
+      for (int i = 0; i < n; ++i)
+        swapCompanionUnknowns(F_, sys_, sys_.contacts[ci], m_.swapC[4 * ci + i], m_.swapE[4 * ci + i]);
+    }
     m_.unfactored.copyValues(F_);
     return F_.factor();
   }
@@ -571,6 +693,7 @@ class ContactStepProblem final : public InteriorPointProblem {
     const VecX& y = m_.yCur;
     m_.rhs = -m_.residual;
     for (int p = 0; p < m_.numPairs; ++p) m_.rhs[m_.pairRow[p]] += rhsComp[p] / y[p];
+    permuteCompanions(m_.rhs);
     F_.solve(m_.rhs, m_.delta);
     // Iterative refinement against the unfactored matrix (up to kRefinements corrections).
     for (int k = 0; k < kRefinements; ++k) {
@@ -579,6 +702,7 @@ class ContactStepProblem final : public InteriorPointProblem {
       F_.solve(m_.refine, m_.refine);
       m_.delta += m_.refine;
     }
+    permuteCompanions(m_.delta);  // back to the fixed layout (disjoint swaps: self-inverse)
     // Δs from the complementarity rows: S Δy + Y Δs = r. (Recovering it from the linearised slack
     // equation instead, Δs = ∂c/∂ż Δż + ∂c/∂y Δy + (c − s), made the sphere chain fail earlier.)
     gatherPairs(m_.delta, m_.dy);
@@ -595,6 +719,13 @@ class ContactStepProblem final : public InteriorPointProblem {
     m_.sCur.swap(m_.sTrial);
     m_.yCur.swap(m_.yTrial);
     m_.residual.swap(m_.trialResidual);
+  }
+  // Applies the companion swaps of the current factorisation to a node-major vector.
+  void permuteCompanions(VecX& v) const {
+    for (size_t ci = 0; ci < m_.numSwaps.size(); ++ci)
+      for (int i = 0; i < m_.numSwaps[ci]; ++i)
+        std::swap(v[6 * sys_.contacts[ci].node + m_.swapC[4 * ci + i]],
+                  v[6 * sys_.contacts[ci].extraNode + m_.swapE[4 * ci + i]]);
   }
   // The duals of the pairs from a node-major vector.
   void gatherPairs(const VecX& x, VecX& y) const {
@@ -802,6 +933,8 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
       const int ci = grp.first + k;
       const double gap = m.set2[gi].contacts[k].phi;
       state.contactImpulse[ci] = m.cur.segment<6>(6 * sys_->contacts[ci].node);
+      if (sys_->contacts[ci].extraNode >= 0 && ci < int(state.contactFriction.size()))
+        state.contactFriction[ci] = m.cur.segment<6>(6 * sys_->contacts[ci].extraNode);
       state.contactGap[ci] = gap;
       minGap = std::min(minGap, gap);
       active += gap <= 1e-6 && state.contactImpulse[ci][0] > 1e-6;
@@ -841,11 +974,20 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   // Start: limit pair duals at 1, the other rows of limit nodes at 0; contact impulses warm-started
   // (see kWarmShift): the previous step's, shifted into the interior. Slacks at max(c, floor).
   for (const CompiledLimit& l : sys_->limits) m.cur.segment<6>(6 * l.node).setZero();
+  for (const CompiledContact& c : sys_->contacts)
+    if (c.extraNode >= 0) m.cur.segment<6>(6 * c.extraNode).setZero();
   for (int p = 0; p < m.numPairs; ++p) m.cur[m.pairRow[p]] = 1.0;
   const bool warm = state.contactImpulse.size() == sys_->contacts.size();
-  for (size_t ci = 0; ci < sys_->contacts.size(); ++ci)
+  const bool warmExtra = state.contactFriction.size() == sys_->contacts.size();
+  const int extra = sys_->frictionDirections - kFrictionDirections;
+  for (size_t ci = 0; ci < sys_->contacts.size(); ++ci) {
     m.cur.segment<6>(6 * sys_->contacts[ci].node) =
         (warm ? Vec6(state.contactImpulse[ci].cwiseMax(0.0)) : Vec6::Zero()).array() + kWarmShift;
+    // Companion: directions 5..n_f likewise; its padding rows stay 0.
+    if (sys_->contacts[ci].extraNode >= 0)
+      m.cur.segment(6 * sys_->contacts[ci].extraNode, extra) =
+          (warmExtra ? Vec6(state.contactFriction[ci].cwiseMax(0.0)) : Vec6::Zero()).head(extra).array() + kWarmShift;
+  }
   auto startSlacks = [&](double floor) {
     for (int p = 0; p < m.numPairs; ++p) {
       m.yCur[p] = m.cur[m.pairRow[p]];

@@ -13,6 +13,19 @@
 
 namespace ms {
 
+struct CompiledSystem;
+struct CompiledContact;
+
+// Friction cones with a companion node (n_f > 4): which directions the contact node holds is
+// chosen per factorisation. ratio[k] = s_k/β_k of direction k (0 ≤ k < nf); directions 0–3 sit in
+// slots 2–5 of the contact node, 4…nf−1 in slots 0…nf−5 of the companion. Returns the number of
+// disjoint swaps (contact slot swapC[i] ↔ companion slot swapE[i]) that bring the 4 directions of
+// smallest ratio into the contact node.
+int companionSwaps(const double* ratio, int nf, int swapC[4], int swapE[4]);
+// Exchanges unknown/row `a` of contact c's node with unknown/row `b` of its companion in every
+// block of F that couples them (F assembled, not factorised: its fill-in blocks are zero).
+void swapCompanionUnknowns(GraphLDU& F, const CompiledSystem& sys, const CompiledContact& c, int a, int b);
+
 class VariationalIntegrator final : public Integrator {
  public:
   explicit VariationalIntegrator(std::shared_ptr<const CompiledSystem> system);

@@ -49,12 +49,28 @@ std::vector<int> collectComponent(const std::vector<std::vector<int>>& adj, int 
 }  // namespace
 
 EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& adjacency,
-                                         const std::vector<bool>& zeroDiagonal, const std::vector<bool>& hangingLeaf) {
+                                         const std::vector<bool>& zeroDiagonal, const std::vector<bool>& hangingLeaf,
+                                         const std::vector<int>& companionOf) {
   const int n = static_cast<int>(adjacency.size());
   MS_ASSERT(zeroDiagonal.empty() || static_cast<int>(zeroDiagonal.size()) == n, "zeroDiagonal size mismatch");
+  MS_ASSERT(companionOf.empty() || static_cast<int>(companionOf.size()) == n, "companionOf size mismatch");
   auto isZero = [&](int v) { return !zeroDiagonal.empty() && zeroDiagonal[v]; };
   auto isHanging = [&](int v) { return !hangingLeaf.empty() && hangingLeaf[v]; };
-  const std::vector<std::vector<int>> adj = normalisedAdjacency(adjacency);
+  auto anchorOf = [&](int v) { return companionOf.empty() ? -1 : companionOf[v]; };
+  const std::vector<std::vector<int>> full = normalisedAdjacency(adjacency);
+  // The graph without the companions: DFS, root choice and zero-diagonal fix-up run on it.
+  std::vector<std::vector<int>> adj = full;
+  int numCompanions = 0;
+  for (int v = 0; v < n; ++v) {
+    if (anchorOf(v) < 0) continue;
+    MS_ASSERT(anchorOf(v) < n && anchorOf(anchorOf(v)) < 0 &&
+                  std::binary_search(full[v].begin(), full[v].end(), anchorOf(v)),
+              "a companion must be adjacent to its node, which is not a companion");
+    ++numCompanions;
+    adj[v].clear();
+  }
+  if (numCompanions > 0)
+    for (auto& a : adj) a.erase(std::remove_if(a.begin(), a.end(), [&](int w) { return anchorOf(w) >= 0; }), a.end());
 
   EliminationOrder order;
   order.numNodes = n;
@@ -65,7 +81,7 @@ EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& ad
   std::vector<char> state(n, 0), seenComp(n, 0);
   std::vector<int> dfsParent(n, -1), nextNeighbour(n, 0), rootOf(n, -1), stack;
   for (int start = 0; start < n; ++start) {
-    if (seenComp[start]) continue;
+    if (seenComp[start] || anchorOf(start) >= 0) continue;
     // Root: the lowest-index zero-diagonal node of degree 1 (a joint to the world), else the
     // lowest-index node of the component.
     std::vector<int> comp = collectComponent(adj, start, seenComp);
@@ -99,7 +115,7 @@ EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& ad
       }
     }
   }
-  MS_ASSERT(static_cast<int>(order.list.size()) == n, "DFS did not visit every node");
+  MS_ASSERT(static_cast<int>(order.list.size()) == n - numCompanions, "DFS did not visit every node");
 
   // Zero-diagonal fix-up: a zero-diagonal node eliminated before all of its neighbours would be a
   // singular pivot. It is moved to directly after its latest-eliminated neighbour, so that it
@@ -110,11 +126,11 @@ EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& ad
   // a pivot of rank ≤ 6 − rows(moved joint): singular for revolute loops; see tst_ldu_graph.)
   std::vector<int>& list = order.list;
   order.position.assign(n, 0);
-  for (int k = 0; k < n; ++k) order.position[list[k]] = k;
+  for (int k = 0; k < n - numCompanions; ++k) order.position[list[k]] = k;
   // Single pass: moving v shifts only nodes at positions k..target, so earlier nodes stay valid;
   // the node that slides into position k is examined next.
   std::vector<char> moved(n, 0);
-  for (int k = 0; k < n;) {
+  for (int k = 0; k < n - numCompanions;) {
     const int v = list[k];
     int target = -1;
     if (isZero(v) && !moved[v] && !adj[v].empty()) {
@@ -135,10 +151,32 @@ EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& ad
     moved[v] = 1;
   }
 
+  // Companions: each directly after its node; its other edges close loops (its tree edge is the one
+  // to its node).
+  if (numCompanions > 0) {
+    std::vector<int> withCompanions;
+    withCompanions.reserve(n);
+    std::vector<std::vector<int>> companions(n);
+    for (int v = 0; v < n; ++v)
+      if (anchorOf(v) >= 0) companions[anchorOf(v)].push_back(v);
+    for (int v : list) {
+      withCompanions.push_back(v);
+      for (int c : companions[v]) {
+        withCompanions.push_back(c);
+        for (int w : full[c])
+          if (w != v && (anchorOf(w) < 0 || w < c)) order.loopClosures.emplace_back(w, c);
+      }
+    }
+    list.swap(withCompanions);
+    MS_ASSERT(static_cast<int>(list.size()) == n, "a companion's node is missing from the list");
+    for (int k = 0; k < n; ++k) order.position[list[k]] = k;
+  }
+  const std::vector<std::vector<int>>& adjFull = full;
+
   // Symbolic elimination (elimination game) on the list: eliminating v connects all of its
   // not-yet-eliminated neighbours pairwise; the new pairs are the fill-in.
   std::vector<std::set<int>> filled(n);
-  for (int i = 0; i < n; ++i) filled[i].insert(adj[i].begin(), adj[i].end());
+  for (int i = 0; i < n; ++i) filled[i].insert(adjFull[i].begin(), adjFull[i].end());
   std::vector<int> later;
   for (int k = 0; k < n; ++k) {
     const int v = list[k];

@@ -36,8 +36,13 @@ struct EliminationOrder {
 // never chosen as a root and, if zero-diagonal, is moved to directly after its neighbour (the
 // joint-to-the-world rule, "directly before the root", would make every body's elimination fill
 // in against it: quadratic fill-in for a chain of bodies with contacts).
+// companionOf[i] ≥ 0: node i is the companion of that node (the second node of a contact with
+// more than 4 friction directions): the list is built without the companions, then each is placed
+// directly after its node; its edges other than the one to its node close loops. A companion's
+// node must not itself be a companion.
 EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& adjacency,
                                          const std::vector<bool>& zeroDiagonal,
-                                         const std::vector<bool>& hangingLeaf = {});
+                                         const std::vector<bool>& hangingLeaf = {},
+                                         const std::vector<int>& companionOf = {});
 
 }  // namespace ms

@@ -65,6 +65,10 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   if (!(model.solver.tolerance > 0)) err("solver tolerance must be positive");
   if (model.solver.maxIterations < 1) err("iteration cap must be at least 1");
   if (!finite(model.gravity)) err("gravity must be finite");
+  if (model.solver.frictionDirections < kFrictionDirections ||
+      model.solver.frictionDirections > kFrictionDirections + kMaxExtraFrictionDirections ||
+      model.solver.frictionDirections % 2 != 0)
+    err("friction directions must be 4, 6, 8 or 10 (got " + std::to_string(model.solver.frictionDirections) + ")");
 
   // Validate bodies: names, mass, inertia (positive definite, triangle inequality), pose.
   std::set<std::string> names;
@@ -291,6 +295,14 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     sys->limits.push_back(l);
   }
 
+  // Friction cones with n_f > 4 directions: a companion node per contact, numbered last.
+  sys->frictionDirections = model.solver.frictionDirections;
+  if (sys->frictionDirections > kFrictionDirections)
+    for (CompiledContact& c : sys->contacts) {
+      c.extraNode = sys->numNodes++;
+      sys->nodeJoint.push_back(-1);
+    }
+
   // Graph: every constrained joint node is adjacent to its (one or two) bodies.
   std::vector<std::vector<int>> adjacency(sys->numNodes);
   std::vector<bool> zeroDiagonal(sys->numNodes, false);
@@ -318,6 +330,25 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     zeroDiagonal[c.node] = true;
     hangingLeaf[c.node] = grp.bodyA < 0;
   }
+  // A contact's companion node (friction directions 5…n_f) is coupled to the contact's bodies (its
+  // sliding rows, its impulses) and to the contact node (ψ in its rows, its β in the cone row): a
+  // cycle body–contact–companion. Its pivot diag(s/β + ε_f) plus the body's rank-2 Schur term is
+  // nearly singular for a sticking contact; eliminated after the contact node (whose ψ column
+  // completes it) it is the Schur complement of an invertible leading block. So each companion is
+  // placed directly after its contact node (companionOf), which keeps the order of the other nodes
+  // exactly as with 4 directions.
+  std::vector<int> companionOf(sys->numNodes, -1);
+  for (const CompiledContact& c : sys->contacts) {
+    if (c.extraNode < 0) continue;
+    const CompiledContactGroup& grp = sys->contactGroups[c.group];
+    for (int b : {grp.bodyA, grp.body, c.node}) {
+      if (b < 0) continue;
+      adjacency[c.extraNode].push_back(b);
+      adjacency[b].push_back(c.extraNode);
+    }
+    zeroDiagonal[c.extraNode] = true;
+    companionOf[c.extraNode] = c.node;
+  }
   // A limit node is adjacent to the joint's bodies. Its pivot, like a contact's, is singular while
   // the limit is active without the bodies: never eliminated before them (zero diagonal); on a
   // joint to the world it hangs on its body like a contact. With two bodies it closes a cycle with
@@ -332,7 +363,8 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     zeroDiagonal[l.node] = true;
     hangingLeaf[l.node] = g.parent < 0;
   }
-  sys->order = computeEliminationOrder(adjacency, zeroDiagonal, hangingLeaf);
+  sys->order = computeEliminationOrder(adjacency, zeroDiagonal, hangingLeaf,
+                                       sys->frictionDirections > kFrictionDirections ? companionOf : std::vector<int>());
 
   // Block index maps, looked up once here.
   const GraphLDU layout(sys->order);
@@ -355,6 +387,18 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
       c.blockCA = layout.blockIndex(c.node, grp.bodyA);
       c.blockAC = layout.blockIndex(grp.bodyA, c.node);
       MS_ASSERT(c.blockCA >= 0 && c.blockAC >= 0, "contact–body block missing from the graph");
+    }
+    if (c.extraNode < 0) continue;
+    c.blockEB = layout.blockIndex(c.extraNode, grp.body);
+    c.blockBE = layout.blockIndex(grp.body, c.extraNode);
+    c.blockCE = layout.blockIndex(c.node, c.extraNode);
+    c.blockEC = layout.blockIndex(c.extraNode, c.node);
+    MS_ASSERT(c.blockEB >= 0 && c.blockBE >= 0 && c.blockCE >= 0 && c.blockEC >= 0,
+              "companion block missing from the graph");
+    if (grp.bodyA >= 0) {
+      c.blockEA = layout.blockIndex(c.extraNode, grp.bodyA);
+      c.blockAE = layout.blockIndex(grp.bodyA, c.extraNode);
+      MS_ASSERT(c.blockEA >= 0 && c.blockAE >= 0, "companion block missing from the graph");
     }
   }
   for (CompiledLimit& l : sys->limits) {

@@ -40,7 +40,13 @@ struct CompiledJoint {
 // each a graph node that is a leaf on its body. A node's 6 unknowns are the impulses
 // [γ, ψ, β₁..β₄] (normal, friction-cone multiplier, friction along 4 directions of the tangent
 // plane) and its 6 slacks [φ(z₂), μγ − Σβ, η₁..η₄] (29c–29f).
-constexpr int kFrictionDirections = 4;
+// With n_f > 4 directions (`(solver (friction-directions N))`, even, ≤ 10) each contact has a second
+// node, its companion, holding [β₅..β_{n_f}, 0…] with slacks η₅..η_{n_f} (the remaining rows are
+// equality padding y = 0, as in a limit node); the cone row becomes μγ − Σ_{k ≤ n_f} β_k. The
+// companion is adjacent to the contact's body (bodies) and to the contact node, and is eliminated
+// directly after the contact node (computeEliminationOrder's companionOf).
+constexpr int kFrictionDirections = 4;  // directions held by the contact node itself
+constexpr int kMaxExtraFrictionDirections = 6;  // directions a companion node can hold
 // Contacts between two bodies (`contact-pair`): a group of one candidate per pair of collision shapes
 // (its closest points), a node adjacent to both bodies (shape A on bodyA, shape on body).
 struct CompiledContactGroup {
@@ -57,6 +63,11 @@ struct CompiledContact {
   int node = -1;
   int blockCB = -1, blockBC = -1;  // (contact row, body column), (body row, contact column)
   int blockCA = -1, blockAC = -1;  // the same for body A of a contact pair
+  // The companion node (n_f > 4; −1 otherwise) and its blocks: (companion row, body column),
+  // (body row, companion column), the same for body A, (contact row, companion column) and
+  // (companion row, contact column).
+  int extraNode = -1;
+  int blockEB = -1, blockBE = -1, blockEA = -1, blockAE = -1, blockCE = -1, blockEC = -1;
 };
 
 // Joint limits (revolute angle, prismatic travel) as inequalities in the contact solver: one graph
@@ -77,7 +88,7 @@ struct CompiledSystem {
   std::vector<CompiledBody> bodies;
   std::vector<CompiledJoint> joints;
   int numNodes = 0;  // bodies first (node = body index), then constrained joints
-  std::vector<int> nodeJoint;  // node → joint index (−1 for body and contact nodes)
+  std::vector<int> nodeJoint;  // node → joint index (−1 for body, contact, limit and companion nodes)
   EliminationOrder order;
   // Spanning tree used for initial conditions: joints in breadth-first order from the world, each
   // placing its child; the remaining joints close loops.
@@ -87,6 +98,9 @@ struct CompiledSystem {
   std::vector<CompiledContactGroup> contactGroups;
   std::vector<CompiledContact> contacts;  // nodes numbered last, after the joints
   std::vector<CompiledLimit> limits;      // nodes numbered after the contacts
+  // n_f of every contact's friction cone (Model::solver.frictionDirections); for n_f > 4 the
+  // contacts' companion nodes are numbered last, after the limits.
+  int frictionDirections = kFrictionDirections;
   // Compile notes for the user (e.g. redundant constraint rows that were dropped).
   std::vector<std::string> notes;
 };

@@ -28,6 +28,9 @@ struct State {
   // [γ, ψ, β₁..β₄] in N (forces over the step) and the gap φ(z₂) in m at the next knot.
   std::vector<Vec6, Eigen::aligned_allocator<Vec6>> contactImpulse;
   std::vector<double> contactGap;
+  // Per contact, with n_f > 4 friction directions only (empty otherwise): the impulses
+  // [β₅..β_{n_f}, 0…] in N of the contact's companion node.
+  std::vector<Vec6, Eigen::aligned_allocator<Vec6>> contactFriction;
   // Per joint limit (CompiledSystem::limits) after the step: efforts [γ_lo, γ_hi] (N·m or N, γ_lo
   // pushes the coordinate up, γ_hi down) and the coordinate θ(z₂) at the next knot.
   std::vector<Eigen::Vector2d, Eigen::aligned_allocator<Eigen::Vector2d>> limitImpulse;

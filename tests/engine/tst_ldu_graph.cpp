@@ -552,6 +552,20 @@ class TestLduGraph : public QObject {
       QCOMPARE(o.children[0], (std::vector<int>{3, 2, 1}));
       QCOMPARE(o.parents[2], (std::vector<int>{1, 0}));
     }
+    // Companions: body 0 with two hanging contacts 1, 2 and their companions 3, 4 (adjacent to
+    // the body and to their contact): each companion directly after its contact, the contacts
+    // directly after the body as without companions; edges 0–3, 0–4 close loops; eliminating the
+    // body fills in between all four.
+    {
+      const std::vector<std::vector<int>> adj{{1, 2, 3, 4}, {0, 3}, {0, 4}, {0, 1}, {0, 2}};
+      const std::vector<bool> zero{false, true, true, true, true}, hanging{false, true, true, false, false};
+      const EliminationOrder o = computeEliminationOrder(adj, zero, hanging, {-1, -1, -1, 1, 2});
+      const EliminationOrder plain = computeEliminationOrder({{1, 2}, {0}, {0}}, {false, true, true}, {false, true, true});
+      QCOMPARE(plain.list, (std::vector<int>{0, 2, 1}));
+      QCOMPARE(o.list, (std::vector<int>{0, 2, 4, 1, 3}));
+      QCOMPARE(static_cast<int>(o.loopClosures.size()), 2);
+      QCOMPARE(o.fillIn, 4);
+    }
     // Long path (10^4 nodes, deep DFS: must not recurse).
     {
       const int n = 10000;
