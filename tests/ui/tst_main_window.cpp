@@ -282,24 +282,19 @@ class TestMainWindow : public QObject {
     MainWindow w;
     w.show();
     QVERIFY(w.openExample(":/gallery/pendulum.mech"));
-    QLineEdit* tol = w.settingsPanel()->toleranceField();
-    tol->setText("");
-    QTest::keyClicks(tol, "abc");
-    QVERIFY(w.settingsPanel()->problem().contains("not a number"));
-    tol->clear();
-    QTest::keyClicks(tol, "1e-8");
-    QVERIFY(w.settingsPanel()->problem().isEmpty());
-    settle(w);
+    // The Newton tolerance and the complementarity tolerance (contacts, limits) alike.
+    auto check = [&](QLineEdit* field, const char* bad, const char* why, const char* good) {
+      field->clear();
+      QTest::keyClicks(field, bad);
+      QVERIFY(w.settingsPanel()->problem().contains(why));
+      field->clear();
+      QTest::keyClicks(field, good);
+      QVERIFY(w.settingsPanel()->problem().isEmpty());
+      settle(w);
+    };
+    check(w.settingsPanel()->toleranceField(), "abc", "not a number", "1e-8");
     QCOMPARE(w.sim().stepSettings().tolerance, 1e-8);
-    // The complementarity tolerance (contacts, limits) is checked the same way.
-    QLineEdit* comp = w.settingsPanel()->complementarityField();
-    comp->clear();
-    QTest::keyClicks(comp, "1");
-    QVERIFY(w.settingsPanel()->problem().contains("Complementarity tolerance: 1 is outside"));
-    comp->clear();
-    QTest::keyClicks(comp, "1e-6");
-    QVERIFY(w.settingsPanel()->problem().isEmpty());
-    settle(w);
+    check(w.settingsPanel()->complementarityField(), "1", "Complementarity tolerance: 1 is outside", "1e-6");
     QCOMPARE(w.sim().stepSettings().complementarityTolerance, 1e-6);
   }
 
