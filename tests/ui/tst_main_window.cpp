@@ -63,6 +63,15 @@ void drag(QWidget* w, QPoint from, QPoint to, Qt::KeyboardModifiers mods, int st
     QCoreApplication::processEvents();
   }
 }
+// An arm of `links` links as model text (the reload and editor tests change the count).
+QByteArray armText(int links) {
+  return QString("(mechanism \"arm\" (param n %1)\n"
+                 "  (chain (i 1 n) (body link{i} (mass 1) (shape box 0.1 0.1 0.1)\n"
+                 "    (joint revolute (axis 1 0 0) (child-anchor 0 0 1)))))\n")
+      .arg(links)
+      .toUtf8();
+}
+
 }  // namespace
 
 class TestMainWindow : public QObject {
@@ -212,9 +221,7 @@ class TestMainWindow : public QObject {
   void editorDockShowsAndSavesTheModel() {
     QTemporaryDir dir;
     const QString path = dir.filePath("arm.mech");
-    const QByteArray one = "(mechanism \"arm\" (param n 1)\n"
-                           "  (chain (i 1 n) (body link{i} (mass 1) (shape box 0.1 0.1 0.1)\n"
-                           "    (joint revolute (axis 1 0 0) (child-anchor 0 0 1)))))\n";
+    const QByteArray one = armText(1);
     {
       QFile f(path);
       QVERIFY(f.open(QIODevice::WriteOnly));
@@ -305,11 +312,7 @@ class TestMainWindow : public QObject {
     auto write = [&](int links) {
       QFile f(path);
       QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
-      f.write(QString("(mechanism \"arm\" (param n %1)\n"
-                      "  (chain (i 1 n) (body link{i} (mass 1) (shape box 0.1 0.1 0.1)\n"
-                      "    (joint revolute (axis 1 0 0) (child-anchor 0 0 1)))))\n")
-                  .arg(links)
-                  .toUtf8());
+      f.write(armText(links));
     };
     write(1);
     MainWindow w;
