@@ -2,7 +2,7 @@
 // mechstudio: the desktop application. Opens the model given on the command line, or a bundled
 // example (paused). With --screenshot it renders the window after --steps steps, saves a PNG and
 // exits (for docs and tests).
-//   mechstudio [MODEL] [--set k=v]... [--follow BODY] [--screenshot OUT.png [--steps N] [--size WxH]]
+//   mechstudio [MODEL] [--set k=v]... [--follow BODY] [--select BODY] [--screenshot OUT.png [--steps N] [--size WxH]]
 // Exit status (as mechstudio-cli): 0 ok, 1 bad input (arguments or a model that does not open),
 // 2 a step failed (screenshot mode).
 #include <QApplication>
@@ -16,6 +16,7 @@
 #include <string>
 
 #include "gallery.h"
+#include "editor/model_tree.h"
 #include "main_window.h"
 
 namespace {
@@ -51,8 +52,9 @@ int main(int argc, char** argv) {
   QCommandLineOption steps("steps", "Steps to simulate before --screenshot (default 0).", "N", "0");
   QCommandLineOption size("size", "Window size for --screenshot (default 1280x800).", "WxH", "1280x800");
   QCommandLineOption follow("follow", "The 3D view follows the body of that name.", "BODY");
+  QCommandLineOption select("select", "Select the body of that name (model tree, text and 3D view).", "BODY");
   QCommandLineOption set("set", "Override a parameter of a .mech file or scene (repeatable).", "key=value");
-  cli.addOptions({shot, steps, size, set, follow});
+  cli.addOptions({shot, steps, size, set, follow, select});
   if (!cli.parse(app.arguments())) return fail(1, cli.errorText());
   if (cli.isSet("help")) cli.showHelp(0);
   if (cli.isSet("version")) cli.showVersion();
@@ -83,8 +85,13 @@ int main(int argc, char** argv) {
   if (opened && cli.isSet(follow) && !window.followBody(cli.value(follow)))
     return fail(1, "--follow: the model has no body '" + cli.value(follow) + "'");
 
+  // --select once the window is shown (so the editor scrolls to the body's text).
+  auto selectBody = [&] {
+    return !opened || !cli.isSet(select) || window.modelTree()->selectBody(cli.value(select));
+  };
   if (!cli.isSet(shot)) {
     window.show();
+    if (!selectBody()) return fail(1, "--select: the model tree has no body '" + cli.value(select) + "'");
     return app.exec();
   }
 
@@ -93,6 +100,7 @@ int main(int argc, char** argv) {
   window.resize(w, h);
   window.show();
   settle(300);
+  if (!selectBody()) return fail(1, "--select: the model tree has no body '" + cli.value(select) + "'");
   auto& sim = window.sim();
   for (long i = 0; i < nSteps; ++i) {
     sim.stepOnce();

@@ -32,6 +32,7 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
+#include <QUndoStack>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
@@ -39,6 +40,7 @@
 #include "core/check.h"
 #include "editor/editor_panel.h"
 #include "editor/model_editor.h"
+#include "editor/model_tree.h"
 #include "gallery.h"
 #include "io/model_file.h"
 #include "joint_panel.h"
@@ -241,6 +243,23 @@ void MainWindow::buildDocks() {
   addDockWidget(Qt::BottomDockWidgetArea, editorDock_);
   connect(editor_, &EditorPanel::modifiedChanged, this, [this] { updateEditorTitle(); });
   updateEditorTitle();
+  // The model tree with its property panel: a tab of the left column, beside the editor and raised
+  // (the full height leaves room for both); Ctrl+M toggles it.
+  tree_ = new ModelTreePanel(editor_->editor());
+  modelDock_ = new QDockWidget("Model", this);
+  modelDock_->setObjectName("dock-model");
+  modelDock_->setWidget(tree_);
+  modelDock_->toggleViewAction()->setShortcut(QKeySequence("Ctrl+M"));
+  tabifyDockWidget(sd, modelDock_);
+  modelDock_->raise();
+  // Body selection both ways between the tree and the 3D view (by name: the tree is the text's).
+  connect(tree_, &ModelTreePanel::bodySelected, this, [this](const QString& name) {
+    const auto it = std::find(bodyNames_.begin(), bodyNames_.end(), name.toStdString());
+    if (it != bodyNames_.end()) view_->setSelectedBody(int(it - bodyNames_.begin()));
+  });
+  connect(view_, &ViewportWidget::bodySelected, this, [this](int body) {
+    if (body >= 0 && body < int(bodyNames_.size())) tree_->selectBody(QString::fromStdString(bodyNames_[size_t(body)]));
+  });
 }
 
 void MainWindow::buildMenus() {
@@ -258,6 +277,16 @@ void MainWindow::buildMenus() {
   file->addAction(quitAct_);
   rebuildExamplesMenu();
 
+  // Edit: undo/redo of the shared stack (typing and property edits alike).
+  QMenu* edit = menuBar()->addMenu("&Edit");
+  QUndoStack* stack = editor_->editor()->undoStack();
+  undoAct_ = stack->createUndoAction(this, "&Undo");
+  undoAct_->setShortcut(QKeySequence::Undo);
+  redoAct_ = stack->createRedoAction(this, "&Redo");
+  redoAct_->setShortcuts({QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")});
+  edit->addAction(undoAct_);
+  edit->addAction(redoAct_);
+
   QMenu* simMenu = menuBar()->addMenu("&Simulation");
   simMenu->addAction(runAct_);
   simMenu->addAction(stepAct_);
@@ -268,6 +297,7 @@ void MainWindow::buildMenus() {
   viewMenu_->addAction(fitAct_);
   viewMenu_->addAction(followAct_);
   viewMenu_->addAction(editorDock_->toggleViewAction());
+  viewMenu_->addAction(modelDock_->toggleViewAction());
   QMenu* presets = viewMenu_->addMenu("&Camera");
   const std::pair<const char*, ViewportWidget::ViewPreset> ps[] = {{"&Iso", ViewportWidget::ViewPreset::Iso},
                                                                    {"&Front", ViewportWidget::ViewPreset::Front},
@@ -406,7 +436,7 @@ void MainWindow::showEvent(QShowEvent* e) {
     defaultLayoutApplied_ = true;
     QDockWidget* joints = findChild<QDockWidget*>("dock-joints");
     QDockWidget* energy = findChild<QDockWidget*>("plot-energy");
-    if (joints && energy) resizeDocks({joints, energy}, {280, 420}, Qt::Horizontal);
+    if (joints && energy) resizeDocks({joints, energy}, {350, 400}, Qt::Horizontal);
     resizeDocks({editorDock_}, {height() * 2 / 5}, Qt::Vertical);
   }
 }

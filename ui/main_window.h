@@ -31,6 +31,7 @@ namespace ms::ui {
 
 class EditorPanel;
 class JointPanel;
+class ModelTreePanel;
 class PlotManager;
 class SettingsPanel;
 class ViewportWidget;
@@ -61,6 +62,12 @@ class MainWindow : public QMainWindow {
   JointPanel* jointPanel() const { return joints_; }
   EditorPanel* editorPanel() const { return editor_; }
   QDockWidget* editorDock() const { return editorDock_; }
+  // The model tree and property panel (the "Model" dock next to the editor).
+  ModelTreePanel* modelTree() const { return tree_; }
+  QDockWidget* modelDock() const { return modelDock_; }
+  // Edit > Undo / Redo: the editor's shared undo stack (text and property edits).
+  QAction* undoAction() const { return undoAct_; }
+  QAction* redoAction() const { return redoAct_; }
   // File > Save: writes the editor's buffer to its file (atomically) and reloads the model from it;
   // false with *error (the buffer kept) when it cannot be written.
   bool saveEditor(QString* error = nullptr);
@@ -122,6 +129,9 @@ class MainWindow : public QMainWindow {
   JointPanel* joints_ = nullptr;
   EditorPanel* editor_ = nullptr;
   QDockWidget* editorDock_ = nullptr;
+  ModelTreePanel* tree_ = nullptr;
+  QDockWidget* modelDock_ = nullptr;
+  QAction *undoAct_ = nullptr, *redoAct_ = nullptr;
   QByteArray savedByEditor_;  // what the editor last wrote (its own change on disk needs no second reload)
   QWidget* banner_ = nullptr;
   QLabel* bannerLabel_ = nullptr;

@@ -18,7 +18,8 @@ ModelLanguage languageForPath(const QString& path) {
   return ModelLanguage::Plain;
 }
 
-std::vector<Diagnostic> checkModelText(const std::string& text, const std::string& fileName, ModelLanguage language) {
+std::vector<Diagnostic> checkModelText(const std::string& text, const std::string& fileName, ModelLanguage language,
+                                       MechParseResult* parsed) {
   if (language == ModelLanguage::Plain) return {};
   // Read (every problem with its location), as the application's loader does.
   Diagnostics diags;
@@ -27,7 +28,8 @@ std::vector<Diagnostic> checkModelText(const std::string& text, const std::strin
   if (language == ModelLanguage::Mech) {
     MechParseResult result;
     ok = readMechText(text, fileName, {}, result, diags);
-    if (ok) model = std::move(result.model);
+    if (ok) model = result.model;
+    if (parsed) *parsed = std::move(result);
   } else {
     ok = importTrepString(text, fileName, model, diags);
   }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/diagnostics.h"
+#include "io/mech_reader.h"
 
 namespace ms::ui {
 
@@ -18,6 +19,8 @@ ModelLanguage languageForPath(const QString& path);
 
 // Reads and compiles `text` (named `fileName` in the diagnostics). Diagnostics from other files
 // (none today) and compile errors come without a location (line 0). Plain text gives none.
-std::vector<Diagnostic> checkModelText(const std::string& text, const std::string& fileName, ModelLanguage language);
+// When `parsed` is given, a .mech text's read result (model and source map) is stored there.
+std::vector<Diagnostic> checkModelText(const std::string& text, const std::string& fileName, ModelLanguage language,
+                                       MechParseResult* parsed = nullptr);
 
 }  // namespace ms::ui

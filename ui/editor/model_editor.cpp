@@ -11,10 +11,16 @@
 #include <QPainter>
 #include <QSaveFile>
 #include <QTextBlock>
+#include <QContextMenuEvent>
+#include <QMenu>
 #include <QToolTip>
+#include <QUndoCommand>
+#include <QUndoStack>
 #include <algorithm>
 
 #include "editor/model_highlighter.h"
+#include "io/mech_writer.h"
+#include "io/sexpr.h"
 
 namespace ms::ui {
 
@@ -24,6 +30,35 @@ QColor severityColour(Severity s) {
   return s == Severity::Error ? kErrorColour : s == Severity::Warning ? kWarningColour : kNoteColour;
 }
 bool isDelimiter(QChar c) { return c.isSpace() || c == '(' || c == ')' || c == '"' || c == ';'; }
+
+// One undo step of the document as a command of the shared stack: undo()/redo() replay the
+// document's own step (the first redo() is the edit that was just made).
+class DocumentStep : public QUndoCommand {
+ public:
+  DocumentStep(QTextDocument* doc, const QString& label) : QUndoCommand(label), doc_(doc) {}
+  void undo() override { doc_->undo(); }
+  void redo() override {
+    if (first_) first_ = false;
+    else doc_->redo();
+  }
+
+ private:
+  QTextDocument* doc_;
+  bool first_ = true;
+};
+
+// Document position (UTF-16) of every byte offset of a UTF-8 text.
+std::vector<int> charPositions(const std::string& text) {
+  std::vector<int> out(text.size() + 1);
+  int pos = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    out[i] = pos;
+    const unsigned char b = static_cast<unsigned char>(text[i]);
+    if ((b & 0xC0) != 0x80) pos += b >= 0xF0 ? 2 : 1;  // a code point starts; 4-byte ones are surrogate pairs
+  }
+  out[text.size()] = pos;
+  return out;
+}
 
 // The gutter: line numbers and diagnostic markers, painted by the editor.
 class Gutter : public QWidget {
@@ -71,6 +106,13 @@ ModelEditor::ModelEditor(QWidget* parent) : QPlainTextEdit(parent) {
   connect(document(), &QTextDocument::contentsChanged, this, [this] {
     if (!settingText_) checkTimer_.start();
   });
+  // The shared undo stack: each new undo step of the document becomes one command.
+  undo_ = new QUndoStack(this);
+  connect(document(), &QTextDocument::undoCommandAdded, this, [this] {
+    if (settingText_) return;
+    undo_->push(new DocumentStep(document(), pendingLabel_.isEmpty() ? QString("Typing") : pendingLabel_));
+    pendingLabel_.clear();
+  });
 }
 
 ModelEditor::~ModelEditor() = default;
@@ -82,9 +124,13 @@ void ModelEditor::setSource(const QString& text, const QString& fileName) {
   language_ = languageForPath(fileName);
   settingText_ = true;
   highlighter_->setLanguage(language_);
-  setPlainText(text);
+  setPlainText(text);  // clears the document's undo history, so the stack starts afresh too
+  undo_->clear();
   document()->setModified(false);
   settingText_ = false;
+  lastValid_.reset();
+  stale_ = false;
+  nodeSelections_.clear();
   checkTimer_.stop();
   checkNow();
 }
@@ -132,8 +178,23 @@ void ModelEditor::checkNow() {
   QElapsedTimer clock;
   clock.start();
   // The engine's reader and compiler on the whole buffer.
-  const std::vector<Diagnostic> diags =
-      checkModelText(toPlainText().toStdString(), fileName_.toStdString(), language_);
+  std::string text = toPlainText().toStdString();
+  auto parsed = std::make_shared<ParsedModel>();
+  const std::vector<Diagnostic> diags = checkModelText(text, fileName_.toStdString(), language_, &parsed->result);
+  // The model behind the text: replaced when the text has no errors, marked stale otherwise.
+  const bool hasError =
+      std::any_of(diags.begin(), diags.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; });
+  if (language_ != ModelLanguage::Mech) {
+    lastValid_.reset();
+    stale_ = false;
+  } else if (!hasError) {
+    parsed->charOf = charPositions(text);
+    parsed->text = std::move(text);
+    lastValid_ = std::move(parsed);
+    stale_ = false;
+  } else {
+    stale_ = true;
+  }
   problems_.clear();
   diagnosticSelections_.clear();
   for (const Diagnostic& d : diags) {
@@ -182,6 +243,57 @@ void ModelEditor::checkNow() {
   gutter_->update();
   emit problemsChanged();
   lastCheckMs_ = double(clock.nsecsElapsed()) / 1e6;
+  emit modelChecked();
+}
+
+bool ModelEditor::setLiteral(const SourceRef& token, double value, const QString& label, QString* error) {
+  auto fail = [error](const QString& why) {
+    if (error) *error = why;
+    return false;
+  };
+  if (isReadOnly()) return fail("the text is read-only");
+  // The source map must be the current text's: check a pending edit first.
+  if (checkTimer_.isActive()) checkNow();
+  if (!lastValid_ || stale_) return fail("the text has errors: fix them first");
+  const std::string& text = lastValid_->text;
+  if (toPlainText().toStdString() != text) return fail("the text changed since it was read");
+  // The engine's targeted edit: one number token rewritten, every other byte kept.
+  Diagnostics diags;
+  const sexpr::Document doc = sexpr::Document::parse(text, fileName_.toStdString(), diags);
+  Diagnostics editDiags;
+  const sexpr::Document edited = setValue(doc, token, value, editDiags);
+  if (editDiags.hasErrors()) return fail(QString::fromStdString(editDiags.items().front().message));
+  const std::string& newText = edited.text();
+  const size_t newLength = token.end - token.begin + newText.size() - text.size();
+  const std::string newToken = newText.substr(token.begin, newLength);
+  // The same rules as when the text is typed: read and compile the result; any error refuses it.
+  for (const Diagnostic& d : checkModelText(newText, fileName_.toStdString(), language_))
+    if (d.severity == Severity::Error) return fail(QString::fromStdString(d.message));
+  // Applied as one edit of the document (one undo step of the shared stack), then re-checked.
+  QTextCursor c(document());
+  c.setPosition(lastValid_->position(token.begin));
+  c.setPosition(lastValid_->position(token.end), QTextCursor::KeepAnchor);
+  pendingLabel_ = label;
+  c.beginEditBlock();
+  c.insertText(QString::fromStdString(newToken));
+  c.endEditBlock();
+  pendingLabel_.clear();
+  checkNow();
+  return true;
+}
+
+void ModelEditor::setNodeHighlight(int begin, int end) {
+  // A light band behind the text of the selected tree node.
+  nodeSelections_.clear();
+  if (begin < end) {
+    QTextEdit::ExtraSelection sel;
+    sel.cursor = QTextCursor(document());
+    sel.cursor.setPosition(begin);
+    sel.cursor.setPosition(std::min(end, document()->characterCount() - 1), QTextCursor::KeepAnchor);
+    sel.format.setBackground(QColor("#e3eefb"));
+    nodeSelections_.append(sel);
+  }
+  updateExtraSelections();
 }
 
 void ModelEditor::goToProblem(int index) {
@@ -207,6 +319,7 @@ void ModelEditor::updateExtraSelections() {
     line.cursor.clearSelection();
     all.append(line);
   }
+  all += nodeSelections_;
   all += bracketSelections_;
   all += diagnosticSelections_;
   setExtraSelections(all);
@@ -299,6 +412,11 @@ void ModelEditor::updateBracketSelections() {
 // ---- editing ----------------------------------------------------------------------------------
 
 void ModelEditor::keyPressEvent(QKeyEvent* e) {
+  // Undo and redo go through the shared stack (never straight to the document).
+  if (e == QKeySequence::Undo || e == QKeySequence::Redo) {
+    if (!isReadOnly()) (e == QKeySequence::Undo) ? undo_->undo() : undo_->redo();
+    return;
+  }
   const bool plainKey = !(e->modifiers() & (Qt::ControlModifier | Qt::AltModifier | Qt::MetaModifier));
   if (!isReadOnly() && plainKey && (e->key() == Qt::Key_Return || e->key() == Qt::Key_Enter)) {
     insertNewlineWithIndent();
@@ -310,6 +428,20 @@ void ModelEditor::keyPressEvent(QKeyEvent* e) {
     return;
   }
   QPlainTextEdit::keyPressEvent(e);
+}
+
+void ModelEditor::contextMenuEvent(QContextMenuEvent* e) {
+  // The standard menu, its Undo/Redo rerouted to the shared stack.
+  QMenu* menu = createStandardContextMenu(e->pos());
+  for (QAction* a : menu->actions()) {
+    const bool isUndo = a->objectName() == "edit-undo", isRedo = a->objectName() == "edit-redo";
+    if (!isUndo && !isRedo) continue;
+    a->disconnect();
+    a->setEnabled(!isReadOnly() && (isUndo ? undo_->canUndo() : undo_->canRedo()));
+    connect(a, &QAction::triggered, undo_, isUndo ? &QUndoStack::undo : &QUndoStack::redo);
+  }
+  menu->exec(e->globalPos());
+  delete menu;
 }
 
 void ModelEditor::insertNewlineWithIndent() {

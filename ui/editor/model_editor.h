@@ -9,14 +9,32 @@
 #include <QPlainTextEdit>
 #include <QTextCursor>
 #include <QTimer>
+#include <algorithm>
+#include <memory>
+#include <string>
 #include <vector>
 
 #include "core/diagnostics.h"
 #include "editor/model_check.h"
 
+class QUndoStack;
+
 namespace ms::ui {
 
 class ModelHighlighter;
+
+// A .mech text that read and compiled without errors: its model, source map and the text itself,
+// with the document position (UTF-16) of every byte offset of the source map.
+struct ParsedModel {
+  MechParseResult result;
+  std::string text;
+  std::vector<int> charOf;  // byte offset → document position (size = bytes + 1)
+  int position(size_t byte) const { return charOf.empty() ? 0 : charOf[std::min(byte, charOf.size() - 1)]; }
+  // The source text of a span (e.g. an expression).
+  QString textOf(const SourceRef& r) const {
+    return r.valid() && r.end <= text.size() ? QString::fromUtf8(text.data() + r.begin, qsizetype(r.end - r.begin)) : QString();
+  }
+};
 
 class ModelEditor : public QPlainTextEdit {
   Q_OBJECT
@@ -51,6 +69,8 @@ class ModelEditor : public QPlainTextEdit {
   void setCheckDelay(int ms) { checkTimer_.setInterval(ms); }
   // Reads and compiles the buffer now and shows the result (the debounce timer calls this).
   void checkNow();
+  // True while an edit waits for the debounced check (the model and spans are not the text's yet).
+  bool checkPending() const { return checkTimer_.isActive(); }
   const std::vector<Problem>& problems() const { return problems_; }
   // Wall time of the last checkNow(): parse + compile + underlines + problems list, in ms.
   double lastCheckMs() const { return lastCheckMs_; }
@@ -60,6 +80,24 @@ class ModelEditor : public QPlainTextEdit {
   void goToProblem(int index);
   // Document position of a 1-based line and column (clamped into the document).
   int positionOf(int line, int column) const;
+
+  // ---- the model behind the text (.mech; tree view and property panel)
+  // The last checked text without errors (null before the first one); it stays while the text has
+  // errors, and modelStale() then says that it is no longer the text's.
+  std::shared_ptr<const ParsedModel> lastValidModel() const { return lastValid_; }
+  bool modelStale() const { return stale_; }
+  // Targeted edit: rewrites the number token `token` (of lastValidModel()'s source map) as `value`
+  // (engine's setValue: that token only) as one undo step named `label`. The result is read and
+  // compiled first; any error (the reader's rules: e.g. a negative mass) refuses the edit with
+  // *error and changes nothing. Also refused while the text has errors or is read-only.
+  bool setLiteral(const SourceRef& token, double value, const QString& label, QString* error = nullptr);
+  // Highlights document positions [begin, end) (a selected tree node); begin >= end clears.
+  void setNodeHighlight(int begin, int end);
+
+  // ---- undo: one QUndoStack for typing and property edits alike. Every undo step of the document
+  // (a merged run of typing, a paste, a comment toggle, a setLiteral()) becomes one command of the
+  // stack whose undo()/redo() call the document's; Ctrl+Z / Ctrl+Shift+Z in the editor go through it.
+  QUndoStack* undoStack() const { return undo_; }
 
   // ---- editing helpers
   // The position of the bracket matching the one at `pos` (strings and comments skipped): -1 when
@@ -75,9 +113,12 @@ class ModelEditor : public QPlainTextEdit {
 
  signals:
   void problemsChanged();
+  // After every check: lastValidModel() or modelStale() may have changed.
+  void modelChecked();
 
  protected:
   void keyPressEvent(QKeyEvent* e) override;
+  void contextMenuEvent(QContextMenuEvent* e) override;
   void resizeEvent(QResizeEvent* e) override;
   bool viewportEvent(QEvent* e) override;
 
@@ -100,6 +141,12 @@ class ModelEditor : public QPlainTextEdit {
   // Bracket partners of the whole text (-2 no code bracket, -1 unmatched), per document revision.
   mutable std::vector<int> brackets_;
   mutable int bracketsRevision_ = -1;
+  // The model of the last valid text, and whether the text has errors since.
+  std::shared_ptr<const ParsedModel> lastValid_;
+  bool stale_ = false;
+  QList<QTextEdit::ExtraSelection> nodeSelections_;
+  QUndoStack* undo_ = nullptr;
+  QString pendingLabel_;  // the name of the next undo step (a property edit), "" for typing
 };
 
 }  // namespace ms::ui

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "editor/model_tree.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTreeWidget>
+#include <QTreeWidgetItemIterator>
+#include <QVBoxLayout>
+
+#include "editor/model_editor.h"
+
+namespace ms::ui {
+
+namespace {
+constexpr int kKindRole = Qt::UserRole, kIndexRole = Qt::UserRole + 1, kKeyRole = Qt::UserRole + 2;
+}  // namespace
+
+ModelTreePanel::ModelTreePanel(ModelEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
+  // Layout: the state header, the tree, the property panel under a splitter handle.
+  header_ = new QLabel;
+  header_->setObjectName("model-tree-header");
+  header_->setWordWrap(true);
+  tree_ = new QTreeWidget;
+  tree_->setObjectName("model-tree");
+  tree_->setHeaderLabels({"Element", "Kind"});
+  tree_->setUniformRowHeights(true);
+  tree_->header()->setSectionResizeMode(0, QHeaderView::Interactive);
+  tree_->header()->setStretchLastSection(true);
+  tree_->setColumnWidth(0, 170);
+  properties_ = new PropertyPanel(editor_);
+  properties_->setObjectName("property-panel");
+  auto* top = new QWidget;
+  auto* tv = new QVBoxLayout(top);
+  tv->setContentsMargins(0, 0, 0, 0);
+  tv->setSpacing(0);
+  tv->addWidget(header_);
+  tv->addWidget(tree_, 1);
+  auto* split = split_ = new QSplitter(Qt::Vertical);
+  split->addWidget(top);
+  split->addWidget(properties_);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  split->setChildrenCollapsible(false);
+  auto* v = new QVBoxLayout(this);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->addWidget(split);
+
+  // Both directions of the synchronisation, and a rebuild after every check of the text.
+  connect(tree_, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+    if (!syncing_) nodeChanged(item, true);
+  });
+  connect(editor_, &QPlainTextEdit::cursorPositionChanged, this, [this] { followCursor(); });
+  connect(editor_, &ModelEditor::modelChecked, this, [this] { rebuild(); });
+  rebuild();
+}
+
+void ModelTreePanel::resizeEvent(QResizeEvent* e) {
+  // Wide (docked below the 3D view): tree and properties side by side; tall: one above the other.
+  QWidget::resizeEvent(e);
+  split_->setOrientation(width() > height() * 3 / 2 ? Qt::Horizontal : Qt::Vertical);
+}
+
+QString ModelTreePanel::headerText() const { return header_->text(); }
+
+QTreeWidgetItem* ModelTreePanel::addNode(QTreeWidgetItem* parent, NodeKind kind, int index, const QString& name,
+                                         const QString& what) {
+  // One node: its name and kind, with the element's identity in the item's data.
+  auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(tree_);
+  item->setText(0, name);
+  item->setText(1, what);
+  item->setData(0, kKindRole, int(kind));
+  item->setData(0, kIndexRole, index);
+  item->setData(0, kKeyRole, QString("%1:%2").arg(int(kind)).arg(kind == NodeKind::Group ? name : name.isEmpty() ? QString("#%1").arg(index) : name));
+  if (kind == NodeKind::Group) {
+    QFont f = item->font(0);
+    f.setBold(true);
+    item->setFont(0, f);
+  }
+  return item;
+}
+
+void ModelTreePanel::rebuild() {
+  const std::shared_ptr<const ParsedModel> model = editor_->lastValidModel();
+  stale_ = editor_->modelStale() && model;
+  // The header says what the tree shows.
+  if (!model) {
+    header_->setText(editor_->language() == ModelLanguage::Mech ? "No valid model yet: the text has errors."
+                                                                : "The tree shows .mech models.");
+  } else if (stale_) {
+    header_->setText("(stale: the text has errors) — the last valid model");
+  } else {
+    header_->setText(QString("%1 bodies, %2 joints").arg(model->result.model.bodies.size()).arg(model->result.model.joints.size()));
+  }
+  header_->setStyleSheet(stale_ || !model ? "QLabel { background: #fef9e7; color: #7d6608; padding: 2px 4px; }"
+                                          : "QLabel { color: #555; padding: 2px 4px; }");
+  tree_->setStyleSheet(stale_ ? "QTreeWidget { color: #999; }" : QString());
+  if (model == shown_) {
+    // Same model (only the stale state changed): the properties become read-only or editable.
+    if (tree_->currentItem() && currentKind() != NodeKind::Group) properties_->showElement(shown_, currentKind(), currentIndex(), stale_);
+    return;
+  }
+  // Rebuild, keeping the selected node (by kind and name) when it still exists.
+  const QString key = tree_->currentItem() ? tree_->currentItem()->data(0, kKeyRole).toString() : QString();
+  shown_ = model;
+  syncing_ = true;
+  tree_->clear();
+  syncing_ = false;
+  if (!model) return properties_->showNote("Nothing to show.");
+  const Model& m = model->result.model;
+  const SourceMap& map = model->result.map;
+  QTreeWidgetItem* root = addNode(nullptr, NodeKind::Mechanism, 0, QString::fromStdString(m.name), "mechanism");
+  // Bodies in the tree of joints: each body's (non-loop) joint, its children under it.
+  const int nb = int(m.bodies.size());
+  std::vector<int> treeJoint(size_t(nb), -1);
+  std::vector<bool> loop(m.joints.size(), false);
+  for (size_t j = 0; j < m.joints.size(); ++j) {
+    loop[j] = j < map.joints.size() && map.joints[j].properties.count("child");
+    const int c = m.joints[j].child;
+    if (!loop[j] && c >= 0 && c < nb && treeJoint[size_t(c)] < 0) treeJoint[size_t(c)] = int(j);
+  }
+  std::vector<std::vector<int>> children(static_cast<size_t>(nb));
+  std::vector<int> tops;
+  for (int b = 0; b < nb; ++b) {
+    const int j = treeJoint[size_t(b)];
+    const int p = j >= 0 ? m.joints[size_t(j)].parent : -1;
+    if (p >= 0 && p < nb && p != b) children[size_t(p)].push_back(b);
+    else tops.push_back(b);
+  }
+  auto jointKind = [&](int j) {
+    QString t;
+    if (j >= 0 && j < int(map.joints.size())) {
+      const auto it = map.joints[size_t(j)].properties.find("type");
+      if (it != map.joints[size_t(j)].properties.end()) t = model->textOf(it->second.form);
+    }
+    return (t.isEmpty() ? QString() : t + " ") + "joint";
+  };
+  // Depth first without recursion (chains may be thousands of bodies long).
+  std::vector<std::pair<QTreeWidgetItem*, int>> stack;
+  for (auto it = tops.rbegin(); it != tops.rend(); ++it) stack.push_back({root, *it});
+  std::vector<bool> added(size_t(nb), false);
+  while (!stack.empty()) {
+    auto [parent, b] = stack.back();
+    stack.pop_back();
+    if (added[size_t(b)]) continue;
+    added[size_t(b)] = true;
+    const BodyDesc& body = m.bodies[size_t(b)];
+    QTreeWidgetItem* item = addNode(parent, NodeKind::Body, b, QString::fromStdString(body.name),
+                                    QString("body, %1 kg").arg(body.mass, 0, 'g', 4));
+    if (const int j = treeJoint[size_t(b)]; j >= 0)
+      addNode(item, NodeKind::Joint, j, QString::fromStdString(m.joints[size_t(j)].name), jointKind(j));
+    const std::vector<int>& ch = children[size_t(b)];
+    for (auto it = ch.rbegin(); it != ch.rend(); ++it) stack.push_back({item, *it});
+  }
+  // Then the other elements, each kind under a heading.
+  auto group = [&](const QString& title, int count, auto&& add) {
+    if (count == 0) return;
+    QTreeWidgetItem* g = addNode(root, NodeKind::Group, -1, title, QString("%1").arg(count));
+    for (int i = 0; i < count; ++i) add(g, i);
+  };
+  auto bodyName = [&](int b) { return b < 0 ? QString("world") : b < nb ? QString::fromStdString(m.bodies[size_t(b)].name) : QString("?"); };
+  int loops = 0;
+  for (bool l : loop) loops += l;
+  std::vector<int> loopIdx;
+  for (size_t j = 0; j < loop.size(); ++j)
+    if (loop[j]) loopIdx.push_back(int(j));
+  group("Loop joints", loops, [&](QTreeWidgetItem* g, int i) {
+    const JointDesc& j = m.joints[size_t(loopIdx[size_t(i)])];
+    addNode(g, NodeKind::Joint, loopIdx[size_t(i)], QString::fromStdString(j.name),
+            jointKind(loopIdx[size_t(i)]) + ": " + bodyName(j.parent) + " – " + bodyName(j.child));
+  });
+  group("Grounds", int(m.grounds.size()), [&](QTreeWidgetItem* g, int i) {
+    addNode(g, NodeKind::Ground, i, QString::fromStdString(m.grounds[size_t(i)].name), "ground plane");
+  });
+  group("Contact pairs", int(m.contactPairs.size()), [&](QTreeWidgetItem* g, int i) {
+    const ContactPairDesc& c = m.contactPairs[size_t(i)];
+    addNode(g, NodeKind::ContactPair, i, QString::fromStdString(c.name), bodyName(c.bodyA) + " – " + bodyName(c.bodyB));
+  });
+  group("Springs", int(m.springs.size()), [&](QTreeWidgetItem* g, int i) {
+    const SpringDesc& s = m.springs[size_t(i)];
+    addNode(g, NodeKind::Spring, i, QString::fromStdString(s.name), "spring: " + bodyName(s.bodyA) + " – " + bodyName(s.bodyB));
+  });
+  auto jointName = [&](int j) { return j >= 0 && j < int(m.joints.size()) ? QString::fromStdString(m.joints[size_t(j)].name) : QString("?"); };
+  group("Actuators", int(m.actuators.size()), [&](QTreeWidgetItem* g, int i) {
+    addNode(g, NodeKind::Actuator, i, "on " + jointName(m.actuators[size_t(i)].joint), "actuator");
+  });
+  group("PD controllers", int(m.controllers.size()), [&](QTreeWidgetItem* g, int i) {
+    const ControllerDesc& c = m.controllers[size_t(i)];
+    addNode(g, NodeKind::Controller, i, QString::fromStdString(c.name), "PD on " + jointName(c.joint));
+  });
+  group("Wrenches", int(m.wrenches.size()), [&](QTreeWidgetItem* g, int i) {
+    addNode(g, NodeKind::Wrench, i, "on " + bodyName(m.wrenches[size_t(i)].body), "constant wrench");
+  });
+  tree_->expandAll();
+  // The previous selection again (silently), or the cursor's node.
+  QTreeWidgetItem* again = nullptr;
+  if (!key.isEmpty())
+    for (QTreeWidgetItemIterator it(tree_); *it; ++it)
+      if ((*it)->data(0, kKeyRole).toString() == key) {
+        again = *it;
+        break;
+      }
+  if (again) {
+    syncing_ = true;
+    tree_->setCurrentItem(again);
+    syncing_ = false;
+    nodeChanged(again, false);
+  } else {
+    properties_->showNote("Select an element in the tree or put the cursor in its text.");
+  }
+  if (editor_->hasFocus()) followCursor();
+}
+
+QTreeWidgetItem* ModelTreePanel::itemFor(NodeKind kind, int index) const {
+  for (QTreeWidgetItemIterator it(tree_); *it; ++it)
+    if ((*it)->data(0, kKindRole).toInt() == int(kind) && (*it)->data(0, kIndexRole).toInt() == index) return *it;
+  return nullptr;
+}
+
+NodeKind ModelTreePanel::currentKind() const {
+  const QTreeWidgetItem* it = tree_->currentItem();
+  return it ? NodeKind(it->data(0, kKindRole).toInt()) : NodeKind::Group;
+}
+
+int ModelTreePanel::currentIndex() const {
+  const QTreeWidgetItem* it = tree_->currentItem();
+  return it ? it->data(0, kIndexRole).toInt() : -1;
+}
+
+bool ModelTreePanel::selectNode(NodeKind kind, int index) {
+  QTreeWidgetItem* item = itemFor(kind, index);
+  if (!item) return false;
+  if (item == tree_->currentItem()) nodeChanged(item, true);
+  else tree_->setCurrentItem(item);  // → nodeChanged
+  tree_->scrollToItem(item);
+  return true;
+}
+
+bool ModelTreePanel::selectBody(const QString& name) {
+  if (!shown_) return false;
+  const int b = shown_->result.model.bodyIndex(name.toStdString());
+  return b >= 0 && selectNode(NodeKind::Body, b);
+}
+
+void ModelTreePanel::followCursor() {
+  // The innermost element whose form contains the cursor (only while the spans are the text's).
+  if (syncing_ || !shown_ || stale_ || editor_->checkPending()) return;
+  const int pos = editor_->textCursor().position();
+  QTreeWidgetItem* best = nullptr;
+  int bestLength = 0;
+  for (QTreeWidgetItemIterator it(tree_); *it; ++it) {
+    const ElementSource* src =
+        elementSource(shown_->result.map, NodeKind((*it)->data(0, kKindRole).toInt()), (*it)->data(0, kIndexRole).toInt());
+    if (!src || !src->form.valid()) continue;
+    const int b = shown_->position(src->form.begin), e = shown_->position(src->form.end);
+    if (pos < b || pos > e) continue;
+    if (!best || e - b < bestLength) {
+      best = *it;
+      bestLength = e - b;
+    }
+  }
+  if (!best || best == tree_->currentItem()) return;
+  syncing_ = true;
+  tree_->setCurrentItem(best);
+  tree_->scrollToItem(best);
+  syncing_ = false;
+  nodeChanged(best, false);
+}
+
+void ModelTreePanel::nodeChanged(QTreeWidgetItem* item, bool moveCursor) {
+  // The properties of the node, its span highlighted (cursor moved there when asked), its body
+  // announced for the 3D view.
+  if (!item || !shown_) {
+    properties_->showNote("Select an element in the tree or put the cursor in its text.");
+    editor_->setNodeHighlight(0, 0);
+    return;
+  }
+  const NodeKind kind = NodeKind(item->data(0, kKindRole).toInt());
+  const int index = item->data(0, kIndexRole).toInt();
+  if (kind == NodeKind::Group) properties_->showNote(item->text(0) + ": select one of them.");
+  else properties_->showElement(shown_, kind, index, stale_);
+  const ElementSource* src = elementSource(shown_->result.map, kind, index);
+  if (!stale_ && src && src->form.valid()) {
+    const int b = shown_->position(src->form.begin), e = shown_->position(src->form.end);
+    editor_->setNodeHighlight(b, e);
+    if (moveCursor) {
+      syncing_ = true;
+      // Its end then its start made visible: as much of the form as fits, its first line surely.
+      QTextCursor c = editor_->textCursor();
+      c.setPosition(e);
+      editor_->setTextCursor(c);
+      editor_->ensureCursorVisible();
+      c.setPosition(b);
+      editor_->setTextCursor(c);
+      editor_->ensureCursorVisible();
+      syncing_ = false;
+    }
+  } else {
+    editor_->setNodeHighlight(0, 0);
+  }
+  if (kind == NodeKind::Body) emit bodySelected(item->text(0));
+}
+
+}  // namespace ms::ui

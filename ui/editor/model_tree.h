@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The model tree of the editor (issue 6, second slice): the mechanism, its bodies nested with
+// their joints (a body's joint under it, then its child bodies), then loop joints, grounds,
+// contact pairs, springs, actuators, controllers and wrenches, built from the editor's last valid
+// model (ModelEditor::lastValidModel()). Synchronised with the text both ways: the text cursor
+// selects the innermost node whose form contains it; selecting a node puts the cursor at its form
+// and highlights its span. While the text has errors the tree stays at the last valid model,
+// greyed under a "(stale: the text has errors)" header. The property panel of the selected node
+// sits under the tree.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+
+#include "editor/property_panel.h"
+
+class QLabel;
+class QSplitter;
+class QTreeWidget;
+class QTreeWidgetItem;
+
+namespace ms::ui {
+
+class ModelEditor;
+
+class ModelTreePanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ModelTreePanel(ModelEditor* editor, QWidget* parent = nullptr);
+
+  QTreeWidget* tree() const { return tree_; }
+  PropertyPanel* properties() const { return properties_; }
+  // True while the tree shows an older model than the text (the text has errors).
+  bool isStale() const { return stale_; }
+  QString headerText() const;
+
+  // The node of element (kind, index), null when there is none.
+  QTreeWidgetItem* itemFor(NodeKind kind, int index) const;
+  // The selected node's kind and index (Group, -1 when none).
+  NodeKind currentKind() const;
+  int currentIndex() const;
+  // Selects a node as a click does: cursor to its form, span highlighted, properties shown.
+  bool selectNode(NodeKind kind, int index);
+  // Selects the body of that name (e.g. picked in the 3D view); false when the tree has none.
+  bool selectBody(const QString& name);
+
+ signals:
+  // A body node was selected (by a click, the text cursor or selectBody).
+  void bodySelected(const QString& name);
+
+ protected:
+  void resizeEvent(QResizeEvent* e) override;
+
+ private:
+  void rebuild();
+  void followCursor();
+  void nodeChanged(QTreeWidgetItem* item, bool moveCursor);
+  QTreeWidgetItem* addNode(QTreeWidgetItem* parent, NodeKind kind, int index, const QString& name, const QString& what);
+
+  ModelEditor* editor_;
+  QLabel* header_;
+  QSplitter* split_;
+  QTreeWidget* tree_;
+  PropertyPanel* properties_;
+  std::shared_ptr<const ParsedModel> shown_;
+  bool stale_ = false;
+  bool syncing_ = false;  // a selection made by the other side (no echo)
+};
+
+}  // namespace ms::ui

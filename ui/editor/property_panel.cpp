@@ -1,0 +1,321 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "editor/property_panel.h"
+
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QScrollArea>
+#include <QVBoxLayout>
+#include <set>
+
+#include "editor/model_editor.h"
+
+namespace ms::ui {
+
+namespace {
+// A number as the panel shows a model value (shortest form that reads back).
+QString number(double v) { return QString::number(v, 'g', 12); }
+QString vec(const Vec3& v) { return number(v.x()) + "  " + number(v.y()) + "  " + number(v.z()); }
+
+// The unit of a joint's coordinates: rad for hinges, m for sliders, both for mixed joints.
+QString coordinateUnit(JointType t, const QString& perRad, const QString& perM) {
+  if (t == JointType::Revolute || t == JointType::Spherical) return perRad;
+  if (t == JointType::Prismatic) return perM;
+  return perM + " or " + perRad;
+}
+
+// The properties of each kind in display order, with units ("" for none); others follow unit-less.
+struct PropSpec {
+  const char* key;
+  QString unit;
+};
+std::vector<PropSpec> specsFor(NodeKind kind, const Model& model, int index) {
+  switch (kind) {
+    case NodeKind::Mechanism:
+      return {{"gravity", "m/s²"}, {"dt", "s"}, {"tolerance", ""}, {"max-iterations", ""}, {"line-search", ""}};
+    case NodeKind::Body:
+      return {{"mass", "kg"},         {"density", "kg/m³"},       {"inertia", "kg·m²"},
+              {"position", "m"},      {"rotation", "rad"},        {"orientation", "w x y z"},
+              {"velocity", "m/s"},    {"angular-velocity", "rad/s"}, {"friction", "μ"},
+              {"color", "0–1"}};
+    case NodeKind::Joint: {
+      const JointType t = index >= 0 && index < int(model.joints.size()) ? model.joints[size_t(index)].type
+                                                                         : JointType::Revolute;
+      return {{"axis", "direction"},
+              {"parent-anchor", "m"},
+              {"child-anchor", "m"},
+              {"offset-rotation", "rad"},
+              {"offset", "w x y z"},
+              {"position", coordinateUnit(t, "rad", "m")},
+              {"velocity", coordinateUnit(t, "rad/s", "m/s")},
+              {"lower", coordinateUnit(t, "rad", "m")},
+              {"upper", coordinateUnit(t, "rad", "m")},
+              {"stiffness", coordinateUnit(t, "N·m/rad", "N/m")},
+              {"rest", coordinateUnit(t, "rad", "m")},
+              {"damping", coordinateUnit(t, "N·m·s/rad", "N·s/m")}};
+    }
+    case NodeKind::Spring:
+      return {{"anchor-a", "m"}, {"anchor-b", "m"}, {"stiffness", "N/m"}, {"rest-length", "m"}, {"damping", "N·s/m"}};
+    case NodeKind::Controller:
+      return {{"kp", "N·m/rad"}, {"kd", "N·m·s/rad"}, {"coordinate", "index"}, {"target", "rad; sin: amplitude, Hz, rad"},
+              {"effort-limit", "N·m"}};
+    case NodeKind::Wrench: return {{"force", "N"}, {"torque", "N·m"}};
+    case NodeKind::Actuator: return {{"effort", "N·m or N"}};
+    case NodeKind::Ground: return {{"at", "m"}, {"normal", "direction"}, {"friction", "μ"}};
+    case NodeKind::ContactPair: return {{"friction", "μ"}};
+    case NodeKind::Group: break;
+  }
+  return {};
+}
+// Keys that name other elements or kinds (shown as text, never as numbers).
+const std::set<std::string> kReferenceKeys = {"type", "parent", "child", "joint", "body", "body-a", "body-b", "name", "kind", "file"};
+}  // namespace
+
+const ElementSource* elementSource(const SourceMap& map, NodeKind kind, int index) {
+  auto at = [index](const std::vector<ElementSource>& v) -> const ElementSource* {
+    return index >= 0 && index < int(v.size()) ? &v[size_t(index)] : nullptr;
+  };
+  switch (kind) {
+    case NodeKind::Mechanism: return &map.mechanism;
+    case NodeKind::Body: return at(map.bodies);
+    case NodeKind::Joint: return at(map.joints);
+    case NodeKind::Spring: return at(map.springs);
+    case NodeKind::Controller: return at(map.controllers);
+    case NodeKind::Wrench: return at(map.wrenches);
+    case NodeKind::Actuator: return at(map.actuators);
+    case NodeKind::Ground: return at(map.grounds);
+    case NodeKind::ContactPair: return at(map.contactPairs);
+    case NodeKind::Group: break;
+  }
+  return nullptr;
+}
+
+PropertyPanel::PropertyPanel(ModelEditor* editor, QWidget* parent) : QWidget(parent), editor_(editor) {
+  // Layout: a title line above a scrolling form.
+  title_ = new QLabel;
+  title_->setObjectName("property-title");
+  title_->setStyleSheet("QLabel { font-weight: bold; padding: 3px 4px; }");
+  scroll_ = new QScrollArea;
+  scroll_->setWidgetResizable(true);
+  scroll_->setFrameShape(QFrame::NoFrame);
+  auto* v = new QVBoxLayout(this);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(0);
+  v->addWidget(title_);
+  v->addWidget(scroll_, 1);
+  showNote("Select an element in the tree or put the cursor in its text.");
+}
+
+void PropertyPanel::resetContent() {
+  // A fresh form (the old one is deleted later: this may run inside one of its fields' signals).
+  rows_.clear();
+  if (content_) {
+    QWidget* old = scroll_->takeWidget();
+    old->hide();
+    old->deleteLater();
+  }
+  content_ = new QWidget;
+  form_ = new QFormLayout(content_);
+  form_->setContentsMargins(6, 4, 6, 4);
+  form_->setVerticalSpacing(3);
+  form_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  scroll_->setWidget(content_);
+}
+
+void PropertyPanel::showNote(const QString& note) {
+  resetContent();
+  model_.reset();
+  kind_ = NodeKind::Group;
+  index_ = -1;
+  title_->setText("Properties");
+  auto* l = new QLabel(note);
+  l->setWordWrap(true);
+  l->setStyleSheet("QLabel { color: #666; }");
+  form_->addRow(l);
+}
+
+QString PropertyPanel::title() const { return title_->text(); }
+
+void PropertyPanel::showElement(std::shared_ptr<const ParsedModel> model, NodeKind kind, int index, bool readOnly) {
+  const ElementSource* src = model ? elementSource(model->result.map, kind, index) : nullptr;
+  if (!src) return showNote("Select an element in the tree or put the cursor in its text.");
+  resetContent();
+  model_ = std::move(model);
+  kind_ = kind;
+  index_ = index;
+  readOnly_ = readOnly || editor_->isReadOnly();
+  const Model& m = model_->result.model;
+  // Title: kind and name (the name token as written).
+  static const char* kindNames[] = {"Mechanism", "Body", "Joint", "Spring", "Controller", "Wrench", "Actuator", "Ground", "Contact pair", ""};
+  elementName_ = model_->textOf(src->name).remove('"');
+  title_->setText(QString(kindNames[int(kind)]) + (elementName_.isEmpty() ? QString() : " " + elementName_) +
+                  (readOnly ? "  (stale: read-only)" : ""));
+  if (src->generated) {
+    auto* l = new QLabel("Made by repeat/chain: its values live in the template, shared by every copy (edit them in the text).");
+    l->setWordWrap(true);
+    l->setStyleSheet("QLabel { color: #7d6608; }");
+    form_->addRow(l);
+    readOnly_ = true;
+  }
+  // References and kinds as text.
+  for (const auto& [key, ps] : src->properties)
+    if (kReferenceKeys.count(key) && ps.form.valid()) addTextRow(QString::fromStdString(key), model_->textOf(ps.form));
+  // The known properties in order, then any other number-valued ones.
+  std::set<std::string> shown(kReferenceKeys.begin(), kReferenceKeys.end());
+  for (const PropSpec& spec : specsFor(kind, m, index)) {
+    shown.insert(spec.key);
+    const auto it = src->properties.find(spec.key);
+    if (it != src->properties.end() && !it->second.values.empty()) {
+      addRow(spec.key, spec.key, it->second, spec.unit);
+      continue;
+    }
+    // Absent: the value the model takes, read-only.
+    if (kind == NodeKind::Body && index >= 0 && index < int(m.bodies.size())) {
+      const BodyDesc& b = m.bodies[size_t(index)];
+      const QString k = spec.key;
+      if (k == "mass" && !src->properties.count("density")) addDefaultRow(k, number(b.mass), spec.unit);
+      else if (k == "inertia")
+        addDefaultRow(k, number(b.inertia(0, 0)) + "  " + number(b.inertia(1, 1)) + "  " + number(b.inertia(2, 2)), spec.unit);
+      else if (k == "position") addDefaultRow(k, vec(b.position), spec.unit);
+      else if (k == "friction") addDefaultRow(k, number(b.friction), spec.unit);
+    } else if (kind == NodeKind::Joint && index >= 0 && index < int(m.joints.size())) {
+      const JointDesc& j = m.joints[size_t(index)];
+      const QString k = spec.key;
+      if (k == "axis") addDefaultRow(k, vec(j.axis), spec.unit);
+      else if (k == "parent-anchor") addDefaultRow(k, vec(j.parentAnchor), spec.unit);
+      else if (k == "child-anchor") addDefaultRow(k, vec(j.childAnchor), spec.unit);
+    }
+  }
+  for (const auto& [key, ps] : src->properties)
+    if (!shown.count(key) && !ps.values.empty()) addRow(QString::fromStdString(key), QString::fromStdString(key), ps, "");
+  // Shapes of a body (each (shape …) form once, though it is both a visual and a collision).
+  std::set<size_t> seenShapes;
+  int n = 0;
+  std::vector<const ElementSource*> shapes;
+  for (const ElementSource& s : src->visuals) shapes.push_back(&s);
+  for (const ElementSource& s : src->collisions) shapes.push_back(&s);
+  for (const ElementSource* s : shapes) {
+    if (!seenShapes.insert(s->form.begin).second) continue;
+    ++n;
+    const auto kindIt = s->properties.find("kind");
+    const QString head = model_->textOf(s->form).section(' ', 0, 0).remove('(');
+    auto* h = new QLabel(QString("<b>%1 %2</b> %3").arg(head).arg(n).arg(kindIt != s->properties.end() ? model_->textOf(kindIt->second.form) : QString()));
+    form_->addRow(h);
+    static const std::pair<const char*, const char*> shapeProps[] = {
+        {"size", "m"}, {"at", "m"}, {"rotation", "rad"}, {"orientation", "w x y z"}, {"color", "0–1"}, {"scale", ""}};
+    for (const auto& [key, unit] : shapeProps) {
+      const auto it = s->properties.find(key);
+      if (it != s->properties.end() && !it->second.values.empty())
+        addRow(QString("shape%1.%2").arg(n).arg(key), key, it->second, unit);
+    }
+  }
+}
+
+void PropertyPanel::addTextRow(const QString& label, const QString& text) {
+  auto* l = new QLabel(text);
+  l->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  form_->addRow(label, l);
+}
+
+void PropertyPanel::addDefaultRow(const QString& label, const QString& value, const QString& unit) {
+  // Not in the text: the model's value, greyed (mass and inertia come from the shapes, the rest are defaults).
+  const QString origin = label == "mass" || label == "inertia" ? "from the shapes" : "default";
+  auto* l = new QLabel(QString("%1  <span style='color:#888'>%2 (%3)</span>").arg(value, unit, origin));
+  l->setStyleSheet("QLabel { color: #777; }");
+  l->setWordWrap(true);
+  l->setObjectName("default-" + label);
+  form_->addRow(label, l);
+}
+
+void PropertyPanel::addRow(const QString& key, const QString& label, const PropertySource& ps, const QString& unit) {
+  // The value fields side by side, then the unit; literals editable, expressions read-only.
+  Row row;
+  auto* w = new QWidget;
+  auto* h = new QHBoxLayout(w);
+  h->setContentsMargins(0, 0, 0, 0);
+  h->setSpacing(3);
+  for (size_t k = 0; k < ps.values.size(); ++k) {
+    const SourceRef& r = ps.values[k];
+    auto* e = new QLineEdit(model_->textOf(r));
+    e->setObjectName(QString("prop-%1-%2").arg(key).arg(k));
+    e->setMinimumWidth(48);
+    if (!r.literal || readOnly_) {
+      e->setReadOnly(true);
+      e->setStyleSheet("QLineEdit { background: #f0f0f0; color: #555; }");
+      e->setToolTip(r.literal ? "read-only: the text has errors" : "an expression or a parameter: edit it in the text");
+    } else {
+      e->setToolTip("Enter applies the value (only this number of the text changes)");
+      const int idx = int(k);
+      connect(e, &QLineEdit::editingFinished, this, [this, key, idx, e] { apply(key, idx, e); });
+    }
+    h->addWidget(e, 1);
+    row.tokens.push_back(r);
+    row.fields.push_back(e);
+  }
+  if (!unit.isEmpty()) {
+    auto* u = new QLabel(unit);
+    u->setStyleSheet("QLabel { color: #666; }");
+    h->addWidget(u);
+  }
+  form_->addRow(label, w);
+  // The message line: why a value was refused.
+  row.message = new QLabel;
+  row.message->setObjectName("message-" + key);
+  row.message->setWordWrap(true);
+  row.message->setStyleSheet("QLabel { color: #c62828; }");
+  row.message->hide();
+  form_->addRow(QString(), row.message);
+  rows_.insert(key, row);
+}
+
+bool PropertyPanel::apply(const QString& key, int value, QLineEdit* edit) {
+  const auto it = rows_.find(key);
+  if (it == rows_.end() || value < 0 || value >= int(it->tokens.size()) || !model_) return false;
+  // Copies: a successful edit rebuilds the panel (rows_ cleared, widgets deleted later).
+  const SourceRef token = it->tokens[size_t(value)];
+  const QPointer<QLabel> message = it->message;
+  const QPointer<QLineEdit> field = edit;
+  const QString text = edit->text().trimmed();
+  if (text == model_->textOf(token)) {
+    message->hide();
+    return true;  // unchanged
+  }
+  // A number first (C locale, like the text), then the editor's checks (the reader's rules).
+  auto refuse = [&](const QString& why) {
+    if (message) {
+      message->setText(why);
+      message->show();
+    }
+    if (field) field->setStyleSheet("QLineEdit { border: 1px solid #c62828; }");
+    return false;
+  };
+  bool ok = false;
+  const double v = QLocale::c().toDouble(text, &ok);
+  if (!ok) return refuse(QString("'%1' is not a number").arg(text));
+  QString why;
+  const QString label = QString("Set %1 of %2 to %3").arg(key, elementName_.isEmpty() ? QString("the element") : elementName_, text);
+  if (!editor_->setLiteral(token, v, label, &why)) return refuse(why + " (not applied)");
+  return true;
+}
+
+QLineEdit* PropertyPanel::field(const QString& key, int value) const {
+  const auto it = rows_.find(key);
+  if (it == rows_.end() || value < 0 || value >= int(it->fields.size())) return nullptr;
+  return it->fields[size_t(value)];
+}
+
+QString PropertyPanel::message(const QString& key) const {
+  const auto it = rows_.find(key);
+  return it != rows_.end() && !it->message->isHidden() ? it->message->text() : QString();
+}
+
+bool PropertyPanel::enter(const QString& key, int value, const QString& text) {
+  QLineEdit* e = field(key, value);
+  if (!e || e->isReadOnly()) return false;
+  e->setText(text);
+  return apply(key, value, e);
+}
+
+}  // namespace ms::ui
