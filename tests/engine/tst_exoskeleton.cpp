@@ -240,6 +240,9 @@ void TestExoskeleton::exerciseKeepsLoopsClosedAndTracks() {
 }
 
 void TestExoskeleton::scaleChangesElbowTorque() {
+  // Four 10 s runs at Δt = 1 ms: physics, measured in the Release build; the sanitizer build (memory
+  // errors, ~10× slower) runs exerciseKeepsLoopsClosedAndTracks only.
+  if (qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD")) QSKIP("four 10 s runs: Release only");
   // Acceptance: `scale` multiplies the flexion and elbow gains (Algorithm 8).
   //  - Healthy patient: at scale 0.5 the tracking error is larger than at scale 1, by more than
   //    half (elbow and shoulder RMS; measured ×1.9 each). The largest elbow torque barely changes
