@@ -58,6 +58,7 @@
 #include <limits>
 
 #include "contact/contact_geometry.h"
+#include "core/check.h"
 #include "core/denormals.h"
 #include "core/quaternion.h"
 #include "solver/interior_point.h"
@@ -168,8 +169,8 @@ struct VariationalIntegrator::Impl {
 
 namespace {
 // The interior-point pairs: every contact row (then the n_f − 4 friction rows of its companion),
-// then rows 0–1 (lower, upper) of every candidate limit. The pair vectors are resized (allocation)
-// only when their number changes.
+// then rows 0–1 (lower, upper) of every candidate limit. The pair vectors keep the capacity of all
+// pairs (allocated once); the first numPairs entries are in use.
 void selectPairs(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
   m.pairRow.clear();
   const int extra = sys.frictionDirections - kFrictionDirections;
@@ -180,10 +181,10 @@ void selectPairs(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
   for (size_t li = 0; li < sys.limits.size(); ++li)
     if (m.limitOn[li])
       for (int q = 0; q < 2; ++q) m.pairRow.push_back(6 * sys.limits[li].node + q);
-  if (int(m.pairRow.size()) == m.numPairs && m.sCur.size() == m.numPairs) return;
+  if (int(m.pairRow.size()) == m.numPairs) return;
   m.numPairs = int(m.pairRow.size());
-  for (VecX* v : {&m.yCur, &m.yTrial, &m.dy, &m.sCur, &m.sTrial, &m.ds}) v->setZero(m.numPairs);
-  m.ip.reserve(m.numPairs);
+  MS_ASSERT(m.numPairs <= m.sCur.size(), "more interior-point pairs than allocated");
+  for (VecX* v : {&m.yCur, &m.yTrial, &m.dy, &m.sCur, &m.sTrial, &m.ds}) v->head(m.numPairs).setZero();
 }
 }  // namespace
 
@@ -211,8 +212,12 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   // (Rebuilt per step by selectPairs when limits are candidates or not; all on until then.)
   m.lim2.resize(sys_->limits.size());
   m.limitOn.assign(sys_->limits.size(), 1);
-  m.pairRow.reserve((6 + sys_->frictionDirections - kFrictionDirections) * sys_->contacts.size() +
-                    2 * sys_->limits.size());
+  const int maxPairs =
+      int((6 + sys_->frictionDirections - kFrictionDirections) * sys_->contacts.size() + 2 * sys_->limits.size());
+  m.pairRow.reserve(maxPairs);
+  for (VecX* v : {&m.yCur, &m.yTrial, &m.dy, &m.sCur, &m.sTrial, &m.ds}) v->setZero(maxPairs);
+  m.ip.reserve(maxPairs);
+  m.numPairs = -1;
   selectPairs(*sys_, m);
   m.rowWeight.setOnes(6 * sys_->numNodes);
   if (sys_->frictionDirections > kFrictionDirections) {
@@ -656,10 +661,14 @@ class ContactStepProblem final : public InteriorPointProblem {
  public:
   ContactStepProblem(const CompiledSystem& sys, VariationalIntegrator::Impl& m, GraphLDU& F) : sys_(sys), m_(m), F_(F) {}
   int numPairs() const override { return m_.numPairs; }
-  Eigen::Ref<const VecX> slack(IpIterate which) const override { return which == IpIterate::Current ? m_.sCur : m_.sTrial; }
-  Eigen::Ref<const VecX> dual(IpIterate which) const override { return which == IpIterate::Current ? m_.yCur : m_.yTrial; }
-  Eigen::Ref<const VecX> slackStep() const override { return m_.ds; }
-  Eigen::Ref<const VecX> dualStep() const override { return m_.dy; }
+  Eigen::Ref<const VecX> slack(IpIterate which) const override {
+    return (which == IpIterate::Current ? m_.sCur : m_.sTrial).head(m_.numPairs);
+  }
+  Eigen::Ref<const VecX> dual(IpIterate which) const override {
+    return (which == IpIterate::Current ? m_.yCur : m_.yTrial).head(m_.numPairs);
+  }
+  Eigen::Ref<const VecX> slackStep() const override { return m_.ds.head(m_.numPairs); }
+  Eigen::Ref<const VecX> dualStep() const override { return m_.dy.head(m_.numPairs); }
   IpEqualityNorms evaluate(IpIterate which) override {
     const bool cur = which == IpIterate::Current;
     return norms(cur ? m_.cur : m_.trial, cur ? m_.sCur : m_.sTrial, cur ? m_.residual : m_.trialResidual, nullptr);
@@ -706,12 +715,13 @@ class ContactStepProblem final : public InteriorPointProblem {
     // Δs from the complementarity rows: S Δy + Y Δs = r. (Recovering it from the linearised slack
     // equation instead, Δs = ∂c/∂ż Δż + ∂c/∂y Δy + (c − s), made the sphere chain fail earlier.)
     gatherPairs(m_.delta, m_.dy);
-    m_.ds.array() = (rhsComp.array() - m_.sCur.array() * m_.dy.array()) / y.array();
-    return m_.delta.allFinite() && m_.ds.allFinite();
+    const int np = m_.numPairs;
+    m_.ds.head(np).array() = (rhsComp.array() - m_.sCur.head(np).array() * m_.dy.head(np).array()) / y.head(np).array();
+    return m_.delta.allFinite() && m_.ds.head(np).allFinite();
   }
   void apply(double alpha) override {
     m_.trial = m_.cur + alpha * m_.delta;
-    m_.sTrial = m_.sCur + alpha * m_.ds;
+    m_.sTrial.head(m_.numPairs) = m_.sCur.head(m_.numPairs) + alpha * m_.ds.head(m_.numPairs);
     gatherPairs(m_.trial, m_.yTrial);
   }
   void accept() override {

@@ -92,7 +92,7 @@ void InteriorPointSolver::reserve(int numPairs) {
 InteriorPointReport InteriorPointSolver::solve(InteriorPointProblem& problem, InteriorPointObserver* observer) {
   const InteriorPointSettings& cfg = settings_;
   const int m = problem.numPairs();
-  if (rhs_.size() != m) reserve(m);
+  if (rhs_.size() < m) reserve(m);  // capacity: a problem may use fewer pairs in a later solve
   const bool mehrotra = cfg.muRule == InteriorPointMuRule::Mehrotra;
   // Smallest barrier parameter: a central point at μ_min meets both tolerances with margin.
   const double muMin = std::max(std::min(cfg.tol, cfg.complementarityTol) / 10.0, 1e-300);
@@ -192,7 +192,7 @@ InteriorPointReport InteriorPointSolver::solve(InteriorPointProblem& problem, In
     // Solves with r = target − s∘γ (− corr); false if the direction is not finite.
     auto direction = [&](double target, bool withCorr) {
       for (int i = 0; i < m; ++i) rhs_[i] = target - s[i] * g[i] - (withCorr ? corr_[i] : 0.0);
-      return problem.solveNewton(rhs_) && allFinite(ds) && allFinite(dg);
+      return problem.solveNewton(rhs_.head(m)) && allFinite(ds) && allFinite(dg);
     };
     const char* nonFiniteDirection = "The Newton direction became NaN or infinite at iteration %d (equality residual "
                                      "%.2e, complementarity %.2e); the Newton matrix is probably near-singular.";

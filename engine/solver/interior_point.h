@@ -41,8 +41,8 @@
 //      of the complementarity part ‖s∘γ − μ_t‖² alone is also accepted.
 // Degenerate pairs (s_i = γ_i = 0 at the solution) converge only like √μ, linearly: expect ~20–35
 // iterations to reach s_i, γ_i ≤ 1e-9 there, 5–15 for nondegenerate problems.
-// Allocation: the driver allocates two m-vectors in reserve() (called by solve() when the size
-// changes); a problem must not allocate in its methods after construction. Then solve()
+// Allocation: the driver allocates two m-vectors in reserve() (called by solve() when a problem has
+// more pairs than reserved); a problem must not allocate in its methods after construction. Then solve()
 // allocates only the report message at the end.
 #pragma once
 
@@ -166,7 +166,7 @@ class InteriorPointSolver {
   explicit InteriorPointSolver(const InteriorPointSettings& settings = {}) : settings_(settings) {}
   InteriorPointSettings& settings() { return settings_; }
   const InteriorPointSettings& settings() const { return settings_; }
-  // Size the work vectors for m pairs (allocates; solve() calls it when m changes).
+  // Size the work vectors for up to m pairs (allocates; solve() calls it when a problem has more).
   void reserve(int numPairs);
   // Solve from the problem's current iterate (which must have s > 0, γ > 0). On return the
   // problem's current iterate is the last accepted one.

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <random>
 
+#include "allocation_counter.h"
 #include "core/check.h"
 #include "integrator/variational_step.h"
 #include "io/model_file.h"
@@ -280,6 +281,32 @@ class TestJointLimits : public QObject {
   }
 
   // Limits on a joint with several free coordinates are a compile error that says so.
+  // Steps allocate nothing, also when a limit joins or leaves the interior-point problem (the
+  // double pendulum's elbow swings onto and off its limits: the number of pairs changes).
+  void stepsDoNotAllocateWhenLimitsComeAndGo() {
+#ifndef MS_TEST_COUNTS_MALLOC
+    QSKIP("malloc is not interposed in this build (sanitizer or non-glibc)");
+#endif
+    Simulation sim(compile(limitedDoublePendulum(-0.5, 0.5)));
+    for (int s = 0; s < 5; ++s) QVERIFY(sim.step());
+    g_allocations = 0;
+    g_countAllocations = true;
+    bool ok = true;
+    int changes = 0, previous = -1;
+    for (int s = 0; s < 300; ++s) {
+      ok = sim.step() && ok;
+      const int active = sim.metrics().limits;
+      changes += previous >= 0 && active != previous;
+      previous = active;
+    }
+    g_countAllocations = false;
+    QVERIFY(ok);
+    qInfo("limited double pendulum, 300 steps: the number of active limits changed %d times, %ld allocations", changes,
+          g_allocations.load());
+    QVERIFY(changes >= 2);
+    QCOMPARE(g_allocations.load(), 0L);
+  }
+
   void limitsOnOtherJointTypesAreRejected() {
     Model m = limitedPendulum(-0.5, 0.5);
     m.joints[0].type = JointType::Spherical;
