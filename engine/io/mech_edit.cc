@@ -1,0 +1,315 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Structure edits of a .mech document (see mech_edit.h): each edit is a set of non-overlapping
+// byte-span replacements of the text, applied from the end backwards and re-parsed once.
+#include "io/mech_edit.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <vector>
+
+namespace ms {
+
+namespace {
+
+// One replacement of the bytes [begin, end).
+struct Splice {
+  size_t begin = 0, end = 0;
+  std::string text;
+};
+
+MechEdit refuse(const sexpr::Document& doc, const std::string& why) {
+  MechEdit e;
+  e.error = why;
+  e.doc = doc;
+  return e;
+}
+
+// Applies the splices (non-overlapping) and re-parses.
+MechEdit apply(const sexpr::Document& doc, std::vector<Splice> splices) {
+  std::sort(splices.begin(), splices.end(), [](const Splice& a, const Splice& b) { return a.begin > b.begin; });
+  std::string text = doc.text();
+  for (const Splice& s : splices) text.replace(s.begin, s.end - s.begin, s.text);
+  MechEdit e;
+  Diagnostics diags;
+  e.doc = sexpr::Document::parse(std::move(text), doc.fileName(), diags);
+  e.ok = !diags.hasErrors();
+  if (!e.ok) e.error = "the edit would leave the text unreadable: " + diags.format();
+  return e;
+}
+
+// A name the reader accepts as a symbol (and that does not read as a number or a template).
+bool validName(const std::string& s) {
+  if (s.empty()) return false;
+  for (char c : s)
+    if (std::isspace(static_cast<unsigned char>(c)) || c == '(' || c == ')' || c == '"' || c == ';' || c == '{' ||
+        c == '}')
+      return false;
+  char* end = nullptr;
+  std::strtod(s.c_str(), &end);
+  return end != s.c_str() + s.size() && s != "world";
+}
+
+size_t lineStart(const std::string& t, size_t at) {
+  while (at > 0 && t[at - 1] != '\n') --at;
+  return at;
+}
+
+// Indentation (spaces) of the line holding `at`.
+int indentOf(const std::string& t, size_t at) {
+  size_t i = lineStart(t, at);
+  int n = 0;
+  while (i < t.size() && t[i] == ' ') ++i, ++n;
+  return n;
+}
+
+// True when [from, to) of line-start-based text holds a ';' outside strings (a comment).
+bool hasComment(const std::string& t, size_t from, size_t to) {
+  bool inString = false;
+  for (size_t i = from; i < to; ++i) {
+    if (t[i] == '"' && (i == 0 || t[i - 1] != '\\')) inString = !inString;
+    if (!inString && t[i] == ';') return true;
+  }
+  return false;
+}
+
+// Removal of a form: its whole line(s) when nothing else is on them. When only closing
+// parentheses follow it on its line, the whitespace before it goes too, so that they close the
+// previous line (unless that line ends in a comment, which would swallow them).
+Splice removal(const std::string& t, const SourceRef& form) {
+  size_t b = form.begin, e = form.end;
+  const size_t ls = lineStart(t, b);
+  size_t le = e;
+  while (le < t.size() && (t[le] == ' ' || t[le] == '\t')) ++le;
+  const bool aloneBefore = std::all_of(t.begin() + long(ls), t.begin() + long(b), [](char c) { return c == ' ' || c == '\t'; });
+  if (aloneBefore && (le == t.size() || t[le] == '\n')) {
+    b = ls;
+    e = le < t.size() ? le + 1 : le;
+  } else if (le < t.size() && t[le] == ')') {
+    size_t p = b;
+    while (p > 0 && std::isspace(static_cast<unsigned char>(t[p - 1]))) --p;
+    if (p > 0 && !hasComment(t, lineStart(t, p - 1), p)) b = p;
+  }
+  return {b, e, ""};
+}
+
+// `form` (lines separated by '\n', first line unindented) inserted as the last item of the list
+// ending at `listEnd` (one past its ')'), each line indented by `indent` spaces.
+Splice insertion(const std::string& form, size_t listEnd, int indent) {
+  std::string pad(size_t(indent), ' '), text = "\n" + pad;
+  for (char c : form) {
+    text += c;
+    if (c == '\n') text += pad;
+  }
+  return {listEnd - 1, listEnd - 1, text};
+}
+
+// The text of a form re-indented by `delta` spaces on its continuation lines.
+std::string reindent(const std::string& form, int delta) {
+  std::string out;
+  size_t i = 0;
+  while (i < form.size()) {
+    const char c = form[i++];
+    out += c;
+    if (c != '\n') continue;
+    if (delta > 0) out.append(size_t(delta), ' ');
+    for (int k = 0; delta < 0 && k < -delta && i < form.size() && form[i] == ' '; ++k) ++i;
+  }
+  return out;
+}
+
+bool contains(const SourceRef& outer, const SourceRef& inner) {
+  return outer.valid() && inner.valid() && outer.begin <= inner.begin && inner.end <= outer.end;
+}
+
+// Where a new item of body `parent` (-1: the mechanism) goes, and its indentation.
+bool listOf(const sexpr::Document& doc, const MechParseResult& p, int parent, size_t& end, int& indent) {
+  const SourceRef& form = parent < 0 ? p.map.mechanism.form : p.map.bodies[size_t(parent)].form;
+  if (!form.valid()) return false;
+  end = form.end;
+  indent = parent < 0 ? 2 : indentOf(doc.text(), form.begin) + 2;
+  return true;
+}
+
+const std::string& nameOf(const sexpr::Document& doc, const SourceRef& r, std::string& buf) {
+  buf = doc.text().substr(r.begin, r.end - r.begin);
+  return buf;
+}
+
+// Name tokens in the (order …) form equal to `name`.
+void orderTokens(const sexpr::Document& doc, const std::string& name, std::vector<SourceRef>& out) {
+  for (const sexpr::Node& f : doc.root().children) {
+    if (!f.isList() || f.head() != "mechanism") continue;
+    for (const sexpr::Node& item : f.children)
+      if (item.isList() && item.head() == "order")
+        for (const sexpr::Node& list : item.children)
+          for (const sexpr::Node& a : list.children)
+            if (!a.isList() && a.text == name) {
+              SourceRef r;
+              r.begin = a.begin;
+              r.end = a.end;
+              out.push_back(r);
+            }
+  }
+}
+
+// Replaces every token in `refs` by `name` (after checking none is generated code).
+MechEdit renameTokens(const sexpr::Document& doc, const std::vector<SourceRef>& refs, const std::string& name) {
+  std::vector<Splice> s;
+  for (const SourceRef& r : refs) s.push_back({r.begin, r.end, name});
+  return apply(doc, s);
+}
+
+}  // namespace
+
+MechEdit addChildBody(const sexpr::Document& doc, const MechParseResult& p, int parent, const std::string& name,
+                      JointType joint) {
+  const Model& m = p.model;
+  if (parent < -1 || parent >= int(m.bodies.size())) return refuse(doc, "no such parent body");
+  if (parent >= 0 && p.map.bodies[size_t(parent)].generated)
+    return refuse(doc, "body '" + m.bodies[size_t(parent)].name + "' is made by repeat/chain: edit its template");
+  if (!validName(name)) return refuse(doc, "'" + name + "' is not a valid name");
+  if (m.bodyIndex(name) >= 0) return refuse(doc, "a body named '" + name + "' exists already");
+  const std::string jointName = name + "-joint";
+  if (m.jointIndex(jointName) >= 0) return refuse(doc, "a joint named '" + jointName + "' exists already");
+  size_t end = 0;
+  int indent = 0;
+  if (!listOf(doc, p, parent, end, indent)) return refuse(doc, "the parent's form is not in the text");
+  const std::string form = "(body " + name + "\n  (mass 1)\n  (shape box 0.1 0.1 0.1)\n  (joint " +
+                           jointKind(joint).name + " " + jointName + "\n    (axis 1 0 0)\n    (child-anchor 0 0 0.5)))";
+  return apply(doc, {insertion(form, end, indent)});
+}
+
+MechEdit addLoopJoint(const sexpr::Document& doc, const MechParseResult& p, const std::string& name, JointType joint,
+                      int bodyA, int bodyB) {
+  const Model& m = p.model;
+  const int nb = int(m.bodies.size());
+  if (bodyA < -1 || bodyA >= nb || bodyB < 0 || bodyB >= nb || bodyA == bodyB)
+    return refuse(doc, "a loop joint needs two different bodies (the first may be the world)");
+  if (!validName(name)) return refuse(doc, "'" + name + "' is not a valid name");
+  if (m.jointIndex(name) >= 0) return refuse(doc, "a joint named '" + name + "' exists already");
+  size_t end = 0;
+  int indent = 0;
+  if (!listOf(doc, p, -1, end, indent)) return refuse(doc, "the mechanism's form is not in the text");
+  const std::string a = bodyA < 0 ? std::string("world") : m.bodies[size_t(bodyA)].name;
+  const std::string form = "(loop-joint " + name + " " + jointKind(joint).name + " " + a + " " +
+                           m.bodies[size_t(bodyB)].name + " (axis 1 0 0))";
+  return apply(doc, {insertion(form, end, indent)});
+}
+
+MechEdit deleteBody(const sexpr::Document& doc, const MechParseResult& p, int body) {
+  const Model& m = p.model;
+  const SourceMap& map = p.map;
+  if (body < 0 || body >= int(m.bodies.size())) return refuse(doc, "no such body");
+  const ElementSource& target = map.bodies[size_t(body)];
+  if (target.generated) return refuse(doc, "body '" + m.bodies[size_t(body)].name + "' is made by repeat/chain");
+  const SourceRef span = target.form;
+  if (!span.valid()) return refuse(doc, "the body's form is not in the text");
+  // Bodies and joints that go: those written inside the body's form, and joints on a deleted body.
+  std::vector<char> goneBody(m.bodies.size(), 0), goneJoint(m.joints.size(), 0);
+  for (size_t b = 0; b < m.bodies.size(); ++b) goneBody[b] = contains(span, map.bodies[b].form);
+  for (size_t j = 0; j < m.joints.size(); ++j) {
+    const JointDesc& jd = m.joints[j];
+    goneJoint[j] = contains(span, map.joints[j].form) || goneBody[size_t(jd.child)] ||
+                   (jd.parent >= 0 && goneBody[size_t(jd.parent)]);
+  }
+  // Forms outside the body that refer to what goes.
+  std::vector<SourceRef> forms = {span};
+  auto add = [&](const ElementSource& e) {
+    if (!contains(span, e.form)) forms.push_back(e.form);
+  };
+  for (size_t j = 0; j < m.joints.size(); ++j)
+    if (goneJoint[j]) add(map.joints[j]);
+  for (size_t k = 0; k < m.springs.size(); ++k)
+    if ((m.springs[k].bodyA >= 0 && goneBody[size_t(m.springs[k].bodyA)]) ||
+        (m.springs[k].bodyB >= 0 && goneBody[size_t(m.springs[k].bodyB)]))
+      add(map.springs[k]);
+  for (size_t k = 0; k < m.contactPairs.size(); ++k)
+    if (goneBody[size_t(m.contactPairs[k].bodyA)] || goneBody[size_t(m.contactPairs[k].bodyB)]) add(map.contactPairs[k]);
+  for (size_t k = 0; k < m.wrenches.size(); ++k)
+    if (goneBody[size_t(m.wrenches[k].body)]) add(map.wrenches[k]);
+  for (size_t k = 0; k < m.actuators.size(); ++k)
+    if (goneJoint[size_t(m.actuators[k].joint)]) add(map.actuators[k]);
+  for (size_t k = 0; k < m.controllers.size(); ++k)
+    if (goneJoint[size_t(m.controllers[k].joint)]) add(map.controllers[k]);
+  for (size_t b = 0; b < m.bodies.size(); ++b)
+    if (goneBody[b]) orderTokens(doc, m.bodies[b].name, forms);
+  for (size_t j = 0; j < m.joints.size(); ++j)
+    if (goneJoint[j] && !m.joints[j].name.empty()) orderTokens(doc, m.joints[j].name, forms);
+  // One removal per distinct span (a form may be listed twice), none generated.
+  std::sort(forms.begin(), forms.end(), [](const SourceRef& a, const SourceRef& b) { return a.begin < b.begin; });
+  forms.erase(std::unique(forms.begin(), forms.end(),
+                          [](const SourceRef& a, const SourceRef& b) { return a.begin == b.begin && a.end == b.end; }),
+              forms.end());
+  std::vector<Splice> s;
+  for (const SourceRef& f : forms) s.push_back(removal(doc.text(), f));
+  return apply(doc, s);
+}
+
+MechEdit renameBody(const sexpr::Document& doc, const MechParseResult& p, int body, const std::string& name) {
+  const Model& m = p.model;
+  const SourceMap& map = p.map;
+  if (body < 0 || body >= int(m.bodies.size())) return refuse(doc, "no such body");
+  if (map.bodies[size_t(body)].generated) return refuse(doc, "the body is made by repeat/chain: rename its template");
+  if (!validName(name)) return refuse(doc, "'" + name + "' is not a valid name");
+  if (m.bodyIndex(name) >= 0) return refuse(doc, "a body named '" + name + "' exists already");
+  std::string buf;
+  const std::string& old = m.bodies[size_t(body)].name;
+  std::vector<SourceRef> refs = {map.bodies[size_t(body)].name};
+  // References by name: every body slot of loop joints, springs, contact pairs and wrenches.
+  auto ref = [&](const ElementSource& e, const char* key) {
+    const auto it = e.properties.find(key);
+    if (it != e.properties.end() && it->second.form.valid() && nameOf(doc, it->second.form, buf) == old)
+      refs.push_back(it->second.form);
+  };
+  for (const ElementSource& e : map.joints) ref(e, "parent"), ref(e, "child");
+  for (const ElementSource& e : map.springs) ref(e, "body-a"), ref(e, "body-b");
+  for (const ElementSource& e : map.contactPairs) ref(e, "body-a"), ref(e, "body-b");
+  for (const ElementSource& e : map.wrenches) ref(e, "body");
+  orderTokens(doc, old, refs);
+  return renameTokens(doc, refs, name);
+}
+
+MechEdit renameJoint(const sexpr::Document& doc, const MechParseResult& p, int joint, const std::string& name) {
+  const Model& m = p.model;
+  const SourceMap& map = p.map;
+  if (joint < 0 || joint >= int(m.joints.size())) return refuse(doc, "no such joint");
+  const ElementSource& e = map.joints[size_t(joint)];
+  if (e.generated) return refuse(doc, "the joint is made by repeat/chain: rename its template");
+  if (!e.name.valid()) return refuse(doc, "the joint has no name in the text");
+  if (!validName(name)) return refuse(doc, "'" + name + "' is not a valid name");
+  if (m.jointIndex(name) >= 0) return refuse(doc, "a joint named '" + name + "' exists already");
+  std::string buf;
+  const std::string& old = m.joints[size_t(joint)].name;
+  std::vector<SourceRef> refs = {e.name};
+  // References by name: actuators and PD controllers.
+  for (const std::vector<ElementSource>* list : {&map.actuators, &map.controllers})
+    for (const ElementSource& r : *list) {
+      const auto it = r.properties.find("joint");
+      if (it != r.properties.end() && it->second.form.valid() && nameOf(doc, it->second.form, buf) == old)
+        refs.push_back(it->second.form);
+    }
+  orderTokens(doc, old, refs);
+  return renameTokens(doc, refs, name);
+}
+
+MechEdit moveBody(const sexpr::Document& doc, const MechParseResult& p, int body, int parent) {
+  const Model& m = p.model;
+  const SourceMap& map = p.map;
+  const int nb = int(m.bodies.size());
+  if (body < 0 || body >= nb || parent < -1 || parent >= nb) return refuse(doc, "no such body");
+  const SourceRef span = map.bodies[size_t(body)].form;
+  if (map.bodies[size_t(body)].generated || (parent >= 0 && map.bodies[size_t(parent)].generated))
+    return refuse(doc, "bodies made by repeat/chain cannot be moved");
+  if (parent >= 0 && contains(span, map.bodies[size_t(parent)].form))
+    return refuse(doc, "a body cannot move into itself or into a body nested in it");
+  size_t end = 0;
+  int indent = 0;
+  if (!listOf(doc, p, parent, end, indent)) return refuse(doc, "the new parent's form is not in the text");
+  const std::string& t = doc.text();
+  // Continuation lines relative to the form's first line; insertion() indents them all.
+  const std::string form = reindent(t.substr(span.begin, span.end - span.begin), -indentOf(t, span.begin));
+  return apply(doc, {removal(t, span), insertion(form, end, indent)});
+}
+
+}  // namespace ms

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Structure edits of a .mech document, for the model editor's tree (issue 6): add a child body with
+// its joint, add a loop joint between two bodies, delete a body (with what refers to it), rename a
+// body or joint (references follow), move a body under another parent. Each is a text edit of the
+// document: every byte outside the edited spans stays as it was (comments, layout), and the result
+// is re-parsed. They work on the parse of the same text (`MechParseResult`, whose SourceMap gives
+// the spans) and refuse elements made by repeat/chain (their spans are a shared template).
+#pragma once
+
+#include <string>
+
+#include "io/mech_reader.h"
+#include "io/sexpr.h"
+#include "model/joint_kinds.h"
+
+namespace ms {
+
+struct MechEdit {
+  bool ok = false;
+  std::string error;     // why the edit was refused (ok = false; the document is unchanged)
+  sexpr::Document doc;   // the edited document (a copy of the input when refused)
+};
+
+// (body NAME (mass 1) (shape box 0.1 0.1 0.1) (joint TYPE NAME-joint (axis 1 0 0) (child-anchor 0 0 0.5)))
+// as the last item of body `parent`'s form (-1: of the mechanism, joined to the world).
+MechEdit addChildBody(const sexpr::Document& doc, const MechParseResult& parse, int parent, const std::string& name,
+                      JointType joint);
+// (loop-joint NAME TYPE A B (axis 1 0 0)) as the last item of the mechanism (A = -1: the world).
+MechEdit addLoopJoint(const sexpr::Document& doc, const MechParseResult& parse, const std::string& name,
+                      JointType joint, int bodyA, int bodyB);
+// Deletes body `body`'s form (with the bodies nested in it) and every form that refers to a deleted
+// body or joint: loop joints, springs, contact pairs, wrenches, actuators, PD controllers, and its
+// names in an (order …) form.
+MechEdit deleteBody(const sexpr::Document& doc, const MechParseResult& parse, int body);
+// Renames a body or a joint and every reference to it.
+MechEdit renameBody(const sexpr::Document& doc, const MechParseResult& parse, int body, const std::string& name);
+MechEdit renameJoint(const sexpr::Document& doc, const MechParseResult& parse, int joint, const std::string& name);
+// Moves body `body`'s form (with its joint and nested bodies) into body `parent` (-1: the top level,
+// joined to the world); its joint's anchors stay as written, now relative to the new parent.
+MechEdit moveBody(const sexpr::Document& doc, const MechParseResult& parse, int body, int parent);
+
+}  // namespace ms
