@@ -175,8 +175,12 @@ MechEdit addChildBody(const sexpr::Document& doc, const MechParseResult& p, int 
   size_t end = 0;
   int indent = 0;
   if (!listOf(doc, p, parent, end, indent)) return refuse(doc, "the parent's form is not in the text");
+  // Every value the property panel may edit is written (absent properties are read-only there).
+  const bool moves = jointKind(joint).freeCoordinates() > 0;
   const std::string form = "(body " + name + "\n  (mass 1)\n  (shape box 0.1 0.1 0.1)\n  (joint " +
-                           jointKind(joint).name + " " + jointName + "\n    (axis 1 0 0)\n    (child-anchor 0 0 0.5)))";
+                           jointKind(joint).name + " " + jointName +
+                           "\n    (axis 1 0 0)\n    (parent-anchor 0 0 0)\n    (child-anchor 0 0 0.5)" +
+                           (moves ? "\n    (position 0)" : "") + "))";
   return apply(doc, {insertion(form, end, indent)});
 }
 

@@ -21,8 +21,9 @@ struct MechEdit {
   sexpr::Document doc;   // the edited document (a copy of the input when refused)
 };
 
-// (body NAME (mass 1) (shape box 0.1 0.1 0.1) (joint TYPE NAME-joint (axis 1 0 0) (child-anchor 0 0 0.5)))
-// as the last item of body `parent`'s form (-1: of the mechanism, joined to the world).
+// (body NAME (mass 1) (shape box 0.1 0.1 0.1) (joint TYPE NAME-joint (axis 1 0 0) (parent-anchor 0 0 0)
+// (child-anchor 0 0 0.5) (position 0))) as the last item of body `parent`'s form (-1: of the
+// mechanism, joined to the world); (position 0) only for a joint that moves.
 MechEdit addChildBody(const sexpr::Document& doc, const MechParseResult& parse, int parent, const std::string& name,
                       JointType joint);
 // (loop-joint NAME TYPE A B (axis 1 0 0)) as the last item of the mechanism (A = -1: the world).

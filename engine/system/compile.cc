@@ -172,7 +172,7 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   }
   for (const BodyDesc& b : model.bodies)
     if (!(b.friction >= 0) || !std::isfinite(b.friction)) err("body '" + b.name + "': friction must be finite and ≥ 0");
-  if (nb == 0) err("the model has no bodies");
+  // An empty model is valid (the editor starts from one): nothing moves, every step is trivial.
 
   // Contact pairs: two different bodies with at least one pair of shapes that has a distance function.
   for (const ContactPairDesc& pr : model.contactPairs) {

@@ -247,6 +247,21 @@ void ModelEditor::checkNow() {
 }
 
 bool ModelEditor::setLiteral(const SourceRef& token, double value, const QString& label, QString* error) {
+  // The engine's targeted edit: one number token rewritten, every other byte kept.
+  return applyEdit(
+      [&](const sexpr::Document& doc, const MechParseResult&) {
+        MechEdit e;
+        Diagnostics diags;
+        e.doc = setValue(doc, token, value, diags);
+        e.ok = !diags.hasErrors();
+        if (!e.ok) e.error = diags.items().front().message;
+        return e;
+      },
+      label, error);
+}
+
+bool ModelEditor::applyEdit(const std::function<MechEdit(const sexpr::Document&, const MechParseResult&)>& edit,
+                            const QString& label, QString* error) {
   auto fail = [error](const QString& why) {
     if (error) *error = why;
     return false;
@@ -257,25 +272,38 @@ bool ModelEditor::setLiteral(const SourceRef& token, double value, const QString
   if (!lastValid_ || stale_) return fail("the text has errors: fix them first");
   const std::string& text = lastValid_->text;
   if (toPlainText().toStdString() != text) return fail("the text changed since it was read");
-  // The engine's targeted edit: one number token rewritten, every other byte kept.
   Diagnostics diags;
   const sexpr::Document doc = sexpr::Document::parse(text, fileName_.toStdString(), diags);
-  Diagnostics editDiags;
-  const sexpr::Document edited = setValue(doc, token, value, editDiags);
-  if (editDiags.hasErrors()) return fail(QString::fromStdString(editDiags.items().front().message));
-  const std::string& newText = edited.text();
-  const size_t newLength = token.end - token.begin + newText.size() - text.size();
-  const std::string newToken = newText.substr(token.begin, newLength);
+  const MechEdit e = edit(doc, lastValid_->result);
+  if (!e.ok) return fail(QString::fromStdString(e.error));
+  return replaceText(e.doc.text(), label, error);
+}
+
+bool ModelEditor::replaceText(const std::string& newText, const QString& label, QString* error) {
   // The same rules as when the text is typed: read and compile the result; any error refuses it.
   for (const Diagnostic& d : checkModelText(newText, fileName_.toStdString(), language_))
-    if (d.severity == Severity::Error) return fail(QString::fromStdString(d.message));
+    if (d.severity == Severity::Error) {
+      if (error) *error = QString::fromStdString(d.message);
+      return false;
+    }
+  // Only the middle that differs is replaced (common prefix and suffix kept, on UTF-8 boundaries).
+  const std::string& text = lastValid_->text;
+  size_t head = 0;
+  while (head < text.size() && head < newText.size() && text[head] == newText[head]) ++head;
+  size_t tail = 0;
+  while (tail < text.size() - head && tail < newText.size() - head &&
+         text[text.size() - 1 - tail] == newText[newText.size() - 1 - tail])
+    ++tail;
+  auto continuation = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; };
+  while (head > 0 && head < text.size() && continuation(text[head])) --head;
+  while (tail > 0 && continuation(text[text.size() - tail])) --tail;
   // Applied as one edit of the document (one undo step of the shared stack), then re-checked.
   QTextCursor c(document());
-  c.setPosition(lastValid_->position(token.begin));
-  c.setPosition(lastValid_->position(token.end), QTextCursor::KeepAnchor);
+  c.setPosition(lastValid_->position(head));
+  c.setPosition(lastValid_->position(text.size() - tail), QTextCursor::KeepAnchor);
   pendingLabel_ = label;
   c.beginEditBlock();
-  c.insertText(QString::fromStdString(newToken));
+  c.insertText(QString::fromStdString(newText.substr(head, newText.size() - tail - head)));
   c.endEditBlock();
   pendingLabel_.clear();
   checkNow();

@@ -10,12 +10,14 @@
 #include <QTextCursor>
 #include <QTimer>
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "core/diagnostics.h"
 #include "editor/model_check.h"
+#include "io/mech_edit.h"
 
 class QUndoStack;
 
@@ -91,6 +93,11 @@ class ModelEditor : public QPlainTextEdit {
   // compiled first; any error (the reader's rules: e.g. a negative mass) refuses the edit with
   // *error and changes nothing. Also refused while the text has errors or is read-only.
   bool setLiteral(const SourceRef& token, double value, const QString& label, QString* error = nullptr);
+  // Structure edit (engine's io/mech_edit.h: add, delete, rename, move): `edit` gets the parsed
+  // current text and its read model; its result is read and compiled and, if valid, applied as one
+  // undo step named `label` that replaces only the bytes that differ. Refused like setLiteral().
+  bool applyEdit(const std::function<MechEdit(const sexpr::Document&, const MechParseResult&)>& edit,
+                 const QString& label, QString* error = nullptr);
   // Highlights document positions [begin, end) (a selected tree node); begin >= end clears.
   void setNodeHighlight(int begin, int end);
 
@@ -146,6 +153,8 @@ class ModelEditor : public QPlainTextEdit {
   bool stale_ = false;
   QList<QTextEdit::ExtraSelection> nodeSelections_;
   QUndoStack* undo_ = nullptr;
+  // Replaces the text by `newText` (checked first) as one undo step: only the differing middle.
+  bool replaceText(const std::string& newText, const QString& label, QString* error);
   QString pendingLabel_;  // the name of the next undo step (a property edit), "" for typing
 };
 

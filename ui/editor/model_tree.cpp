@@ -2,6 +2,9 @@
 #include "editor/model_tree.h"
 
 #include <QHeaderView>
+#include <QInputDialog>
+#include <QMenu>
+#include <QMessageBox>
 #include <QLabel>
 #include <QSplitter>
 #include <QTreeWidget>
@@ -52,7 +55,121 @@ ModelTreePanel::ModelTreePanel(ModelEditor* editor, QWidget* parent) : QWidget(p
   });
   connect(editor_, &QPlainTextEdit::cursorPositionChanged, this, [this] { followCursor(); });
   connect(editor_, &ModelEditor::modelChecked, this, [this] { rebuild(); });
+  // Structure edits from the node's context menu.
+  tree_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(tree_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) { showMenu(at); });
+  askName = [this](const QString& title, const QString& current) {
+    return QInputDialog::getText(this, title, "Name:", QLineEdit::Normal, current);
+  };
   rebuild();
+}
+
+QString ModelTreePanel::unusedName(const QString& stem, bool body) const {
+  const Model& m = editor_->lastValidModel()->result.model;
+  for (int k = 1;; ++k) {
+    const std::string n = (stem + QString::number(k)).toStdString();
+    if ((body ? m.bodyIndex(n) : m.jointIndex(n)) < 0 && m.jointIndex(n + "-joint") < 0) return QString::fromStdString(n);
+  }
+}
+
+bool ModelTreePanel::addChildBody(int parent, JointType joint, QString* error) {
+  if (!editor_->lastValidModel()) return false;
+  const std::string name = unusedName("body", true).toStdString();
+  return editor_->applyEdit([&](const sexpr::Document& d, const MechParseResult& p) { return ms::addChildBody(d, p, parent, name, joint); },
+                            QString("Add body %1").arg(QString::fromStdString(name)), error);
+}
+
+bool ModelTreePanel::addLoopJoint(int bodyA, int bodyB, JointType joint, QString* error) {
+  if (!editor_->lastValidModel()) return false;
+  const std::string name = unusedName("loop", false).toStdString();
+  return editor_->applyEdit(
+      [&](const sexpr::Document& d, const MechParseResult& p) { return ms::addLoopJoint(d, p, name, joint, bodyA, bodyB); },
+      QString("Add loop joint %1").arg(QString::fromStdString(name)), error);
+}
+
+bool ModelTreePanel::deleteBody(int body, QString* error) {
+  return editor_->applyEdit([&](const sexpr::Document& d, const MechParseResult& p) { return ms::deleteBody(d, p, body); },
+                            "Delete body", error);
+}
+
+bool ModelTreePanel::renameBody(int body, const QString& name, QString* error) {
+  return editor_->applyEdit(
+      [&](const sexpr::Document& d, const MechParseResult& p) { return ms::renameBody(d, p, body, name.toStdString()); },
+      QString("Rename body to %1").arg(name), error);
+}
+
+bool ModelTreePanel::renameJoint(int joint, const QString& name, QString* error) {
+  return editor_->applyEdit(
+      [&](const sexpr::Document& d, const MechParseResult& p) { return ms::renameJoint(d, p, joint, name.toStdString()); },
+      QString("Rename joint to %1").arg(name), error);
+}
+
+bool ModelTreePanel::moveBody(int body, int parent, QString* error) {
+  return editor_->applyEdit([&](const sexpr::Document& d, const MechParseResult& p) { return ms::moveBody(d, p, body, parent); },
+                            "Move body", error);
+}
+
+void ModelTreePanel::showMenu(const QPoint& at) {
+  QTreeWidgetItem* item = tree_->itemAt(at);
+  const auto model = editor_->lastValidModel();
+  if (!item || !model || stale_ || editor_->isReadOnly()) return;
+  tree_->setCurrentItem(item);
+  const NodeKind kind = currentKind();
+  const int index = currentIndex();
+  const Model& m = model->result.model;
+  QMenu menu(this);
+  // Every refusal is shown, never swallowed.
+  auto run = [this](bool ok, const QString& why) {
+    if (!ok && !why.isEmpty()) QMessageBox::warning(this, "Edit refused", why);
+  };
+  const std::pair<const char*, JointType> joints[] = {{"revolute", JointType::Revolute},
+                                                      {"spherical", JointType::Spherical},
+                                                      {"prismatic", JointType::Prismatic},
+                                                      {"fixed", JointType::Fixed},
+                                                      {"floating", JointType::Floating}};
+  if (kind == NodeKind::Mechanism || kind == NodeKind::Body) {
+    const int parent = kind == NodeKind::Body ? index : -1;
+    QMenu* add = menu.addMenu("Add child body with joint");
+    for (const auto& [label, type] : joints)
+      add->addAction(label, this, [this, parent, t = type, run] {
+        QString why;
+        run(addChildBody(parent, t, &why), why);
+      });
+  }
+  if (kind == NodeKind::Body) {
+    QMenu* loop = menu.addMenu("Add revolute loop joint to");
+    for (int b = -1; b < int(m.bodies.size()); ++b)
+      if (b != index)
+        loop->addAction(b < 0 ? QString("world") : QString::fromStdString(m.bodies[size_t(b)].name), this, [this, index, b, run] {
+          QString why;
+          run(addLoopJoint(b, index, JointType::Revolute, &why), why);
+        });
+    QMenu* move = menu.addMenu("Move to");
+    for (int b = -1; b < int(m.bodies.size()); ++b)
+      if (b != index)
+        move->addAction(b < 0 ? QString("top level (joined to the world)") : QString::fromStdString(m.bodies[size_t(b)].name), this,
+                        [this, index, b, run] {
+                          QString why;
+                          run(moveBody(index, b, &why), why);
+                        });
+    menu.addAction("Rename…", this, [this, index, run, name = QString::fromStdString(m.bodies[size_t(index)].name)] {
+      const QString n = askName("Rename body", name);
+      QString why;
+      if (!n.isEmpty() && n != name) run(renameBody(index, n, &why), why);
+    });
+    menu.addAction("Delete (with what refers to it)", this, [this, index, run] {
+      QString why;
+      run(deleteBody(index, &why), why);
+    });
+  }
+  if (kind == NodeKind::Joint) {
+    menu.addAction("Rename…", this, [this, index, run, name = QString::fromStdString(m.joints[size_t(index)].name)] {
+      const QString n = askName("Rename joint", name);
+      QString why;
+      if (!n.isEmpty() && n != name) run(renameJoint(index, n, &why), why);
+    });
+  }
+  if (!menu.isEmpty()) menu.exec(tree_->viewport()->mapToGlobal(at));
 }
 
 void ModelTreePanel::resizeEvent(QResizeEvent* e) {

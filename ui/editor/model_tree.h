@@ -10,7 +10,10 @@
 #pragma once
 
 #include <QWidget>
+#include <functional>
 #include <memory>
+
+#include "model/joint_kinds.h"
 
 #include "editor/property_panel.h"
 
@@ -44,6 +47,18 @@ class ModelTreePanel : public QWidget {
   // Selects the body of that name (e.g. picked in the 3D view); false when the tree has none.
   bool selectBody(const QString& name);
 
+  // Structure edits (the node's context menu; engine's io/mech_edit.h through the editor's text, one
+  // undo step each). Bodies and joints are indices of the shown model; -1 for a body is the world.
+  // false with *error when refused (the text is unchanged).
+  bool addChildBody(int parent, JointType joint, QString* error = nullptr);  // named body1, body2, …
+  bool addLoopJoint(int bodyA, int bodyB, JointType joint, QString* error = nullptr);
+  bool deleteBody(int body, QString* error = nullptr);
+  bool renameBody(int body, const QString& name, QString* error = nullptr);
+  bool renameJoint(int joint, const QString& name, QString* error = nullptr);
+  bool moveBody(int body, int parent, QString* error = nullptr);
+  // Asks for a new name (QInputDialog by default; tests replace it). Empty: cancelled.
+  std::function<QString(const QString& title, const QString& current)> askName;
+
  signals:
   // A body node was selected (by a click, the text cursor or selectBody).
   void bodySelected(const QString& name);
@@ -53,6 +68,8 @@ class ModelTreePanel : public QWidget {
 
  private:
   void rebuild();
+  void showMenu(const QPoint& at);
+  QString unusedName(const QString& stem, bool body) const;
   void followCursor();
   void nodeChanged(QTreeWidgetItem* item, bool moveCursor);
   QTreeWidgetItem* addNode(QTreeWidgetItem* parent, NodeKind kind, int index, const QString& name, const QString& what);
