@@ -167,10 +167,15 @@ void MainWindow::buildActions() {
   saveAct_ = new QAction(themeIcon("document-save", QStyle::SP_DialogSaveButton), "&Save", this);
   saveAct_->setShortcut(QKeySequence::Save);
   saveAct_->setToolTip("Save the editor's text to the model file and reload (Ctrl+S)");
-  connect(saveAct_, &QAction::triggered, this, [this] {
-    QString err;
-    if (!saveEditor(&err)) QMessageBox::warning(this, "Save failed", err + "\n\nThe text stays in the editor.");
-  });
+  connect(saveAct_, &QAction::triggered, this, [this] { saveOrSaveAs(); });
+  // New: the template, untitled; Save As: another file (it becomes the open model).
+  newAct_ = new QAction(themeIcon("document-new", QStyle::SP_FileIcon), "&New", this);
+  newAct_->setShortcut(QKeySequence::New);
+  newAct_->setToolTip("A new model from a template (a single pendulum), untitled until saved");
+  connect(newAct_, &QAction::triggered, this, [this] { newModel(); });
+  saveAsAct_ = new QAction("Save &As…", this);
+  saveAsAct_->setShortcut(QKeySequence("Ctrl+Alt+S"));
+  connect(saveAsAct_, &QAction::triggered, this, [this] { saveAsChosen(); });
   // Apply: the editor's text into the simulation, without saving.
   applyAct_ = new QAction(themeIcon("system-run", QStyle::SP_CommandLink), "&Apply", this);
   applyAct_->setShortcut(QKeySequence("Ctrl+Return"));
@@ -297,10 +302,12 @@ void MainWindow::buildDocks() {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu("&File");
+  file->addAction(newAct_);
   file->addAction(openAct_);
   recentMenu_ = file->addMenu("Open &recent");
   examplesMenu_ = file->addMenu("&Examples");
   file->addAction(saveAct_);
+  file->addAction(saveAsAct_);
   file->addAction(reloadAct_);
   file->addAction(autoReloadAct_);
   file->addSeparator();
@@ -613,10 +620,12 @@ void MainWindow::updateEditorTitle() {
   const ModelEditor* ed = editor_->editor();
   QString title = "Editor";
   if (!ed->fileName().isEmpty()) title += " — " + QFileInfo(ed->fileName()).fileName();
+  else if (!ed->isReadOnly() && ed->language() == ModelLanguage::Mech) title += " — untitled";
   if (ed->isModified()) title += "*";
   if (changedOnDisk_) title += " (changed on disk)";
   editorDock_->setWindowTitle(title);
-  saveAct_->setEnabled(editor_->canSave());
+  saveAct_->setEnabled(editor_->canSave() || (!ed->isReadOnly() && ed->fileName().isEmpty() && ed->language() == ModelLanguage::Mech));
+  saveAsAct_->setEnabled(!ed->isReadOnly() && ed->language() == ModelLanguage::Mech);
 }
 
 bool MainWindow::saveEditor(QString* error) {
@@ -829,12 +838,8 @@ bool MainWindow::resolveUnsaved() {
   ModelEditor* ed = editor_->editor();
   if (!ed->isModified() || ed->isReadOnly()) return true;
   switch (ask(Question::CloseUnsaved, ed->fileName())) {
-    case Answer::Accept: {
-      QString err;
-      if (saveEditor(&err)) return true;
-      QMessageBox::warning(this, "Save failed", err + "\n\nThe text stays in the editor.");
-      return false;
-    }
+    case Answer::Accept:
+      return saveOrSaveAs();
     case Answer::Reject:
       removeRecovery();
       return true;
@@ -842,6 +847,81 @@ bool MainWindow::resolveUnsaved() {
       break;
   }
   return false;
+}
+
+bool MainWindow::saveAsChosen() {
+  // The path from the dialog (or the test's chooser); "" cancels.
+  const QString dir = source_.isEmpty() || source_.startsWith("scene:") ? QDir::homePath() : QFileInfo(source_).absolutePath();
+  const QString path = saveAsChooser_ ? saveAsChooser_()
+                                      : QFileDialog::getSaveFileName(this, "Save model as", dir + "/untitled.mech", "MechStudio (*.mech)");
+  if (path.isEmpty()) return false;
+  QString err;
+  if (saveEditorAs(path, &err)) return true;
+  QMessageBox::warning(this, "Save failed", err + "\n\nThe text stays in the editor.");
+  return false;
+}
+
+bool MainWindow::saveOrSaveAs() {
+  // An untitled buffer has no file yet: Save is Save As.
+  if (editor_->editor()->fileName().isEmpty()) return saveAsChosen();
+  QString err;
+  if (saveEditor(&err)) return true;
+  QMessageBox::warning(this, "Save failed", err + "\n\nThe text stays in the editor.");
+  return false;
+}
+
+QString MainWindow::newModelTemplate() {
+  return "; A new model: a single pendulum, a 1 kg, 10 cm cube on a massless 1 m rod, released\n"
+         "; horizontal. Edit it, Apply (Ctrl+Return) to simulate it, Save As to keep it.\n"
+         "(mechanism \"untitled\"\n"
+         "  (gravity 0 0 -9.81)\n"
+         "  (solver (dt 0.01))\n"
+         "\n"
+         "  (body link1\n"
+         "    (mass 1)\n"
+         "    (shape box 0.1 0.1 0.1)\n"
+         "    ; Hinge at the world origin, 1 m above the cube (along the cube's z axis).\n"
+         "    (joint revolute joint1 (axis 1 0 0) (parent-anchor 0 0 0) (child-anchor 0 0 1) (position (/ pi 2)))))\n";
+}
+
+bool MainWindow::newModel() {
+  if (!resolveUnsaved()) return false;
+  // The template in an untitled buffer, applied to the simulation (paused, t = 0).
+  autosave_.stop();
+  loadingEditor_ = true;
+  editor_->newUntitled(newModelTemplate());
+  loadingEditor_ = false;
+  changedOnDisk_ = false;
+  if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
+  source_.clear();
+  params_.clear();
+  sim_.setRunning(false);
+  const bool ok = applyEditor();
+  setWindowTitle("untitled — MechStudio");
+  updateEditorTitle();
+  return ok;
+}
+
+bool MainWindow::saveEditorAs(const QString& path, QString* error) {
+  ModelEditor* ed = editor_->editor();
+  if (ed->isReadOnly()) {
+    if (error) *error = "nothing to save: the text is read-only";
+    return false;
+  }
+  const QString old = ed->fileName();
+  const QString abs = QFileInfo(path).absoluteFilePath();
+  if (!ed->saveTo(abs, error)) return false;
+  // The old name's recovery file goes (the new name has none: the buffer is saved).
+  QFile::remove(recoveryPath(old));
+  autosave_.stop();
+  changedOnDisk_ = false;
+  editor_->setNote(QString());
+  savedByEditor_ = ed->toPlainText().toUtf8();
+  statusBar()->showMessage("Saved " + abs, 4000);
+  // The new file becomes the open model (errors go to the banner; the file is written either way).
+  openModel(abs);
+  updateEditorTitle();
+  return true;
 }
 
 MainWindow::Answer MainWindow::ask(Question q, const QString& file) {

@@ -98,6 +98,18 @@ class MainWindow : public QMainWindow {
   // file goes away on save, on discarding and when the edits are undone.
   void setAutosaveInterval(int ms) { autosave_.setInterval(ms); }
   static QString recoveryPath(const QString& file);
+
+  // File > New: a small valid model (a single pendulum), untitled, loaded into the simulation;
+  // unsaved edits are asked about first (false: the user kept them).
+  bool newModel();
+  static QString newModelTemplate();
+  // File > Save As: the buffer to `path` (atomically), which becomes the open model.
+  bool saveEditorAs(const QString& path, QString* error = nullptr);
+  // Where Save As writes (a QFileDialog unless a test injects a path; "" cancels).
+  void setSaveAsChooser(std::function<QString()> chooser) { saveAsChooser_ = std::move(chooser); }
+  QAction* newAction() const { return newAct_; }
+  QAction* saveAction() const { return saveAct_; }
+  QAction* saveAsAction() const { return saveAsAct_; }
   // True after "Keep" when the file changed on disk (the editor dock says so until saved/reloaded).
   bool changedOnDisk() const { return changedOnDisk_; }
   // The text of the failure/diagnostics banner ("" when hidden).
@@ -169,6 +181,10 @@ class MainWindow : public QMainWindow {
   QAction *applyAct_ = nullptr, *autoApplyAct_ = nullptr;
   std::string appliedText_;  // the text of the model now in the simulation (auto-apply skips it)
   Asker asker_;
+  std::function<QString()> saveAsChooser_;
+  QAction *newAct_ = nullptr, *saveAsAct_ = nullptr;
+  bool saveOrSaveAs();
+  bool saveAsChosen();
   QTimer autosave_;
   bool loadingEditor_ = false;  // the buffer is being replaced (not an edit)
   bool changedOnDisk_ = false;

@@ -312,6 +312,41 @@ class TestEditorFiles : public QObject {
     QVERIFY(!w_->changedOnDisk());
     QVERIFY(w_->editorPanel()->note().isEmpty());
   }
+
+  // File > New: the template is a valid one-body model, untitled, in the simulation; Save (Ctrl+S)
+  // of the untitled buffer is Save As, and the new file becomes the open model.
+  void newFromTemplateThenSaveAs() {
+    w_->newAction()->trigger();
+    w_->sim().sync();
+    QCOMPARE(ed_->toPlainText(), MainWindow::newModelTemplate());
+    QVERIFY(ed_->fileName().isEmpty());
+    QCOMPARE(ed_->language(), ModelLanguage::Mech);
+    QVERIFY(ed_->lastValidModel());
+    QVERIFY(!ed_->modelStale());
+    QCOMPARE(int(ed_->problems().size()), 0);
+    QCOMPARE(int(w_->sim().snapshot().system->bodies.size()), 1);
+    QCOMPARE(w_->editorDock()->windowTitle(), QString("Editor — untitled"));
+    QVERIFY(w_->saveAction()->isEnabled());
+    const QString target = dir_.filePath("pendulum.mech");
+    QFile::remove(target);
+    w_->setSaveAsChooser([&] { return target; });
+    w_->saveAction()->trigger();
+    QCOMPARE(QString::fromUtf8(readBytes(target)), MainWindow::newModelTemplate());
+    QCOMPARE(ed_->fileName(), QFileInfo(target).absoluteFilePath());
+    QCOMPARE(w_->currentSource(), QFileInfo(target).absoluteFilePath());
+    QVERIFY(!ed_->isModified());
+    QCOMPARE(w_->editorDock()->windowTitle(), QString("Editor — pendulum.mech"));
+    // Save As of an edited file: the new file has the edits, the old one is untouched.
+    const QByteArray old = readBytes(target);
+    QTextCursor c(ed_->document());
+    c.movePosition(QTextCursor::End);
+    c.insertText("; a copy\n");
+    const QString copy = dir_.filePath("copy.mech");
+    QVERIFY(w_->saveEditorAs(copy));
+    QCOMPARE(QString::fromUtf8(readBytes(copy)), ed_->toPlainText());
+    QCOMPARE(readBytes(target), old);
+    QCOMPARE(w_->currentSource(), QFileInfo(copy).absoluteFilePath());
+  }
 };
 
 MECHSTUDIO_GUI_TEST_MAIN(TestEditorFiles)

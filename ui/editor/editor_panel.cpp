@@ -83,6 +83,12 @@ bool EditorPanel::loadFile(const QString& path, QString* error, bool readOnly) {
   return true;
 }
 
+void EditorPanel::newUntitled(const QString& text) {
+  editor_->setUntitled(text, ModelLanguage::Mech);
+  editor_->setReadOnly(false);
+  setNote(QString());
+}
+
 void EditorPanel::showText(const QString& text, const QString& fileName, const QString& note) {
   editor_->setSource(text, fileName);
   editor_->setReadOnly(true);

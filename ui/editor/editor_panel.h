@@ -31,6 +31,8 @@ class EditorPanel : public QWidget {
 
   // Shows a file's text (read-only with a note when `readOnly`, e.g. the gallery text of a scene).
   bool loadFile(const QString& path, QString* error = nullptr, bool readOnly = false);
+  // An editable .mech text without a file (File > New), saved with Save As.
+  void newUntitled(const QString& text);
   // Shows `text` with a note and no file (e.g. nothing to edit).
   void showText(const QString& text, const QString& fileName, const QString& note);
   // Writes the buffer to its file (QSaveFile); false with *error, buffer unchanged, on failure.
