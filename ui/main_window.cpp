@@ -5,6 +5,7 @@
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QCryptographicHash>
 #include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
@@ -15,6 +16,8 @@
 #include <QFileSystemWatcher>
 #include <QFile>
 #include <QHBoxLayout>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QKeySequence>
 #include <QLabel>
 #include <QMenu>
@@ -31,6 +34,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QStyle>
+#include <QTextDocument>
 #include <QToolBar>
 #include <QUndoStack>
 #include <QVBoxLayout>
@@ -46,6 +50,7 @@
 #include "joint_panel.h"
 #include "plots/plot_manager.h"
 #include "settings_panel.h"
+#include "system/compiled_system.h"
 #include "viewport/viewport_widget.h"
 
 namespace ms::ui {
@@ -124,6 +129,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   reloadDebounce_.setInterval(300);
   connect(&reloadDebounce_, &QTimer::timeout, this, [this] { fileChangedOnDisk(); });
 
+  // Autosave: a single shot armed by the first edit after each write, so the recovery file is at
+  // most one interval behind the buffer.
+  autosave_.setSingleShot(true);
+  autosave_.setInterval(5000);
+  connect(&autosave_, &QTimer::timeout, this, [this] { writeRecovery(); });
+  ModelEditor* ed = editor_->editor();
+  connect(ed->document(), &QTextDocument::contentsChanged, this, [this, ed] {
+    if (!loadingEditor_ && !ed->isReadOnly() && ed->isModified() && !autosave_.isActive()) autosave_.start();
+  });
+  // Back to the saved text (undo): nothing to recover any more.
+  connect(ed->document(), &QTextDocument::modificationChanged, this, [this](bool modified) {
+    if (!modified && !loadingEditor_) removeRecovery();
+  });
+  // Apply automatically after each check that finds the text valid.
+  connect(ed, &ModelEditor::modelChecked, this, [this] { autoApply(); });
+
   readSettings();
 
   // The GUI tick: ~60 Hz.
@@ -146,10 +167,25 @@ void MainWindow::buildActions() {
   saveAct_ = new QAction(themeIcon("document-save", QStyle::SP_DialogSaveButton), "&Save", this);
   saveAct_->setShortcut(QKeySequence::Save);
   saveAct_->setToolTip("Save the editor's text to the model file and reload (Ctrl+S)");
-  connect(saveAct_, &QAction::triggered, this, [this] {
-    QString err;
-    if (!saveEditor(&err)) QMessageBox::warning(this, "Save failed", err + "\n\nThe text stays in the editor.");
-  });
+  connect(saveAct_, &QAction::triggered, this, [this] { saveOrSaveAs(); });
+  // New: the template, untitled; Save As: another file (it becomes the open model).
+  newAct_ = new QAction(themeIcon("document-new", QStyle::SP_FileIcon), "&New", this);
+  newAct_->setShortcut(QKeySequence::New);
+  newAct_->setToolTip("A new model from a template (a single pendulum), untitled until saved");
+  connect(newAct_, &QAction::triggered, this, [this] { newModel(); });
+  saveAsAct_ = new QAction("Save &As…", this);
+  saveAsAct_->setShortcut(QKeySequence("Ctrl+Alt+S"));
+  connect(saveAsAct_, &QAction::triggered, this, [this] { saveAsChosen(); });
+  // Apply: the editor's text into the simulation, without saving.
+  applyAct_ = new QAction(themeIcon("system-run", QStyle::SP_CommandLink), "&Apply", this);
+  applyAct_->setShortcut(QKeySequence("Ctrl+Return"));
+  applyAct_->setShortcutContext(Qt::WindowShortcut);
+  applyAct_->setToolTip("Load the editor's model into the simulation without saving (Ctrl+Return)");
+  connect(applyAct_, &QAction::triggered, this, [this] { applyEditor(); });
+  autoApplyAct_ = new QAction("Apply a&utomatically", this);
+  autoApplyAct_->setCheckable(true);
+  autoApplyAct_->setChecked(false);
+  autoApplyAct_->setToolTip("Apply after each edit that leaves the text valid");
   reloadAct_ = new QAction(themeIcon("view-refresh", QStyle::SP_BrowserReload), "&Reload", this);
   reloadAct_->setShortcut(QKeySequence("Ctrl+R"));
   connect(reloadAct_, &QAction::triggered, this, [this] { reload(); });
@@ -242,6 +278,8 @@ void MainWindow::buildDocks() {
   setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
   addDockWidget(Qt::BottomDockWidgetArea, editorDock_);
   connect(editor_, &EditorPanel::modifiedChanged, this, [this] { updateEditorTitle(); });
+  editor_->toolBar()->addAction(applyAct_);
+  editor_->toolBar()->addAction(autoApplyAct_);
   updateEditorTitle();
   // The model tree with its property panel: a tab of the left column, beside the editor and raised
   // (the full height leaves room for both); Ctrl+M toggles it.
@@ -264,10 +302,12 @@ void MainWindow::buildDocks() {
 
 void MainWindow::buildMenus() {
   QMenu* file = menuBar()->addMenu("&File");
+  file->addAction(newAct_);
   file->addAction(openAct_);
   recentMenu_ = file->addMenu("Open &recent");
   examplesMenu_ = file->addMenu("&Examples");
   file->addAction(saveAct_);
+  file->addAction(saveAsAct_);
   file->addAction(reloadAct_);
   file->addAction(autoReloadAct_);
   file->addSeparator();
@@ -286,6 +326,9 @@ void MainWindow::buildMenus() {
   redoAct_->setShortcuts({QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")});
   edit->addAction(undoAct_);
   edit->addAction(redoAct_);
+  edit->addSeparator();
+  edit->addAction(applyAct_);
+  edit->addAction(autoApplyAct_);
 
   QMenu* simMenu = menuBar()->addMenu("&Simulation");
   simMenu->addAction(runAct_);
@@ -456,6 +499,11 @@ void MainWindow::writeSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+  // Unsaved edits: Save / Discard / Cancel (Cancel keeps the window open).
+  if (!resolveUnsaved()) {
+    e->ignore();
+    return;
+  }
   writeSettings();
   if (recording()) stopRecording();
   e->accept();
@@ -550,12 +598,19 @@ void MainWindow::syncEditor(const QString& path, bool isScene) {
   // The same file changed on disk: keep the cursor and scroll position.
   const bool same = ed->fileName() == path;
   const int cursor = ed->textCursor().position(), scroll = ed->verticalScrollBar()->value();
+  loadingEditor_ = true;
   editor_->loadFile(path);
+  loadingEditor_ = false;
+  autosave_.stop();
+  if (const auto m = ed->lastValidModel()) appliedText_ = m->text;
   if (same) {
     QTextCursor c = ed->textCursor();
     c.setPosition(std::min(cursor, int(ed->document()->characterCount()) - 1));
     ed->setTextCursor(c);
     ed->verticalScrollBar()->setValue(scroll);
+  } else {
+    // A file opened in this window for the first time: edits lost by a crash are offered back.
+    offerRecovery(path);
   }
   updateEditorTitle();
 }
@@ -565,9 +620,12 @@ void MainWindow::updateEditorTitle() {
   const ModelEditor* ed = editor_->editor();
   QString title = "Editor";
   if (!ed->fileName().isEmpty()) title += " — " + QFileInfo(ed->fileName()).fileName();
+  else if (!ed->isReadOnly() && ed->language() == ModelLanguage::Mech) title += " — untitled";
   if (ed->isModified()) title += "*";
+  if (changedOnDisk_) title += " (changed on disk)";
   editorDock_->setWindowTitle(title);
-  saveAct_->setEnabled(editor_->canSave());
+  saveAct_->setEnabled(editor_->canSave() || (!ed->isReadOnly() && ed->fileName().isEmpty() && ed->language() == ModelLanguage::Mech));
+  saveAsAct_->setEnabled(!ed->isReadOnly() && ed->language() == ModelLanguage::Mech);
 }
 
 bool MainWindow::saveEditor(QString* error) {
@@ -578,6 +636,14 @@ bool MainWindow::saveEditor(QString* error) {
   }
   const QString file = editor_->editor()->fileName();
   statusBar()->showMessage("Saved " + file, 4000);
+  // Saved: nothing to recover, and the file on disk is the buffer again.
+  autosave_.stop();
+  removeRecovery();
+  if (changedOnDisk_) {
+    changedOnDisk_ = false;
+    editor_->setNote(QString());
+    updateEditorTitle();
+  }
   // Reload the model from the saved file (errors go to the banner; the text stays).
   if (QFileInfo(file).absoluteFilePath() == source_) {
     savedByEditor_ = editor_->editor()->toPlainText().toUtf8();
@@ -629,15 +695,269 @@ void MainWindow::watchFile(const QString& path) {
 void MainWindow::fileChangedOnDisk() {
   // Editors often replace the file (rename): watch the new one again.
   if (!source_.isEmpty() && QFileInfo::exists(source_) && !watcher_->files().contains(source_)) watcher_->addPath(source_);
-  if (!autoReloadAct_->isChecked() || source_.isEmpty()) return;
-  if (!QFileInfo::exists(source_)) return;  // mid-save; the debounce fires again on the rename
+  if (source_.isEmpty() || !QFileInfo::exists(source_)) return;  // mid-save; the debounce fires again on the rename
   // The editor's own save was reloaded already.
+  QFile f(source_);
+  const QByteArray disk = f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
   if (!savedByEditor_.isEmpty()) {
-    QFile f(source_);
-    if (f.open(QIODevice::ReadOnly) && f.readAll() == savedByEditor_) return;
+    if (disk == savedByEditor_) return;
     savedByEditor_.clear();
   }
+  // Unsaved edits of this file: reload (the edits are lost) or keep the buffer, marked.
+  ModelEditor* ed = editor_->editor();
+  if (ed->isModified() && !ed->isReadOnly() && QFileInfo(ed->fileName()).absoluteFilePath() == source_) {
+    if (disk == ed->toPlainText().toUtf8()) return;
+    if (ask(Question::ChangedOnDisk, source_) == Answer::Accept) {
+      changedOnDisk_ = false;
+      editor_->setNote(QString());
+      autosave_.stop();
+      removeRecovery();
+      loadingEditor_ = true;
+      editor_->loadFile(source_);
+      loadingEditor_ = false;
+      reload();
+    } else {
+      changedOnDisk_ = true;
+      editor_->setNote("The file was changed on disk by another program. The editor keeps your text: "
+                       "Save overwrites the file, Reload (Ctrl+R) after discarding the edits takes the other version.");
+      updateEditorTitle();
+    }
+    return;
+  }
+  if (!autoReloadAct_->isChecked()) return;
   reload();
+}
+
+// ---- apply, recovery and unsaved edits ------------------------------------------------------------
+
+bool MainWindow::applyEditor(QString* error) {
+  ModelEditor* ed = editor_->editor();
+  if (ed->checkPending()) ed->checkNow();
+  const auto parsed = ed->lastValidModel();
+  QString why;
+  if (ed->isReadOnly() || ed->language() != ModelLanguage::Mech)
+    why = "Apply works on an editable .mech text (save a .trep or .urdf model and reload instead).";
+  else if (!parsed || ed->modelStale())
+    why = "Not applied: the text has errors (see the problems list). The simulation keeps the last applied model.";
+  if (why.isEmpty()) {
+    try {
+      // Compiled from the buffer (not the file): the simulation swaps at its next sync point.
+      auto sys = compile(parsed->result.model);
+      sim_.apply(sys, true);
+      settings_->setStepSettings(sim_.stepSettings());
+      const QString dir = QFileInfo(ed->fileName().isEmpty() ? source_ : ed->fileName()).absolutePath();
+      view_->setModel(sys, dir, true);
+      if (view_->followBody() < 0) followAct_->setChecked(false);
+      bodyNames_.clear();
+      for (const CompiledBody& b : sys->bodies) bodyNames_.push_back(b.name);
+      joints_->setSystem(sys);
+      plots_->clear();
+      shownGeneration_ = -1;
+      appliedText_ = parsed->text;
+      hideBanner();
+      statusModel_->setText(QString("%1: %2 bodies, %3 joints (applied from the editor%4)")
+                                .arg(QString::fromStdString(parsed->result.model.name))
+                                .arg(sys->bodies.size())
+                                .arg(sys->joints.size())
+                                .arg(ed->isModified() ? ", not saved" : ""));
+      return true;
+    } catch (const UserError& e) {
+      why = "Not applied: " + QString::fromUtf8(e.what()) + ". The simulation keeps the last applied model.";
+    }
+  }
+  showBanner(why, true);
+  if (error) *error = why;
+  return false;
+}
+
+void MainWindow::autoApply() {
+  // After a check: only a valid text that differs from the model running.
+  if (!autoApplyAct_->isChecked() || loadingEditor_) return;
+  const ModelEditor* ed = editor_->editor();
+  const auto parsed = ed->lastValidModel();
+  if (!parsed || ed->modelStale() || ed->isReadOnly() || parsed->text == appliedText_) return;
+  applyEditor();
+}
+
+QString MainWindow::recoveryPath(const QString& file) {
+  // One file per model path: a hash of the absolute path plus the file's name (readable).
+  const QString abs = file.isEmpty() ? QString() : QFileInfo(file).absoluteFilePath();
+  const QString key = abs.isEmpty() ? QString("untitled")
+                                    : QString::fromLatin1(QCryptographicHash::hash(abs.toUtf8(), QCryptographicHash::Sha1).toHex().left(16)) +
+                                          "-" + QFileInfo(abs).fileName();
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/recovery/" + key + ".json";
+}
+
+void MainWindow::writeRecovery() {
+  // The buffer and its file's path, atomically; nothing when there is nothing unsaved.
+  const ModelEditor* ed = editor_->editor();
+  if (!ed->isModified() || ed->isReadOnly()) return;
+  const QString path = recoveryPath(ed->fileName());
+  QDir().mkpath(QFileInfo(path).absolutePath());
+  QJsonObject o;
+  o["path"] = ed->fileName().isEmpty() ? QString() : QFileInfo(ed->fileName()).absoluteFilePath();
+  o["text"] = ed->toPlainText();
+  o["written"] = QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+  QSaveFile f(path);
+  const QByteArray bytes = QJsonDocument(o).toJson();
+  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size() || !f.commit())
+    statusBar()->showMessage("Autosave failed: cannot write " + path + ": " + f.errorString(), 8000);
+}
+
+void MainWindow::removeRecovery() {
+  autosave_.stop();
+  QFile::remove(recoveryPath(editor_->editor()->fileName()));
+}
+
+void MainWindow::offerRecovery(const QString& path) {
+  // A recovery file of this path written after the file itself: unsaved edits of a session that
+  // did not end normally.
+  const QString rec = recoveryPath(path);
+  const QFileInfo ri(rec), fi(path);
+  if (!ri.exists()) return;
+  QFile f(rec);
+  const QJsonObject o = f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject();
+  f.close();
+  const QString text = o.value("text").toString();
+  ModelEditor* ed = editor_->editor();
+  const bool useful = o.value("path").toString() == fi.absoluteFilePath() && o.contains("text") && text != ed->toPlainText() &&
+                      (!fi.exists() || ri.lastModified() >= fi.lastModified());
+  if (!useful || ask(Question::RestoreRecovery, path) != Answer::Accept) {
+    QFile::remove(rec);
+    return;
+  }
+  // Restored as one edit of the file's text: unsaved (marked *), undo goes back to the file.
+  QTextCursor c(ed->document());
+  c.select(QTextCursor::Document);
+  c.insertText(text);
+  ed->checkNow();
+  statusBar()->showMessage("Restored unsaved edits of " + path + " (not saved yet)", 8000);
+}
+
+bool MainWindow::resolveUnsaved() {
+  ModelEditor* ed = editor_->editor();
+  if (!ed->isModified() || ed->isReadOnly()) return true;
+  switch (ask(Question::CloseUnsaved, ed->fileName())) {
+    case Answer::Accept:
+      return saveOrSaveAs();
+    case Answer::Reject:
+      removeRecovery();
+      return true;
+    case Answer::Cancel:
+      break;
+  }
+  return false;
+}
+
+bool MainWindow::saveAsChosen() {
+  // The path from the dialog (or the test's chooser); "" cancels.
+  const QString dir = source_.isEmpty() || source_.startsWith("scene:") ? QDir::homePath() : QFileInfo(source_).absolutePath();
+  const QString path = saveAsChooser_ ? saveAsChooser_()
+                                      : QFileDialog::getSaveFileName(this, "Save model as", dir + "/untitled.mech", "MechStudio (*.mech)");
+  if (path.isEmpty()) return false;
+  QString err;
+  if (saveEditorAs(path, &err)) return true;
+  QMessageBox::warning(this, "Save failed", err + "\n\nThe text stays in the editor.");
+  return false;
+}
+
+bool MainWindow::saveOrSaveAs() {
+  // An untitled buffer has no file yet: Save is Save As.
+  if (editor_->editor()->fileName().isEmpty()) return saveAsChosen();
+  QString err;
+  if (saveEditor(&err)) return true;
+  QMessageBox::warning(this, "Save failed", err + "\n\nThe text stays in the editor.");
+  return false;
+}
+
+QString MainWindow::newModelTemplate() {
+  return "; A new model: a single pendulum, a 1 kg, 10 cm cube on a massless 1 m rod, released\n"
+         "; horizontal. Edit it, Apply (Ctrl+Return) to simulate it, Save As to keep it.\n"
+         "(mechanism \"untitled\"\n"
+         "  (gravity 0 0 -9.81)\n"
+         "  (solver (dt 0.01))\n"
+         "\n"
+         "  (body link1\n"
+         "    (mass 1)\n"
+         "    (shape box 0.1 0.1 0.1)\n"
+         "    ; Hinge at the world origin, 1 m above the cube (along the cube's z axis).\n"
+         "    (joint revolute joint1 (axis 1 0 0) (parent-anchor 0 0 0) (child-anchor 0 0 1) (position (/ pi 2)))))\n";
+}
+
+bool MainWindow::newModel() {
+  if (!resolveUnsaved()) return false;
+  // The template in an untitled buffer, applied to the simulation (paused, t = 0).
+  autosave_.stop();
+  loadingEditor_ = true;
+  editor_->newUntitled(newModelTemplate());
+  loadingEditor_ = false;
+  changedOnDisk_ = false;
+  if (!watcher_->files().isEmpty()) watcher_->removePaths(watcher_->files());
+  source_.clear();
+  params_.clear();
+  sim_.setRunning(false);
+  const bool ok = applyEditor();
+  setWindowTitle("untitled — MechStudio");
+  updateEditorTitle();
+  return ok;
+}
+
+bool MainWindow::saveEditorAs(const QString& path, QString* error) {
+  ModelEditor* ed = editor_->editor();
+  if (ed->isReadOnly()) {
+    if (error) *error = "nothing to save: the text is read-only";
+    return false;
+  }
+  const QString old = ed->fileName();
+  const QString abs = QFileInfo(path).absoluteFilePath();
+  if (!ed->saveTo(abs, error)) return false;
+  // The old name's recovery file goes (the new name has none: the buffer is saved).
+  QFile::remove(recoveryPath(old));
+  autosave_.stop();
+  changedOnDisk_ = false;
+  editor_->setNote(QString());
+  savedByEditor_ = ed->toPlainText().toUtf8();
+  statusBar()->showMessage("Saved " + abs, 4000);
+  // The new file becomes the open model (errors go to the banner; the file is written either way).
+  openModel(abs);
+  updateEditorTitle();
+  return true;
+}
+
+MainWindow::Answer MainWindow::ask(Question q, const QString& file) {
+  if (asker_) return asker_(q, file);
+  // The default: a message box with the three (or two) choices.
+  const QString name = file.isEmpty() ? QString("the untitled model") : QFileInfo(file).fileName();
+  QMessageBox box(this);
+  box.setIcon(QMessageBox::Question);
+  QAbstractButton *accept = nullptr, *reject = nullptr;
+  switch (q) {
+    case Question::RestoreRecovery:
+      box.setWindowTitle("Recover unsaved edits");
+      box.setText(QString("There are unsaved edits of %1 from a session that did not end normally.").arg(name));
+      box.setInformativeText("Restore them into the editor (unsaved), or discard them?");
+      accept = box.addButton("Restore", QMessageBox::AcceptRole);
+      reject = box.addButton("Discard", QMessageBox::DestructiveRole);
+      break;
+    case Question::CloseUnsaved:
+      box.setWindowTitle("Unsaved changes");
+      box.setText(QString("The editor has unsaved changes to %1.").arg(name));
+      accept = box.addButton(QMessageBox::Save);
+      reject = box.addButton(QMessageBox::Discard);
+      box.addButton(QMessageBox::Cancel);
+      break;
+    case Question::ChangedOnDisk:
+      box.setWindowTitle("File changed on disk");
+      box.setText(QString("%1 was changed on disk by another program, and the editor has unsaved changes.").arg(name));
+      box.setInformativeText("Reload the file (your edits are lost) or keep the editor's text?");
+      accept = box.addButton("Reload", QMessageBox::DestructiveRole);
+      reject = box.addButton("Keep my text", QMessageBox::RejectRole);
+      break;
+  }
+  box.exec();
+  if (box.clickedButton() == accept) return Answer::Accept;
+  if (box.clickedButton() == reject) return Answer::Reject;
+  return Answer::Cancel;
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {

@@ -10,6 +10,7 @@
 #include <QPointer>
 #include <QStringList>
 #include <QTimer>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -72,6 +73,45 @@ class MainWindow : public QMainWindow {
   // false with *error (the buffer kept) when it cannot be written.
   bool saveEditor(QString* error = nullptr);
   QString currentSource() const { return source_; }
+
+  // Edit > Apply (Ctrl+Return): compiles the editor's last valid model (the file is not saved) and
+  // swaps it into the simulation — paused: now; running: at the next sync point, bodies that kept
+  // their names keeping their state (SimController::apply). While the text has errors nothing
+  // changes (simulation and tree stay at the last valid model) and false is returned (*error).
+  bool applyEditor(QString* error = nullptr);
+  QAction* applyAction() const { return applyAct_; }
+  // Edit > Apply automatically: applies after each check that finds the text valid (off by default).
+  QAction* autoApplyAction() const { return autoApplyAct_; }
+
+  // Questions to the user (a QMessageBox unless a test injects its answers).
+  enum class Question {
+    RestoreRecovery,  // a recovery file newer than the model: Accept = restore, Reject = discard it
+    CloseUnsaved,     // closing with unsaved edits: Accept = save, Reject = discard, Cancel
+    ChangedOnDisk     // the file changed on disk during unsaved edits: Accept = reload, Reject = keep
+  };
+  enum class Answer { Accept, Reject, Cancel };
+  using Asker = std::function<Answer(Question, const QString& file)>;
+  void setAsker(Asker asker) { asker_ = std::move(asker); }
+
+  // Autosave: while the buffer has unsaved edits it is written every `ms` (default 5000) to
+  // recoveryPath(its file) — JSON with the file's path and the text, written with QSaveFile; the
+  // file goes away on save, on discarding and when the edits are undone.
+  void setAutosaveInterval(int ms) { autosave_.setInterval(ms); }
+  static QString recoveryPath(const QString& file);
+
+  // File > New: a small valid model (a single pendulum), untitled, loaded into the simulation;
+  // unsaved edits are asked about first (false: the user kept them).
+  bool newModel();
+  static QString newModelTemplate();
+  // File > Save As: the buffer to `path` (atomically), which becomes the open model.
+  bool saveEditorAs(const QString& path, QString* error = nullptr);
+  // Where Save As writes (a QFileDialog unless a test injects a path; "" cancels).
+  void setSaveAsChooser(std::function<QString()> chooser) { saveAsChooser_ = std::move(chooser); }
+  QAction* newAction() const { return newAct_; }
+  QAction* saveAction() const { return saveAct_; }
+  QAction* saveAsAction() const { return saveAsAct_; }
+  // True after "Keep" when the file changed on disk (the editor dock says so until saved/reloaded).
+  bool changedOnDisk() const { return changedOnDisk_; }
   // The text of the failure/diagnostics banner ("" when hidden).
   QString bannerText() const;
   // Copies the newest snapshot and samples into the view, plots and status bar now.
@@ -121,6 +161,12 @@ class MainWindow : public QMainWindow {
   void speedChosen(int index);
   void syncEditor(const QString& path, bool isScene);
   void updateEditorTitle();
+  Answer ask(Question q, const QString& file);
+  void writeRecovery();
+  void removeRecovery();
+  void offerRecovery(const QString& path);
+  bool resolveUnsaved();  // Save / Discard / Cancel before the buffer goes; false: keep it
+  void autoApply();
 
   SimController sim_;
   ViewportWidget* view_ = nullptr;
@@ -132,6 +178,16 @@ class MainWindow : public QMainWindow {
   ModelTreePanel* tree_ = nullptr;
   QDockWidget* modelDock_ = nullptr;
   QAction *undoAct_ = nullptr, *redoAct_ = nullptr;
+  QAction *applyAct_ = nullptr, *autoApplyAct_ = nullptr;
+  std::string appliedText_;  // the text of the model now in the simulation (auto-apply skips it)
+  Asker asker_;
+  std::function<QString()> saveAsChooser_;
+  QAction *newAct_ = nullptr, *saveAsAct_ = nullptr;
+  bool saveOrSaveAs();
+  bool saveAsChosen();
+  QTimer autosave_;
+  bool loadingEditor_ = false;  // the buffer is being replaced (not an edit)
+  bool changedOnDisk_ = false;
   QByteArray savedByEditor_;  // what the editor last wrote (its own change on disk needs no second reload)
   QWidget* banner_ = nullptr;
   QLabel* bannerLabel_ = nullptr;

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QSplitter>
 #include <QStyle>
+#include <QToolBar>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
@@ -26,6 +27,11 @@ EditorPanel::EditorPanel(QWidget* parent) : QWidget(parent) {
   auto* tv = new QVBoxLayout(top);
   tv->setContentsMargins(0, 0, 0, 0);
   tv->setSpacing(0);
+  tools_ = new QToolBar;
+  tools_->setObjectName("editor-tools");
+  tools_->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  tools_->setIconSize(QSize(16, 16));
+  tv->addWidget(tools_);
   tv->addWidget(note_);
   tv->addWidget(find_);
   tv->addWidget(editor_, 1);
@@ -77,12 +83,25 @@ bool EditorPanel::loadFile(const QString& path, QString* error, bool readOnly) {
   return true;
 }
 
+void EditorPanel::newUntitled(const QString& text) {
+  editor_->setUntitled(text, ModelLanguage::Mech);
+  editor_->setReadOnly(false);
+  setNote(QString());
+}
+
 void EditorPanel::showText(const QString& text, const QString& fileName, const QString& note) {
   editor_->setSource(text, fileName);
   editor_->setReadOnly(true);
   note_->setText(note);
   note_->setVisible(!note.isEmpty());
 }
+
+void EditorPanel::setNote(const QString& text) {
+  note_->setText(text);
+  note_->setVisible(!text.isEmpty());
+}
+
+QString EditorPanel::note() const { return note_->isVisible() ? note_->text() : QString(); }
 
 bool EditorPanel::canSave() const { return !editor_->isReadOnly() && !editor_->fileName().isEmpty(); }
 

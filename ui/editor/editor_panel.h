@@ -7,6 +7,7 @@
 #include <QWidget>
 
 class QLabel;
+class QToolBar;
 class QTreeWidget;
 
 namespace ms::ui {
@@ -22,9 +23,16 @@ class EditorPanel : public QWidget {
   ModelEditor* editor() const { return editor_; }
   FindBar* findBar() const { return find_; }
   QTreeWidget* problemsView() const { return problems_; }
+  // The row of buttons above the text (the main window puts Apply there).
+  QToolBar* toolBar() const { return tools_; }
+  // A note above the text (e.g. "changed on disk"); "" hides it.
+  void setNote(const QString& text);
+  QString note() const;
 
   // Shows a file's text (read-only with a note when `readOnly`, e.g. the gallery text of a scene).
   bool loadFile(const QString& path, QString* error = nullptr, bool readOnly = false);
+  // An editable .mech text without a file (File > New), saved with Save As.
+  void newUntitled(const QString& text);
   // Shows `text` with a note and no file (e.g. nothing to edit).
   void showText(const QString& text, const QString& fileName, const QString& note);
   // Writes the buffer to its file (QSaveFile); false with *error, buffer unchanged, on failure.
@@ -42,6 +50,7 @@ class EditorPanel : public QWidget {
   FindBar* find_;
   QTreeWidget* problems_;
   QLabel* note_;
+  QToolBar* tools_;
 };
 
 }  // namespace ms::ui

@@ -135,6 +135,13 @@ void ModelEditor::setSource(const QString& text, const QString& fileName) {
   checkNow();
 }
 
+void ModelEditor::setUntitled(const QString& text, ModelLanguage language) {
+  setSource(text, QString());
+  language_ = language;
+  highlighter_->setLanguage(language_);
+  checkNow();
+}
+
 bool ModelEditor::loadFile(const QString& path, QString* error) {
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) {

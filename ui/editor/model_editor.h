@@ -56,6 +56,8 @@ class ModelEditor : public QPlainTextEdit {
   // ---- the buffer
   // Shows `text` as the content of `fileName` (whose extension picks the language); clean, checked.
   void setSource(const QString& text, const QString& fileName);
+  // An untitled buffer (File > New) in `language`: no file until it is saved under a name.
+  void setUntitled(const QString& text, ModelLanguage language);
   // Reads the file (UTF-8) into the buffer; false with *error when it cannot be read.
   bool loadFile(const QString& path, QString* error = nullptr);
   QString fileName() const { return fileName_; }

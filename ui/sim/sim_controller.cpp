@@ -14,6 +14,7 @@
 
 #include "core/check.h"
 #include "core/quaternion.h"
+#include "system/initial_conditions.h"
 
 namespace ms::ui {
 
@@ -73,6 +74,101 @@ void SimController::load(std::shared_ptr<const CompiledSystem> system) {
     perturbation_ = Perturbation();
     startTimeline();
   });
+}
+
+namespace {
+// The state of `next` (a new simulation at its initial conditions) with the bodies of `prev` that
+// have the same name put where they were, moving as they did, then made consistent with the new
+// joints the way the initial conditions are: poses projected onto g = 0, the next knot
+// z1 = z0 ⊕ ż0Δt projected too, and ż0 = (z1 ⊖ z0)/Δt. Returns false (state untouched) when a
+// projection does not converge. `carried` counts the bodies taken over.
+bool carryOverState(const CompiledSystem& prevSys, const State& prev, const Simulation& next, State& out, int* carried) {
+  const CompiledSystem& sys = next.system();
+  const double dt = next.settings().dt;
+  State s0 = next.state();
+  const State init = s0;
+  std::vector<bool> placed(sys.bodies.size(), false);
+  int n = 0;
+  for (size_t i = 0; i < sys.bodies.size(); ++i)
+    for (size_t k = 0; k < prevSys.bodies.size() && k < prev.bodies.size(); ++k)
+      if (prevSys.bodies[k].name == sys.bodies[i].name) {
+        s0.bodies[i] = prev.bodies[k];
+        placed[i] = true;
+        ++n;
+        break;
+      }
+  // New (or renamed) bodies hang from a carried parent as in the new initial conditions and move
+  // rigidly with it (joint rates zero): along the spanning tree, parents before children.
+  for (int j : sys.treeJoints) {
+    const JointGeometry& g = sys.joints[size_t(j)].geo;
+    if (g.parent < 0 || placed[size_t(g.child)] || !placed[size_t(g.parent)]) continue;
+    const BodyState &p0 = init.bodies[size_t(g.parent)], &c0 = init.bodies[size_t(g.child)];
+    const BodyState& p = s0.bodies[size_t(g.parent)];
+    BodyState& c = s0.bodies[size_t(g.child)];
+    const Vec4 qRel = quat::mul(quat::conj(p0.q), c0.q);
+    const Vec3 xRel = quat::rotation(p0.q).transpose() * (c0.x - p0.x);
+    c.q = quat::mul(p.q, qRel).normalized();
+    c.x = p.x + quat::rotation(p.q) * xRel;
+    const Vec3 wWorld = quat::rotation(p.q) * p.w;
+    c.v = p.v + wWorld.cross(c.x - p.x);
+    c.w = quat::rotation(c.q).transpose() * wWorld;
+    placed[size_t(g.child)] = true;
+  }
+  constexpr double kTolerance = 1e-12;
+  if (!(projectOntoConstraints(sys, s0) <= kTolerance)) return false;
+  State s1 = s0;
+  for (size_t i = 0; i < s0.bodies.size(); ++i) {
+    Vec4 inc;
+    if (!quat::incrementFromVelocity(s0.bodies[i].w, dt, inc)) return false;
+    s1.bodies[i].x = s0.bodies[i].x + s0.bodies[i].v * dt;
+    s1.bodies[i].q = quat::mul(s0.bodies[i].q, inc);
+  }
+  if (!(projectOntoConstraints(sys, s1) <= kTolerance)) return false;
+  for (size_t i = 0; i < s0.bodies.size(); ++i) {
+    BodyState& b = s0.bodies[i];
+    b.v = (s1.bodies[i].x - b.x) / dt;
+    Vec4 r = quat::mul(quat::conj(b.q), s1.bodies[i].q);
+    if (r(0) < 0) r = -r;
+    b.w = (2.0 / dt) * r.tail<3>();
+  }
+  // The clock goes on from the previous model's time.
+  s0.time = prev.time;
+  s0.step = prev.step;
+  out = std::move(s0);
+  *carried = n;
+  return true;
+}
+}  // namespace
+
+void SimController::apply(std::shared_ptr<const CompiledSystem> system, bool carryOver) {
+  MS_ASSERT(system != nullptr, "apply(null)");
+  // Built here so that infeasible initial conditions throw to the caller.
+  auto sim = std::make_shared<Simulation>(std::move(system));
+  const StepSettings settings = sim->settings();
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    settingsCopy_ = settings;
+  }
+  post([this, sim, carryOver] {
+    // At the sync point: the running model's state as it is now, then the swap.
+    int carried = 0;
+    if (carryOver && sim_) {
+      State s;
+      if (carryOverState(sim_->system(), sim_->state(), *sim, s, &carried)) sim->setState(s);
+      else carried = -1;
+    }
+    sim_ = sim;
+    ++generation_;
+    perturbation_ = Perturbation();
+    startTimeline();
+    std::lock_guard<std::mutex> lk(mutex_);
+    carried_ = carried;
+  });
+}
+
+int SimController::carriedBodies() const {
+  std::lock_guard<std::mutex> lk(mutex_);
+  return carried_;
 }
 
 void SimController::setRunning(bool running) {

@@ -34,6 +34,14 @@ class SimController : public QObject {
   // Loads a compiled mechanism (paused, empty history, t = 0). Throws UserError (in the caller's
   // thread) when its initial conditions cannot be satisfied; the previous model then stays.
   void load(std::shared_ptr<const CompiledSystem> system);
+  // Apply from the editor: swaps in another compiled mechanism at the next sync point, keeping
+  // run/pause. With `carryOver`, bodies whose names exist in both mechanisms keep their pose and
+  // velocities (the others take the new initial conditions), projected onto the new constraints
+  // (poses, then the next knot, as the initial conditions are); when that projection fails the new
+  // initial conditions are used. Throws UserError like load(); the previous model then stays.
+  void apply(std::shared_ptr<const CompiledSystem> system, bool carryOver);
+  // Bodies whose state the last apply() carried over (-1: it fell back to the initial conditions).
+  int carriedBodies() const;
 
   // Transport.
   void setRunning(bool running);
@@ -98,6 +106,7 @@ class SimController : public QObject {
   int historyCapacityCopy_ = 10000;
   bool quit_ = false;
   bool rewindPending_ = false;
+  int carried_ = 0;
   double rewindTo_ = 0;
 
   // Owned by the simulation thread.
