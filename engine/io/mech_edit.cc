@@ -297,6 +297,43 @@ MechEdit renameJoint(const sexpr::Document& doc, const MechParseResult& p, int j
   return renameTokens(doc, refs, name);
 }
 
+MechEdit duplicateBody(const sexpr::Document& doc, const MechParseResult& p, int body) {
+  const Model& m = p.model;
+  const SourceMap& map = p.map;
+  if (body < 0 || body >= int(m.bodies.size())) return refuse(doc, "no such body");
+  if (map.bodies[size_t(body)].generated) return refuse(doc, "bodies made by repeat/chain cannot be duplicated");
+  const SourceRef span = map.bodies[size_t(body)].form;
+  if (!span.valid()) return refuse(doc, "the body's form is not in the text");
+  // The names written inside the form (bodies, joints) and the first suffix free for all of them.
+  struct Named {
+    SourceRef token;
+    std::string name;
+    bool body;
+  };
+  std::vector<Named> names;
+  for (size_t b = 0; b < m.bodies.size(); ++b)
+    if (contains(span, map.bodies[b].form) && map.bodies[b].name.valid())
+      names.push_back({map.bodies[b].name, m.bodies[b].name, true});
+  for (size_t j = 0; j < m.joints.size(); ++j)
+    if (contains(span, map.joints[j].form) && map.joints[j].name.valid())
+      names.push_back({map.joints[j].name, m.joints[j].name, false});
+  std::string suffix;
+  for (int k = 1;; ++k) {
+    suffix = k == 1 ? "-copy" : "-copy" + std::to_string(k);
+    const bool free = std::all_of(names.begin(), names.end(), [&](const Named& n) {
+      return (n.body ? m.bodyIndex(n.name + suffix) : m.jointIndex(n.name + suffix)) < 0;
+    });
+    if (free) break;
+  }
+  // The copy with its names renamed (from the end, so that offsets stay valid).
+  std::sort(names.begin(), names.end(), [](const Named& a, const Named& b) { return a.token.begin > b.token.begin; });
+  const std::string& t = doc.text();
+  std::string copy = t.substr(span.begin, span.end - span.begin);
+  for (const Named& n : names) copy.insert(n.token.end - span.begin, suffix);
+  // Right after the original, on its own line at the same indentation.
+  return apply(doc, {{span.end, span.end, "\n" + std::string(size_t(indentOf(t, span.begin)), ' ') + copy}});
+}
+
 MechEdit moveBody(const sexpr::Document& doc, const MechParseResult& p, int body, int parent) {
   const Model& m = p.model;
   const SourceMap& map = p.map;

@@ -36,6 +36,9 @@ MechEdit deleteBody(const sexpr::Document& doc, const MechParseResult& parse, in
 // Renames a body or a joint and every reference to it.
 MechEdit renameBody(const sexpr::Document& doc, const MechParseResult& parse, int body, const std::string& name);
 MechEdit renameJoint(const sexpr::Document& doc, const MechParseResult& parse, int joint, const std::string& name);
+// Copies body `body`'s form (with its joint and nested bodies) right after it, in the same parent;
+// every body and joint name in the copy gets the suffix "-copy" (or "-copy2", … when taken).
+MechEdit duplicateBody(const sexpr::Document& doc, const MechParseResult& parse, int body);
 // Moves body `body`'s form (with its joint and nested bodies) into body `parent` (-1: the top level,
 // joined to the world); its joint's anchors stay as written, now relative to the new parent.
 MechEdit moveBody(const sexpr::Document& doc, const MechParseResult& parse, int body, int parent);

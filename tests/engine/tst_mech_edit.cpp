@@ -169,6 +169,24 @@ class TestMechEdit : public QObject {
              r.result.model.bodyIndex("link1"));
   }
 
+  // Duplicating a body copies its joint and nested bodies with fresh names, next to the original.
+  void duplicateBodyCopiesTheSubtree() {
+    Parsed p = parse(galleryText("double-pendulum.mech"));
+    const MechEdit e = duplicateBody(p.doc, p.result, p.result.model.bodyIndex("link1"));
+    const Parsed q = reread(e);
+    const Model& m = q.result.model;
+    QCOMPARE(int(m.bodies.size()), 4);
+    QVERIFY(m.bodyIndex("link1-copy") >= 0 && m.bodyIndex("link2-copy") >= 0);
+    const int j2 = m.jointIndex("joint2-copy");
+    QVERIFY(j2 >= 0);
+    QCOMPARE(m.joints[size_t(j2)].parent, m.bodyIndex("link1-copy"));
+    QCOMPARE(m.joints[size_t(m.jointIndex("joint1-copy"))].parent, -1);
+    // Twice: the second copy takes the next free suffix.
+    const MechEdit again = duplicateBody(q.doc, q.result, q.result.model.bodyIndex("link1"));
+    const Parsed r = reread(again);
+    QVERIFY(r.result.model.bodyIndex("link1-copy2") >= 0);
+  }
+
   // Refusals leave the text as it was and say why.
   void refusalsChangeNothing() {
     Parsed p = parse(galleryText("double-pendulum.mech"));

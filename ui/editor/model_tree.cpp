@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "editor/model_tree.h"
 
+#include <QDropEvent>
+#include <QMimeData>
 #include <QHeaderView>
 #include <QInputDialog>
 #include <QMenu>
@@ -57,6 +59,12 @@ ModelTreePanel::ModelTreePanel(ModelEditor* editor, QWidget* parent) : QWidget(p
   connect(editor_, &ModelEditor::modelChecked, this, [this] { rebuild(); });
   // Structure edits from the node's context menu.
   tree_->setContextMenuPolicy(Qt::CustomContextMenu);
+  // Drag a body onto another body (or the root) to re-parent it; the drop is a text edit.
+  tree_->setDragEnabled(true);
+  tree_->setAcceptDrops(true);
+  tree_->setDragDropMode(QAbstractItemView::InternalMove);
+  tree_->viewport()->setAcceptDrops(true);
+  tree_->viewport()->installEventFilter(this);
   connect(tree_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) { showMenu(at); });
   askName = [this](const QString& title, const QString& current) {
     return QInputDialog::getText(this, title, "Name:", QLineEdit::Normal, current);
@@ -102,6 +110,39 @@ bool ModelTreePanel::renameJoint(int joint, const QString& name, QString* error)
   return editor_->applyEdit(
       [&](const sexpr::Document& d, const MechParseResult& p) { return ms::renameJoint(d, p, joint, name.toStdString()); },
       QString("Rename joint to %1").arg(name), error);
+}
+
+bool ModelTreePanel::duplicateBody(int body, QString* error) {
+  return editor_->applyEdit([&](const sexpr::Document& d, const MechParseResult& p) { return ms::duplicateBody(d, p, body); },
+                            "Duplicate body", error);
+}
+
+bool ModelTreePanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched != tree_->viewport()) return QWidget::eventFilter(watched, event);
+  // A drag of a node of this tree is accepted by the panel itself (the view's own internal move
+  // would rearrange items; here the text is edited and the tree rebuilt from it).
+  if (event->type() == QEvent::DragEnter || event->type() == QEvent::DragMove) {
+    auto* drag = static_cast<QDragMoveEvent*>(event);
+    if (!drag->mimeData()->hasFormat("application/x-qabstractitemmodeldatalist")) return false;
+    drag->setDropAction(Qt::MoveAction);
+    drag->accept();
+    return true;
+  }
+  if (event->type() != QEvent::Drop) return QWidget::eventFilter(watched, event);
+  // The dragged node is the current one; the target is the node under the drop.
+  auto* drop = static_cast<QDropEvent*>(event);
+  QTreeWidgetItem* target = tree_->itemAt(drop->position().toPoint());
+  const NodeKind kind = currentKind();
+  const int body = currentIndex();
+  drop->setDropAction(Qt::IgnoreAction);
+  drop->accept();
+  if (!target || kind != NodeKind::Body || stale_) return true;
+  const auto targetKind = static_cast<NodeKind>(target->data(0, kKindRole).toInt());
+  if (targetKind != NodeKind::Body && targetKind != NodeKind::Mechanism) return true;
+  const int parent = targetKind == NodeKind::Body ? target->data(0, kIndexRole).toInt() : -1;
+  QString why;
+  if (parent != body && !moveBody(body, parent, &why)) QMessageBox::warning(this, "Move refused", why);
+  return true;  // the tree is rebuilt from the edited text, not moved by the view
 }
 
 bool ModelTreePanel::moveBody(int body, int parent, QString* error) {
@@ -152,6 +193,10 @@ void ModelTreePanel::showMenu(const QPoint& at) {
                           QString why;
                           run(moveBody(index, b, &why), why);
                         });
+    menu.addAction("Duplicate", this, [this, index, run] {
+      QString why;
+      run(duplicateBody(index, &why), why);
+    });
     menu.addAction("Rename…", this, [this, index, run, name = QString::fromStdString(m.bodies[size_t(index)].name)] {
       const QString n = askName("Rename body", name);
       QString why;

@@ -56,6 +56,7 @@ class ModelTreePanel : public QWidget {
   bool renameBody(int body, const QString& name, QString* error = nullptr);
   bool renameJoint(int joint, const QString& name, QString* error = nullptr);
   bool moveBody(int body, int parent, QString* error = nullptr);
+  bool duplicateBody(int body, QString* error = nullptr);
   // Asks for a new name (QInputDialog by default; tests replace it). Empty: cancelled.
   std::function<QString(const QString& title, const QString& current)> askName;
 
@@ -65,6 +66,8 @@ class ModelTreePanel : public QWidget {
 
  protected:
   void resizeEvent(QResizeEvent* e) override;
+  // Drops on the tree's viewport: a body dragged onto a body (or the root) moves there.
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   void rebuild();
