@@ -7,6 +7,7 @@
 // 2 a step failed (screenshot mode).
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QTimer>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QSurfaceFormat>
@@ -92,6 +93,8 @@ int main(int argc, char** argv) {
   if (!cli.isSet(shot)) {
     window.show();
     if (!selectBody()) return fail(1, "--select: the model tree has no body '" + cli.value(select) + "'");
+    // Edits left unsaved by a session that did not end normally are offered back.
+    QTimer::singleShot(0, &window, [&window] { window.recoverAtStart(); });
     return app.exec();
   }
 

@@ -834,6 +834,40 @@ void MainWindow::offerRecovery(const QString& path) {
   statusBar()->showMessage("Restored unsaved edits of " + path + " (not saved yet)", 8000);
 }
 
+bool MainWindow::recoverAtStart() {
+  // The newest recovery file (each holds the model's path, "" for untitled, and the text).
+  const QDir dir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/recovery");
+  const QFileInfoList files = dir.entryInfoList({"*.json"}, QDir::Files, QDir::Time);
+  if (files.isEmpty()) return false;
+  QFile f(files.front().absoluteFilePath());
+  const QJsonObject o = f.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(f.readAll()).object() : QJsonObject();
+  f.close();
+  const QString path = o.value("path").toString(), text = o.value("text").toString();
+  if (!o.contains("text")) {
+    QFile::remove(files.front().absoluteFilePath());
+    return false;
+  }
+  ModelEditor* ed = editor_->editor();
+  if (!path.isEmpty()) {
+    // Opening the file offers its recovery (offerRecovery), unless it is the file already open.
+    if (QFileInfo(path).absoluteFilePath() == QFileInfo(ed->fileName()).absoluteFilePath()) return false;
+    QString err;
+    if (!QFileInfo::exists(path) || !openModel(path, &err)) return false;
+    return ed->isModified() && ed->toPlainText() == text;
+  }
+  if (ask(Question::RestoreRecovery, "untitled") != Answer::Accept) {
+    QFile::remove(files.front().absoluteFilePath());
+    return false;
+  }
+  if (!newModel()) return false;
+  QTextCursor c(ed->document());
+  c.select(QTextCursor::Document);
+  c.insertText(text);
+  ed->checkNow();
+  statusBar()->showMessage("Restored the unsaved edits of an untitled model (not saved yet)", 8000);
+  return true;
+}
+
 bool MainWindow::resolveUnsaved() {
   ModelEditor* ed = editor_->editor();
   if (!ed->isModified() || ed->isReadOnly()) return true;

@@ -98,6 +98,10 @@ class MainWindow : public QMainWindow {
   // file goes away on save, on discarding and when the edits are undone.
   void setAutosaveInterval(int ms) { autosave_.setInterval(ms); }
   static QString recoveryPath(const QString& file);
+  // At start: the newest recovery file left by a session that did not end normally is offered back
+  // (its file is opened, which asks; an untitled buffer is asked about and restored into File >
+  // New). Returns true when edits were restored.
+  bool recoverAtStart();
 
   // File > New: a small valid model (a single pendulum), untitled, loaded into the simulation;
   // unsaved edits are asked about first (false: the user kept them).

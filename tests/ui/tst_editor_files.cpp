@@ -281,6 +281,46 @@ class TestEditorFiles : public QObject {
     QVERIFY(!QFile::exists(rec));
   }
 
+  // At the next start, the newest recovery file is offered even when another model opens first:
+  // a file's edits (its file is opened and asked about) and an untitled buffer's (restored into New).
+  void recoveryIsOfferedAtStart() {
+    w_->setAutosaveInterval(200);
+    const QString edited = withThirdLink(ed_->toPlainText());
+    replaceText(ed_, edited);
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(MainWindow::recoveryPath(path_)), 2000);
+    w_.reset();  // the crash
+    // The next start opens a gallery example first; the recovery is still offered.
+    w_ = std::make_unique<MainWindow>();
+    w_->setAsker([this](Q q, const QString&) {
+      asked_.append(q);
+      return answer_;
+    });
+    w_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+    QVERIFY(w_->openExample(":/gallery/pendulum.mech"));
+    asked_.clear();
+    answer_ = A::Accept;
+    QVERIFY(w_->recoverAtStart());
+    ed_ = w_->editorPanel()->editor();
+    QCOMPARE(asked_, QList<Q>{Q::RestoreRecovery});
+    QCOMPARE(QFileInfo(ed_->fileName()).absoluteFilePath(), QFileInfo(path_).absoluteFilePath());
+    QCOMPARE(ed_->toPlainText(), edited);
+    // An untitled buffer: File > New, edited, crashed; restored into a new untitled buffer.
+    QVERIFY(w_->saveEditorAs(path_, nullptr));  // (clears this file's recovery)
+    QVERIFY(w_->newModel());
+    w_->setAutosaveInterval(200);
+    const QString untitled = ed_->toPlainText() + "; edited while untitled\n";
+    replaceText(ed_, untitled);
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(MainWindow::recoveryPath(QString())), 2000);
+    w_.reset();
+    openWindow();
+    asked_.clear();
+    QVERIFY(w_->recoverAtStart());
+    QCOMPARE(asked_, QList<Q>{Q::RestoreRecovery});
+    QCOMPARE(ed_->toPlainText(), untitled);
+    QVERIFY(ed_->isModified());
+  }
+
   // Closing with unsaved edits asks: Cancel keeps the window and the text, Discard closes.
   void closeWithUnsavedChangesAsks() {
     QTextCursor c(ed_->document());
