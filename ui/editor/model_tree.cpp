@@ -227,8 +227,9 @@ QString ModelTreePanel::headerText() const { return header_->text(); }
 
 QTreeWidgetItem* ModelTreePanel::addNode(QTreeWidgetItem* parent, NodeKind kind, int index, const QString& name,
                                          const QString& what) {
-  // One node: its name and kind, with the element's identity in the item's data.
-  auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem(tree_);
+  // One node: its name and kind, with the element's identity in the item's data. The root is built
+  // detached and added to the view once, complete (one insertion instead of one per node).
+  auto* item = parent ? new QTreeWidgetItem(parent) : new QTreeWidgetItem();
   item->setText(0, name);
   item->setText(1, what);
   item->setData(0, kKindRole, int(kind));
@@ -353,6 +354,7 @@ void ModelTreePanel::rebuild() {
   group("Wrenches", int(m.wrenches.size()), [&](QTreeWidgetItem* g, int i) {
     addNode(g, NodeKind::Wrench, i, "on " + bodyName(m.wrenches[size_t(i)].body), "constant wrench");
   });
+  tree_->addTopLevelItem(root);
   tree_->expandAll();
   // The previous selection again (silently), or the cursor's node.
   QTreeWidgetItem* again = nullptr;
