@@ -656,7 +656,12 @@ void MainWindow::chooseAndOpen() {
   const QString dir = source_.isEmpty() || source_.startsWith("scene:") ? QDir::homePath() : QFileInfo(source_).absolutePath();
   const QString path = QFileDialog::getOpenFileName(this, "Open model", dir,
                                                     "Models (*.mech *.trep *.urdf);;MechStudio (*.mech);;trep (*.trep);;URDF (*.urdf)");
-  if (!path.isEmpty()) openModel(path);
+  if (!path.isEmpty()) openFromUser(path);
+}
+
+bool MainWindow::openFromUser(const QString& source) {
+  if (!resolveUnsaved()) return false;
+  return source.startsWith(":/") ? openExample(source) : openModel(source);
 }
 
 void MainWindow::addRecent(const QString& path) {
@@ -673,7 +678,7 @@ void MainWindow::rebuildRecentMenu() {
     QAction* a = recentMenu_->addAction(QFileInfo(p).fileName());
     a->setToolTip(p);
     a->setStatusTip(p);
-    connect(a, &QAction::triggered, this, [this, p] { openModel(p); });  // recent files open with defaults
+    connect(a, &QAction::triggered, this, [this, p] { openFromUser(p); });  // recent files open with defaults
   }
   recentMenu_->setEnabled(!recent_.isEmpty());
 }
@@ -683,7 +688,7 @@ void MainWindow::rebuildExamplesMenu() {
   for (const GalleryEntry& e : galleryEntries()) {
     QAction* a = examplesMenu_->addAction(e.title);
     const QString res = e.resource;
-    connect(a, &QAction::triggered, this, [this, res] { openExample(res); });
+    connect(a, &QAction::triggered, this, [this, res] { openFromUser(res); });
   }
 }
 
@@ -1006,7 +1011,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
 void MainWindow::dropEvent(QDropEvent* e) {
   for (const QUrl& u : e->mimeData()->urls())
     if (u.isLocalFile() && isModelFile(u.toLocalFile().toStdString())) {
-      openModel(u.toLocalFile());
+      openFromUser(u.toLocalFile());
       e->acceptProposedAction();
       return;
     }

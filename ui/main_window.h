@@ -50,6 +50,9 @@ class MainWindow : public QMainWindow {
   bool openModel(const QString& source, QString* error = nullptr, const std::map<std::string, std::string>& params = {});
   // Opens a bundled example by resource path (":/gallery/…").
   bool openExample(const QString& resource, QString* error = nullptr);
+  // What File > Open, Open recent, Examples and a dropped file do: unsaved edits are asked about
+  // first (Save / Discard / Cancel; false when cancelled), then the model (or ":/gallery/…") opens.
+  bool openFromUser(const QString& source);
   // The 3D view follows the body of that name (View > Follow body); false if there is none.
   bool followBody(const QString& name);
   // Reloads the current file, keeping the camera.

@@ -321,6 +321,24 @@ class TestEditorFiles : public QObject {
     QVERIFY(ed_->isModified());
   }
 
+  // Opening another model (menu, recent file, example, drop) with unsaved edits asks first.
+  void openingAnotherModelAsks() {
+    QTextCursor c(ed_->document());
+    c.movePosition(QTextCursor::End);
+    c.insertText("; an unsaved edit\n");
+    const QString text = ed_->toPlainText();
+    answer_ = A::Cancel;
+    QVERIFY(!w_->openFromUser(":/gallery/pendulum.mech"));
+    QCOMPARE(asked_, QList<Q>{Q::CloseUnsaved});
+    QCOMPARE(ed_->toPlainText(), text);
+    asked_.clear();
+    answer_ = A::Reject;  // Discard
+    QVERIFY(w_->openFromUser(":/gallery/pendulum.mech"));
+    QCOMPARE(asked_, QList<Q>{Q::CloseUnsaved});
+    QVERIFY(ed_->toPlainText() != text);
+    QVERIFY(!ed_->isModified());
+  }
+
   // Closing with unsaved edits asks: Cancel keeps the window and the text, Discard closes.
   void closeWithUnsavedChangesAsks() {
     QTextCursor c(ed_->document());
