@@ -57,6 +57,12 @@ void Simulation::reset() {
   metrics_.constraintViolation = constraintViolation(*sys_, state_);
 }
 
+void Simulation::setIntegrator(const IntegratorOptions& options) {
+  integrator_ = makeIntegrator(options, sys_);
+  integratorOptions_ = options;
+  failed_ = false;
+}
+
 void Simulation::setState(const State& s) {
   MS_ASSERT(s.bodies.size() == sys_->bodies.size(), "state from another system");
   state_ = s;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "integrator/integrator.h"
+#include "integrator/integrator_options.h"
 #include "system/compiled_system.h"
 #include "system/state.h"
 
@@ -52,6 +53,10 @@ class Simulation {
   // Replace the state (e.g. restoring history); must come from this system.
   void setState(const State& s);
   StepSettings& settings() { return settings_; }
+  // The time stepper (default: the variational integrator). Validates the options against this
+  // system (throws UserError with the reason, leaving the current integrator) and keeps the state.
+  void setIntegrator(const IntegratorOptions& options);
+  const IntegratorOptions& integratorOptions() const { return integratorOptions_; }
   const StepSettings& settings() const { return settings_; }
 
   // Back to t = 0 with the initial conditions (clears a failure).
@@ -95,6 +100,7 @@ class Simulation {
   State state_;
   Inputs inputs_, stepInputs_;
   ControlCallback control_;
+  IntegratorOptions integratorOptions_;
   std::unique_ptr<Integrator> integrator_;
   StepMetrics metrics_;
   bool failed_ = false;

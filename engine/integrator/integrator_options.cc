@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+#include "integrator/integrator_options.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "core/check.h"
+#include "integrator/variational_step.h"
+
+namespace ms {
+
+const char* toString(IntegratorKind k) {
+  switch (k) {
+    case IntegratorKind::Variational: return "vi";
+    case IntegratorKind::ExplicitEuler: return "euler";
+    case IntegratorKind::SymplecticEuler: return "symplectic-euler";
+    case IntegratorKind::Heun: return "heun";
+    case IntegratorKind::RK4: return "rk4";
+    case IntegratorKind::Exponential: return "exponential";
+  }
+  return "?";
+}
+
+const char* displayName(IntegratorKind k) {
+  switch (k) {
+    case IntegratorKind::Variational: return "variational";
+    case IntegratorKind::ExplicitEuler: return "explicit Euler";
+    case IntegratorKind::SymplecticEuler: return "symplectic Euler";
+    case IntegratorKind::Heun: return "Heun (RK2)";
+    case IntegratorKind::RK4: return "RK4";
+    case IntegratorKind::Exponential: return "exponential";
+  }
+  return "?";
+}
+
+const char* toString(ContactModel c) { return c == ContactModel::Rigid ? "rigid" : "soft"; }
+
+bool parseIntegratorKind(const std::string& s, IntegratorKind& out) {
+  for (IntegratorKind k : {IntegratorKind::Variational, IntegratorKind::ExplicitEuler, IntegratorKind::SymplecticEuler,
+                           IntegratorKind::Heun, IntegratorKind::RK4, IntegratorKind::Exponential})
+    if (s == toString(k)) {
+      out = k;
+      return true;
+    }
+  return false;
+}
+
+bool parseContactModel(const std::string& s, ContactModel& out) {
+  if (s == "rigid") out = ContactModel::Rigid;
+  else if (s == "soft") out = ContactModel::Soft;
+  else return false;
+  return true;
+}
+
+namespace {
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+}  // namespace
+
+std::string describe(const IntegratorOptions& o) {
+  std::string s = toString(o.kind);
+  if (o.contacts == ContactModel::Soft)
+    s += ", soft contacts K=" + num(o.contactStiffness) + " B=" + num(o.contactDamping);
+  if (o.baumgarteAlpha != 0 || o.baumgarteBeta != 0)
+    s += ", Baumgarte alpha=" + num(o.baumgarteAlpha) + " beta=" + num(o.baumgarteBeta);
+  return s;
+}
+
+void validateIntegratorOptions(const IntegratorOptions& o, const CompiledSystem& sys) {
+  const bool vi = o.kind == IntegratorKind::Variational;
+  const bool hasContacts = !sys.contacts.empty();
+  // Gains and contact parameters first: they are wrong whatever the integrator.
+  if (!(std::isfinite(o.contactStiffness) && o.contactStiffness > 0))
+    throw UserError("contact stiffness must be a positive number of N/m, got " + num(o.contactStiffness));
+  if (!(std::isfinite(o.contactDamping) && o.contactDamping >= 0))
+    throw UserError("contact damping must be zero or a positive number of N s/m, got " + num(o.contactDamping));
+  if (!(std::isfinite(o.baumgarteAlpha) && o.baumgarteAlpha >= 0) || !(std::isfinite(o.baumgarteBeta) && o.baumgarteBeta >= 0))
+    throw UserError("Baumgarte gains must be zero or positive numbers of 1/s");
+  if (vi && (o.baumgarteAlpha != 0 || o.baumgarteBeta != 0))
+    throw UserError("the variational integrator keeps the constraints exactly and takes no Baumgarte gains; "
+                    "they apply to euler, symplectic-euler, heun and rk4");
+  if (vi && o.contacts == ContactModel::Soft)
+    throw UserError("the variational integrator treats contacts as rigid constraints (--contacts rigid); "
+                    "soft contacts are for euler, symplectic-euler, heun, rk4 and exponential");
+  if (o.kind == IntegratorKind::Exponential && o.contacts != ContactModel::Soft)
+    throw UserError("the exponential integrator integrates soft contacts (--contacts soft); "
+                    "with rigid contacts use the variational integrator");
+  if (o.kind == IntegratorKind::Exponential && (o.baumgarteAlpha != 0 || o.baumgarteBeta != 0))
+    throw UserError("Baumgarte gains apply to euler, symplectic-euler, heun and rk4, not to the exponential integrator");
+  if (!vi && o.contacts == ContactModel::Rigid && hasContacts)
+    throw UserError(std::string("the model has contacts and ") + toString(o.kind) +
+                    " has no rigid contact model; use --contacts soft, or the variational integrator");
+  if (!vi && !sys.limits.empty())
+    throw UserError(std::string("the model has joint limits, which only the variational integrator enforces; ") +
+                    toString(o.kind) + " cannot simulate it");
+}
+
+std::unique_ptr<Integrator> makeIntegrator(const IntegratorOptions& o, std::shared_ptr<const CompiledSystem> sys) {
+  validateIntegratorOptions(o, *sys);
+  switch (o.kind) {
+    case IntegratorKind::Variational: return std::make_unique<VariationalIntegrator>(std::move(sys));
+    default: break;
+  }
+  throw UserError(std::string("integrator '") + toString(o.kind) + "' is not available in this build");
+}
+
+}  // namespace ms
