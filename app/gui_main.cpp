@@ -2,7 +2,8 @@
 // mechstudio: the desktop application. Opens the model given on the command line, or a bundled
 // example (paused). With --screenshot it renders the window after --steps steps, saves a PNG and
 // exits (for docs and tests).
-//   mechstudio [MODEL] [--set k=v]... [--follow BODY] [--select BODY] [--screenshot OUT.png [--steps N] [--size WxH]]
+//   mechstudio [MODEL | --lesson N|ID] [--set k=v]... [--integrator NAME [--contacts rigid|soft]] [--follow BODY]
+//              [--select BODY] [--screenshot OUT.png [--steps N] [--size WxH]]
 // Exit status (as mechstudio-cli): 0 ok, 1 bad input (arguments or a model that does not open),
 // 2 a step failed (screenshot mode).
 #include <QApplication>
@@ -18,6 +19,7 @@
 
 #include "gallery.h"
 #include "editor/model_tree.h"
+#include "integrator/integrator_options.h"
 #include "main_window.h"
 
 namespace {
@@ -55,7 +57,10 @@ int main(int argc, char** argv) {
   QCommandLineOption follow("follow", "The 3D view follows the body of that name.", "BODY");
   QCommandLineOption select("select", "Select the body of that name (model tree, text and 3D view).", "BODY");
   QCommandLineOption set("set", "Override a parameter of a .mech file or scene (repeatable).", "key=value");
-  cli.addOptions({shot, steps, size, set, follow, select});
+  QCommandLineOption integrator("integrator", "Integrator of the model: vi (default), euler, symplectic-euler, heun, rk4, exponential.", "NAME");
+  QCommandLineOption contacts("contacts", "Contact model with --integrator: rigid (default) or soft.", "MODEL");
+  QCommandLineOption lesson("lesson", "Open a lesson (1-6 or its id, e.g. drift): its scene, its integrators compared, its explanation.", "N|ID");
+  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson});
   if (!cli.parse(app.arguments())) return fail(1, cli.errorText());
   if (cli.isSet("help")) cli.showHelp(0);
   if (cli.isSet("version")) cli.showVersion();
@@ -77,12 +82,26 @@ int main(int argc, char** argv) {
     if (!params.emplace(kv.left(eq).toStdString(), kv.mid(eq + 1).toStdString()).second)
       return fail(1, "--set " + kv.left(eq) + " given more than once");
   }
+  if (cli.isSet(lesson) && (!args.isEmpty() || !params.empty())) return fail(1, "--lesson opens its own scene: give no model or --set");
   if (!params.empty() && args.isEmpty()) return fail(1, "--set needs a model file or scene");
+  ms::IntegratorOptions integratorOptions;
+  if (cli.isSet(integrator) && !ms::parseIntegratorKind(cli.value(integrator).toStdString(), integratorOptions.kind))
+    return fail(1, "--integrator expects vi, euler, symplectic-euler, heun, rk4 or exponential, got '" + cli.value(integrator) + "'");
+  if (cli.isSet(contacts) && !ms::parseContactModel(cli.value(contacts).toStdString(), integratorOptions.contacts))
+    return fail(1, "--contacts expects rigid or soft, got '" + cli.value(contacts) + "'");
+  if (cli.isSet(lesson) && (cli.isSet(integrator) || cli.isSet(contacts))) return fail(1, "--lesson chooses its own integrators");
 
   ms::ui::MainWindow window;
   QString error;
-  const bool opened = args.isEmpty() ? window.openExample(ms::ui::defaultGalleryResource(), &error)
-                                     : window.openModel(args[0], &error, params);
+  bool opened = false;
+  if (cli.isSet(lesson)) {
+    opened = window.openLesson(cli.value(lesson), &error);
+    if (!opened) return fail(1, error);
+  } else {
+    opened = args.isEmpty() ? window.openExample(ms::ui::defaultGalleryResource(), &error) : window.openModel(args[0], &error, params);
+  }
+  if (opened && (cli.isSet(integrator) || cli.isSet(contacts)) && !window.setIntegrator(integratorOptions, &error))
+    return fail(1, "--integrator: " + error);
   if (opened && cli.isSet(follow) && !window.followBody(cli.value(follow)))
     return fail(1, "--follow: the model has no body '" + cli.value(follow) + "'");
 

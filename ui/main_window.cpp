@@ -41,6 +41,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "comparison_panel.h"
 #include "core/check.h"
 #include "editor/editor_panel.h"
 #include "editor/model_editor.h"
@@ -48,7 +49,10 @@
 #include "gallery.h"
 #include "io/model_file.h"
 #include "joint_panel.h"
+#include "lesson_panel.h"
+#include "plots/plot_dock.h"
 #include "plots/plot_manager.h"
+#include "scenes/lessons.h"
 #include "settings_panel.h"
 #include "system/compiled_system.h"
 #include "viewport/viewport_widget.h"
@@ -118,6 +122,17 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(settings_, &SettingsPanel::stepSettingsChanged, this, [this](const StepSettings& s) { sim_.setStepSettings(s); });
   connect(settings_, &SettingsPanel::historyCapacityChanged, this, [this](int n) { sim_.setHistoryCapacity(n); });
   connect(settings_, &SettingsPanel::plotWindowChanged, this, [this](double s) { plots_->setTimeWindow(s); });
+  connect(settings_, &SettingsPanel::integratorChanged, this, [this](const IntegratorOptions& o) {
+    shownIntegrator_ = o;
+    sim_.setIntegrator(o);
+  });
+  connect(compare_, &ComparisonPanel::startRequested, this,
+          [this](const std::vector<CopySpec>& c, bool equalCost) { startComparison(c, equalCost); });
+  connect(compare_, &ComparisonPanel::stopRequested, this, [this] { sim_.stopComparison(); });
+  connect(lesson_, &LessonPanel::runToggled, this, [this] { runAct_->trigger(); });
+  connect(lesson_, &LessonPanel::restartRequested, this, [this] {
+    if (lessonNumber_ > 0) openLesson(QString::number(lessonNumber_));
+  });
   connect(joints_, &JointPanel::initialPositionRequested, this,
           [this](int j, const std::vector<double>& p) { sim_.setInitialJointPosition(j, p); });
   connect(joints_, &JointPanel::actuatorChanged, this, [this](int j, int c, double v) { sim_.setActuator(j, c, v); });
@@ -290,6 +305,21 @@ void MainWindow::buildDocks() {
   modelDock_->toggleViewAction()->setShortcut(QKeySequence("Ctrl+M"));
   tabifyDockWidget(sd, modelDock_);
   modelDock_->raise();
+  // Comparison: the copies' table below the 3D view, a tab beside the editor (its rows are wide).
+  compare_ = new ComparisonPanel;
+  compareDock_ = new QDockWidget("Comparison", this);
+  compareDock_->setObjectName("dock-comparison");
+  compareDock_->setWidget(compare_);
+  tabifyDockWidget(editorDock_, compareDock_);
+  editorDock_->raise();
+  // Lesson explanation: a tab of the left column, shown and raised by the Lessons menu.
+  lesson_ = new LessonPanel;
+  lessonDock_ = new QDockWidget("Lesson", this);
+  lessonDock_->setObjectName("dock-lesson");
+  lessonDock_->setWidget(lesson_);
+  tabifyDockWidget(modelDock_, lessonDock_);
+  modelDock_->raise();
+  lessonDock_->hide();
   // Body selection both ways between the tree and the 3D view (by name: the tree is the text's).
   connect(tree_, &ModelTreePanel::bodySelected, this, [this](const QString& name) {
     const auto it = std::find(bodyNames_.begin(), bodyNames_.end(), name.toStdString());
@@ -335,12 +365,25 @@ void MainWindow::buildMenus() {
   simMenu->addAction(stepAct_);
   simMenu->addAction(stepBackAct_);
   simMenu->addAction(resetAct_);
+  simMenu->addSeparator();
+  compareHereAct_ = simMenu->addAction("&Compare from here");
+  compareHereAct_->setObjectName("compare-from-here");
+  compareHereAct_->setShortcut(QKeySequence("Ctrl+K"));
+  compareHereAct_->setStatusTip("Run copies of the model with other integrators side by side, from the state shown");
+  connect(compareHereAct_, &QAction::triggered, this, [this] { compareFromHere(); });
+  QAction* stopCompare = simMenu->addAction("Stop comparing");
+  connect(stopCompare, &QAction::triggered, this, [this] { sim_.stopComparison(); });
 
   viewMenu_ = menuBar()->addMenu("&View");
   viewMenu_->addAction(fitAct_);
   viewMenu_->addAction(followAct_);
   viewMenu_->addAction(editorDock_->toggleViewAction());
   viewMenu_->addAction(modelDock_->toggleViewAction());
+  ghostsAct_ = viewMenu_->addAction("&Ghosts of compared copies");
+  ghostsAct_->setCheckable(true);
+  ghostsAct_->setChecked(true);
+  ghostsAct_->setObjectName("view-ghosts");
+  connect(ghostsAct_, &QAction::toggled, this, [this](bool on) { view_->setGhostsEnabled(on); });
   QMenu* presets = viewMenu_->addMenu("&Camera");
   const std::pair<const char*, ViewportWidget::ViewPreset> ps[] = {{"&Iso", ViewportWidget::ViewPreset::Iso},
                                                                    {"&Front", ViewportWidget::ViewPreset::Front},
@@ -383,6 +426,19 @@ void MainWindow::buildMenus() {
     QString err;
     if (!plots_->exportCsv(path, &err)) QMessageBox::warning(this, "Export failed", err);
   });
+  // Lessons: the teaching presets of scenes/lessons.h.
+  lessonsMenu_ = menuBar()->addMenu("&Lessons");
+  for (const Lesson& l : lessons()) {
+    QAction* a = lessonsMenu_->addAction(QString("&%1  %2").arg(l.number).arg(QString::fromStdString(l.title)));
+    a->setObjectName(QString("lesson-%1").arg(l.number));
+    a->setStatusTip(QString::fromStdString(l.claim));
+    const int n = l.number;
+    connect(a, &QAction::triggered, this, [this, n] {
+      if (!resolveUnsaved()) return;
+      QString err;
+      if (!openLesson(QString::number(n), &err)) showBanner(err, true);
+    });
+  }
   QMenu* panels = menuBar()->addMenu("&Window");
   for (QDockWidget* d : findChildren<QDockWidget*>())
     if (!plots_->docks().contains(d)) panels->addAction(d->toggleViewAction());
@@ -533,6 +589,7 @@ bool MainWindow::openModel(const QString& source, QString* error, const std::map
       bodyNames_.clear();
       for (const BodyDesc& b : model.bodies) bodyNames_.push_back(b.name);
       joints_->setSystem(sys);
+      modelLoaded(sys);
       plots_->clear();
       source_ = path;
       params_ = params;
@@ -756,6 +813,7 @@ bool MainWindow::applyEditor(QString* error) {
       bodyNames_.clear();
       for (const CompiledBody& b : sys->bodies) bodyNames_.push_back(b.name);
       joints_->setSystem(sys);
+      modelLoaded(sys);
       plots_->clear();
       shownGeneration_ = -1;
       appliedText_ = parsed->text;
@@ -1037,12 +1095,15 @@ void MainWindow::pullFromSimulation() {
   // Samples first (every step), then the latest snapshot.
   sampleBuffer_.clear();
   double rewindTo = 0;
-  if (sim_.takeSamples(sampleBuffer_, &rewindTo)) plots_->rewind(rewindTo);
+  const bool rewound = sim_.takeSamples(sampleBuffer_, &rewindTo);
+  // The snapshot after the samples: it is at least as new, so its copies cover them.
+  const Snapshot s = sim_.snapshot();
+  updateComparison(s);
+  if (rewound) plots_->rewind(rewindTo);
   if (!sampleBuffer_.empty()) plots_->append(sampleBuffer_);
   // Plots redraw at ~30 Hz.
   if (++tickCount_ % 2 == 0) plots_->refresh();
 
-  const Snapshot s = sim_.snapshot();
   if (!s.system) return;
   const bool changed = s.generation != shownGeneration_ || s.state.step != shownStep_ ||
                        s.historyCursor != shownCursor_ || s.running != shownRunning_ || s.perturbation.active;
@@ -1058,8 +1119,133 @@ void MainWindow::pullFromSimulation() {
     shownCursor_ = s.historyCursor;
     shownRunning_ = s.running;
   }
-  if (slowTick) updateStatus(s);
+  if (slowTick) {
+    updateStatus(s);
+    compare_->updateStatus(s);
+    lesson_->setRunning(s.running);
+    // The reference's integrator as the simulation has it (lessons and comparisons change it).
+    if (s.integrator != shownIntegrator_) {
+      shownIntegrator_ = s.integrator;
+      settings_->setIntegratorOptions(s.integrator);
+    }
+  }
   if (recording() && changed) recordFrame();
+}
+
+// Legends of the plots follow the copies (labels, colours, "diverged at t = …").
+void MainWindow::updateComparison(const Snapshot& s) {
+  std::vector<std::tuple<std::string, unsigned, std::string>> key;
+  for (const CopyStatus& c : s.copies) key.emplace_back(c.spec.label, c.spec.color, ComparisonPanel::stoppedNote(c).toStdString());
+  if (key == shownCopies_) return;
+  shownCopies_ = key;
+  std::vector<PlotManager::CopyLegend> legends;
+  for (const CopyStatus& c : s.copies) {
+    const unsigned rgb = c.spec.color;
+    legends.push_back({QString::fromStdString(c.spec.label), QColor(int((rgb >> 16) & 0xff), int((rgb >> 8) & 0xff), int(rgb & 0xff)),
+                       ComparisonPanel::stoppedNote(c)});
+  }
+  plots_->setCopies(legends);
+}
+
+void MainWindow::modelLoaded(std::shared_ptr<const CompiledSystem> sys) {
+  loadedSystem_ = sys;
+  settings_->setSystem(sys);
+  shownIntegrator_ = IntegratorOptions();
+  settings_->setIntegratorOptions(shownIntegrator_);
+  compare_->setSystem(sys, sim_.stepSettings().dt);
+  compare_->setCopies({});
+  lessonNumber_ = 0;
+  shownCopies_.clear();
+  plots_->setCopies({});
+}
+
+bool MainWindow::setIntegrator(const IntegratorOptions& options, QString* error) {
+  try {
+    if (!loadedSystem_) throw UserError("no model is open");
+    makeIntegrator(options, loadedSystem_);
+  } catch (const UserError& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  shownIntegrator_ = options;
+  settings_->setIntegratorOptions(options);
+  sim_.setIntegrator(options);
+  return true;
+}
+
+void MainWindow::startComparison(const std::vector<CopySpec>& copies, bool equalCost) {
+  if (copies.size() < 2 || !loadedSystem_) return;
+  compare_->setCopies(copies);
+  compare_->setEqualCost(equalCost);
+  runAct_->setChecked(false);
+  sim_.startComparison(copies, equalCost);
+  compareDock_->show();
+}
+
+void MainWindow::compareFromHere() {
+  if (!loadedSystem_) return;
+  std::vector<CopySpec> copies = compare_->copies();
+  if (copies.size() < 2) {
+    // Default: the reference as it is, and RK4 at the same step.
+    const double dt = sim_.stepSettings().dt;
+    CopySpec ref;
+    ref.options = sim_.integratorOptions();
+    ref.label = ref.options.kind == IntegratorKind::Variational ? "VI" : displayName(ref.options.kind);
+    ref.dt = dt;
+    ref.color = ComparisonPanel::defaultColor(0);
+    CopySpec rk4;
+    rk4.options.kind = IntegratorKind::RK4;
+    rk4.label = "RK4";
+    rk4.dt = dt;
+    rk4.color = ComparisonPanel::defaultColor(1);
+    compare_->setCopies({ref, rk4});
+  }
+  compareDock_->show();
+  compareDock_->raise();
+  compare_->start();
+}
+
+bool MainWindow::openLesson(const QString& numberOrId, QString* error) {
+  const Lesson* lesson = nullptr;
+  try {
+    lesson = &findLesson(numberOrId.trimmed().toStdString());
+  } catch (const UserError& e) {
+    if (error) *error = QString::fromUtf8(e.what());
+    return false;
+  }
+  if (!openModel(QString::fromStdString("scene:" + lesson->scene), error, lesson->params)) return false;
+  std::vector<CopySpec> copies;
+  for (size_t k = 0; k < lesson->variants.size(); ++k) {
+    const LessonVariant& v = lesson->variants[k];
+    CopySpec c;
+    c.label = v.label;
+    c.options = v.options;
+    c.dt = v.dt;
+    c.color = ComparisonPanel::defaultColor(int(k));
+    copies.push_back(c);
+  }
+  startComparison(copies, false);
+  lessonNumber_ = lesson->number;
+  // The lesson's plot in front (its log scale as the lesson says).
+  PlotManager::Figure focus = PlotManager::Figure::Energy;
+  switch (lesson->focus) {
+    case LessonFocus::ConstraintViolation: focus = PlotManager::Figure::Violation; break;
+    case LessonFocus::Energy: focus = PlotManager::Figure::EnergyError; break;
+    case LessonFocus::Penetration: focus = PlotManager::Figure::Penetration; break;
+    case LessonFocus::AngularMomentum: focus = PlotManager::Figure::EnergyError; break;
+  }
+  if (auto* dock = qobject_cast<PlotDock*>(plots_->dock(focus))) {
+    dock->show();
+    dock->raise();
+    if (lesson->logScale) dock->setLogScale(true);
+  }
+  lesson_->setLesson(*lesson);
+  lessonDock_->show();
+  lessonDock_->raise();
+  compareDock_->show();
+  compareDock_->raise();
+  setWindowTitle(QString("Lesson %1: %2 — MechStudio").arg(lesson->number).arg(QString::fromStdString(lesson->title)));
+  return true;
 }
 
 void MainWindow::updateTransport(const Snapshot& s) {
@@ -1074,7 +1260,7 @@ void MainWindow::updateTransport(const Snapshot& s) {
 }
 
 void MainWindow::updateStatus(const Snapshot& s) {
-  statusTime_->setText(QString("t = %1 s").arg(s.state.time, 0, 'f', 3));
+  statusTime_->setText(QString("t = %1 s").arg(s.copies.empty() ? s.state.time : s.clock, 0, 'f', 3));
   statusStep_->setText(QString("%1 µs/step").arg(s.metrics.stepMicroseconds, 0, 'f', 0));
   statusIter_->setText(QString("%1 it").arg(s.metrics.iterations));
   if (s.running)

@@ -14,6 +14,8 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "sim/sim_controller.h"
 
@@ -30,7 +32,9 @@ class QToolButton;
 
 namespace ms::ui {
 
+class ComparisonPanel;
 class EditorPanel;
+class LessonPanel;
 class JointPanel;
 class ModelTreePanel;
 class PlotManager;
@@ -134,6 +138,23 @@ class MainWindow : public QMainWindow {
   bool recording() const { return !recordDir_.isEmpty(); }
   int recordedFrames() const { return recordFrames_; }
 
+  // The reference simulation's integrator (Settings dock, --integrator): validated against the
+  // loaded model (false with the engine's reason in *error), then applied at the next sync point.
+  bool setIntegrator(const IntegratorOptions& options, QString* error = nullptr);
+  // Comparison mode (the "Comparison" dock): copies[0] is the reference; all start from the state
+  // shown. Also Simulation ▸ Compare from here (the dock's rows, or VI vs RK4 when it has none).
+  void startComparison(const std::vector<CopySpec>& copies, bool equalCost);
+  void compareFromHere();
+  ComparisonPanel* comparisonPanel() const { return compare_; }
+  QDockWidget* comparisonDock() const { return compareDock_; }
+  // Lessons ▸ N: opens the lesson's scene, runs its variants as a comparison (the first the
+  // reference), brings its focus plot to the front (log scale if the lesson says so) and shows
+  // its explanation panel. `numberOrId`: "1"…"6" or an id ("drift"). False with *error if unknown.
+  bool openLesson(const QString& numberOrId, QString* error = nullptr);
+  LessonPanel* lessonPanel() const { return lesson_; }
+  QDockWidget* lessonDock() const { return lessonDock_; }
+  QMenu* lessonsMenu() const { return lessonsMenu_; }
+
   // Screenshot of the whole window to PNG (atomically); false with *error on failure.
   bool saveScreenshot(const QString& path, QString* error = nullptr);
 
@@ -206,6 +227,18 @@ class MainWindow : public QMainWindow {
   QAction *runAct_, *stepAct_, *stepBackAct_, *resetAct_;
   QAction *screenshotAct_, *recordAct_;
   QAction *fitAct_, *followAct_;
+  QAction *compareHereAct_ = nullptr, *ghostsAct_ = nullptr;
+  ComparisonPanel* compare_ = nullptr;
+  QDockWidget* compareDock_ = nullptr;
+  LessonPanel* lesson_ = nullptr;
+  QDockWidget* lessonDock_ = nullptr;
+  QMenu* lessonsMenu_ = nullptr;
+  int lessonNumber_ = 0;
+  std::shared_ptr<const CompiledSystem> loadedSystem_;
+  IntegratorOptions shownIntegrator_;
+  std::vector<std::tuple<std::string, unsigned, std::string>> shownCopies_;  // legend state shown
+  void updateComparison(const Snapshot& s);
+  void modelLoaded(std::shared_ptr<const CompiledSystem> sys);
   std::vector<std::string> bodyNames_;  // of the loaded model
   QMenu *recentMenu_ = nullptr, *examplesMenu_ = nullptr, *viewMenu_ = nullptr, *plotsMenu_ = nullptr;
   QComboBox* speed_ = nullptr;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "settings_panel.h"
 
+#include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -9,6 +10,8 @@
 #include <QSpinBox>
 #include <cmath>
 #include <tuple>
+
+#include "core/check.h"
 #include <utility>
 
 namespace ms::ui {
@@ -30,7 +33,55 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   form->setRowWrapPolicy(QFormLayout::WrapLongRows);
 
-  // Integrator.
+  // Integrator choice: kind, contact model, soft-contact K and B, Baumgarte gains.
+  integrator_ = new QComboBox;
+  integrator_->setObjectName("settings-integrator");
+  for (IntegratorKind k : {IntegratorKind::Variational, IntegratorKind::ExplicitEuler, IntegratorKind::SymplecticEuler,
+                           IntegratorKind::Heun, IntegratorKind::RK4, IntegratorKind::Exponential})
+    integrator_->addItem(QString::fromUtf8(displayName(k)), int(k));
+  integrator_->setToolTip("Time stepper: the variational integrator (default), or a baseline on acceleration-level "
+                          "dynamics (explicit Euler, symplectic Euler, Heun, RK4) or the exponential integrator (soft contacts)");
+  form->addRow("Integrator", integrator_);
+  contacts_ = new QComboBox;
+  contacts_->setObjectName("settings-contacts");
+  contacts_->addItem("rigid", int(ContactModel::Rigid));
+  contacts_->addItem("soft (spring–damper)", int(ContactModel::Soft));
+  contacts_->setToolTip("Rigid contacts (inequality constraints, variational integrator) or soft spring–damper contacts");
+  form->addRow("Contacts", contacts_);
+  auto* kb = new QWidget;
+  auto* kbl = new QHBoxLayout(kb);
+  kbl->setContentsMargins(0, 0, 0, 0);
+  stiffness_ = new QLineEdit;
+  stiffness_->setToolTip("Soft-contact stiffness K, N/m");
+  damping_ = new QLineEdit;
+  damping_->setToolTip("Soft-contact damping B, N·s/m");
+  kbl->addWidget(new QLabel("K"));
+  kbl->addWidget(stiffness_);
+  kbl->addWidget(new QLabel("B"));
+  kbl->addWidget(damping_);
+  form->addRow("Soft contact", kb);
+  auto* ab = new QWidget;
+  auto* abl = new QHBoxLayout(ab);
+  abl->setContentsMargins(0, 0, 0, 0);
+  alpha_ = new QLineEdit;
+  alpha_->setToolTip("Baumgarte velocity gain α, 1/s (explicit integrators; 0: none)");
+  beta_ = new QLineEdit;
+  beta_->setToolTip("Baumgarte position gain β, 1/s (explicit integrators; 0: none)");
+  abl->addWidget(new QLabel("α"));
+  abl->addWidget(alpha_);
+  abl->addWidget(new QLabel("β"));
+  abl->addWidget(beta_);
+  form->addRow("Baumgarte", ab);
+  integratorProblem_ = new QLabel;
+  integratorProblem_->setObjectName("settings-integrator-problem");
+  integratorProblem_->setStyleSheet("color: #c0392b;");
+  integratorProblem_->setWordWrap(true);
+  form->addRow(integratorProblem_);
+  connect(integrator_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { emitIntegrator(); });
+  connect(contacts_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] { emitIntegrator(); });
+  for (QLineEdit* e : {stiffness_, damping_, alpha_, beta_}) connect(e, &QLineEdit::editingFinished, this, [this] { emitIntegrator(); });
+
+  // Step.
   dt_ = spin(1e-5, 0.5, 5, 0.001, " s");
   dt_->setToolTip("Time step Δt of the variational integrator (1e-5 … 0.5 s)");
   form->addRow("Time step Δt", dt_);
@@ -98,6 +149,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     if (!updating_) Q_EMIT plotWindowChanged(v);
   });
   setStepSettings(StepSettings());
+  setIntegratorOptions(IntegratorOptions());
   setHistoryCapacity(10000);
   setPlotWindow(10);
 }
@@ -145,6 +197,59 @@ void SettingsPanel::setPlotWindow(double seconds) {
 double SettingsPanel::plotWindow() const { return plotWindow_->value(); }
 
 QString SettingsPanel::problem() const { return problem_->text(); }
+
+void SettingsPanel::setSystem(std::shared_ptr<const CompiledSystem> system) { system_ = std::move(system); }
+
+void SettingsPanel::setIntegratorOptions(const IntegratorOptions& o) {
+  updating_ = true;
+  integrator_->setCurrentIndex(integrator_->findData(int(o.kind)));
+  contacts_->setCurrentIndex(contacts_->findData(int(o.contacts)));
+  stiffness_->setText(QString::number(o.contactStiffness, 'g', 6));
+  damping_->setText(QString::number(o.contactDamping, 'g', 6));
+  alpha_->setText(QString::number(o.baumgarteAlpha, 'g', 6));
+  beta_->setText(QString::number(o.baumgarteBeta, 'g', 6));
+  integratorProblem_->clear();
+  updating_ = false;
+}
+
+IntegratorOptions SettingsPanel::integratorOptions() const {
+  IntegratorOptions o;
+  o.kind = IntegratorKind(integrator_->currentData().toInt());
+  o.contacts = ContactModel(contacts_->currentData().toInt());
+  // Unparsable text becomes NaN, which validation names.
+  const auto num = [](const QLineEdit* e) {
+    bool ok = false;
+    const double v = e->text().trimmed().toDouble(&ok);
+    return ok ? v : std::nan("");
+  };
+  o.contactStiffness = num(stiffness_);
+  o.contactDamping = num(damping_);
+  o.baumgarteAlpha = num(alpha_);
+  o.baumgarteBeta = num(beta_);
+  return o;
+}
+
+QString SettingsPanel::integratorProblem() const { return integratorProblem_->text(); }
+
+// Validated here (the engine's own reasons, against the loaded model; an integrator this build
+// lacks is named too), emitted only when valid.
+void SettingsPanel::emitIntegrator() {
+  if (updating_) return;
+  const IntegratorOptions o = integratorOptions();
+  QString why;
+  try {
+    if (system_) {
+      makeIntegrator(o, system_);
+    } else {
+      CompiledSystem empty;
+      validateIntegratorOptions(o, empty);
+    }
+  } catch (const UserError& e) {
+    why = QString::fromUtf8(e.what());
+  }
+  integratorProblem_->setText(why);
+  if (why.isEmpty()) Q_EMIT integratorChanged(o);
+}
 
 void SettingsPanel::emitSettings() {
   if (updating_) return;

@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The settings dock: time step, Newton tolerance and iteration caps, gravity, history length and
+// The settings dock: the integrator (variational or a baseline, rigid or soft contacts with K and
+// B, Baumgarte gains; a combination the engine refuses for the loaded model shows its reason and is
+// not applied), time step, Newton tolerance and iteration caps, gravity, history length and
 // the plots' time window. Every field is validated as it is typed (invalid text is marked and
 // explained, never applied); valid changes are emitted at once.
 #pragma once
 
 #include <QWidget>
+#include <memory>
 
 #include "integrator/integrator.h"
+#include "integrator/integrator_options.h"
+#include "system/compiled_system.h"
 
+class QComboBox;
 class QDoubleSpinBox;
 class QLineEdit;
 class QSpinBox;
@@ -34,13 +40,32 @@ class SettingsPanel : public QWidget {
   // The message under the fields ("" when every field is valid).
   QString problem() const;
 
+  // Integrator choice for `system` (validated against it; null: anything well-formed is accepted).
+  void setSystem(std::shared_ptr<const CompiledSystem> system);
+  // Shows `o` without emitting.
+  void setIntegratorOptions(const IntegratorOptions& o);
+  // What the fields say (valid or not).
+  IntegratorOptions integratorOptions() const;
+  // Why the integrator fields are not applied ("" when they are valid).
+  QString integratorProblem() const;
+  QComboBox* integratorCombo() const { return integrator_; }
+  QComboBox* contactsCombo() const { return contacts_; }
+
  Q_SIGNALS:
   void stepSettingsChanged(const ms::StepSettings& s);
   void historyCapacityChanged(int states);
   void plotWindowChanged(double seconds);
+  // A valid integrator choice (applied by the simulation thread at its next sync point).
+  void integratorChanged(const ms::IntegratorOptions& options);
 
  private:
   void emitSettings();
+  void emitIntegrator();
+  std::shared_ptr<const CompiledSystem> system_;
+  QComboBox* integrator_;
+  QComboBox* contacts_;
+  QLineEdit *stiffness_, *damping_, *alpha_, *beta_;
+  QLabel* integratorProblem_;
   QDoubleSpinBox* dt_;
   QLineEdit* tolerance_;
   QLineEdit* complementarity_;

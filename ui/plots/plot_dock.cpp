@@ -170,29 +170,8 @@ void PlotDock::setUpFigure() {
   for (const ValueAxis& va : valueAxes_) va.axis->setRange(0, 1);
 
   // Legend in its own row above the axis rect (never covers data), one line, left-aligned by an
-  // empty stretching element beside it; only for multi-series figures.
-  if (series_.size() > 1) {
-    plot_->legend->setVisible(true);
-    plot_->plotLayout()->insertRow(0);
-    auto* row = new QCPLayoutGrid;
-    plot_->plotLayout()->addElement(0, 0, row);
-    plot_->plotLayout()->setRowStretchFactor(0, 0.001);
-    row->addElement(0, 0, plot_->legend);
-    row->addElement(0, 1, new QCPLayoutElement(plot_));
-    row->setColumnStretchFactor(0, 0.001);
-    row->setMargins(QMargins(0, 0, 0, 0));
-    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    plot_->legend->setBorderPen(Qt::NoPen);
-    plot_->legend->setBrush(Qt::NoBrush);
-    plot_->legend->setMargins(QMargins(0, 2, 6, 0));
-    // Items start where the axis rect's data area starts (shared left margin).
-    auto* group = new QCPMarginGroup(plot_);
-    plot_->axisRect()->setMarginGroup(QCP::msLeft, group);
-    plot_->legend->setAutoMargins(QCP::msLeft);
-    plot_->legend->setMarginGroup(QCP::msLeft, group);
-    plot_->legend->setIconSize(18, 8);
-    plot_->legend->setColumnSpacing(12);
-  }
+  // empty stretching element beside it; only for multi-series figures (and comparisons).
+  if (series_.size() > 1) ensureLegendRow();
 
   // Hover cursor: a vertical line through the sample under the mouse (overlay layer: cheap redraws).
   cursor_ = new QCPItemStraightLine(plot_);
@@ -211,6 +190,171 @@ void PlotDock::setUpFigure() {
   applyScaleType(logAxis_, log_);
 }
 
+void PlotDock::ensureLegendRow() {
+  if (legendRow_) return;
+  legendRow_ = true;
+  {
+    plot_->legend->setVisible(true);
+    plot_->plotLayout()->insertRow(0);
+    auto* row = new QCPLayoutGrid;
+    plot_->plotLayout()->addElement(0, 0, row);
+    plot_->plotLayout()->setRowStretchFactor(0, 0.001);
+    row->addElement(0, 0, plot_->legend);
+    row->addElement(0, 1, new QCPLayoutElement(plot_));
+    legendGrid_ = row;
+    row->setColumnStretchFactor(0, 0.001);
+    row->setMargins(QMargins(0, 0, 0, 0));
+    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    plot_->legend->setBorderPen(Qt::NoPen);
+    plot_->legend->setBrush(Qt::NoBrush);
+    plot_->legend->setMargins(QMargins(0, 2, 6, 0));
+    // Items start where the axis rect's data area starts (shared left margin).
+    auto* group = new QCPMarginGroup(plot_);
+    plot_->axisRect()->setMarginGroup(QCP::msLeft, group);
+    plot_->legend->setAutoMargins(QCP::msLeft);
+    plot_->legend->setMarginGroup(QCP::msLeft, group);
+    plot_->legend->setIconSize(18, 8);
+    plot_->legend->setColumnSpacing(12);
+  }
+}
+
+// ---- comparison ------------------------------------------------------------------------------
+
+namespace {
+// Quantities of one copy are told apart by dash pattern (colour = copy).
+Qt::PenStyle seriesStyle(std::size_t i) {
+  static const Qt::PenStyle styles[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine};
+  return styles[i % 4];
+}
+}  // namespace
+
+void PlotDock::setComparison(const std::vector<CompareCurve>& copies) {
+  const bool same = copies.size() == compare_.size() &&
+                    std::equal(copies.begin(), copies.end(), compare_.begin(), [](const CompareCurve& a, const CompareCurve& b) {
+                      return a.store == b.store && a.label == b.label && a.color == b.color && a.note == b.note;
+                    });
+  if (same) return;
+  // Graphs of the copies beyond the reference: rebuilt when the copies change.
+  const bool structure = copies.size() != compare_.size() ||
+                         !std::equal(copies.begin(), copies.end(), compare_.begin(),
+                                     [](const CompareCurve& a, const CompareCurve& b) { return a.store == b.store; });
+  if (structure) {
+    for (auto& graphs : compareGraphs_)
+      for (QCPGraph* g : graphs) plot_->removeGraph(g);
+    compareGraphs_.clear();
+  }
+  compare_ = copies.size() >= 2 ? copies : std::vector<CompareCurve>();
+  if (structure && !compare_.empty()) {
+    ensureLegendRow();
+    for (std::size_t k = 1; k < compare_.size(); ++k) {
+      std::vector<QCPGraph*> graphs;
+      for (const Series& s : series_) {
+        QCPGraph* g = plot_->addGraph(plot_->xAxis, s.graph->valueAxis());
+        g->setLineStyle(QCPGraph::lsLine);
+        graphs.push_back(g);
+      }
+      compareGraphs_.push_back(graphs);
+    }
+  }
+  applyComparisonStyle();
+  settingsDirty_ = true;
+  rescaleOnce_ = true;
+}
+
+// Names and pens: per copy in comparisons, the figure's own otherwise.
+void PlotDock::applyComparisonStyle() {
+  const QColor fg = palette().color(QPalette::Text);
+  if (compare_.empty()) {
+    for (Series& s : series_) {
+      s.graph->setName(s.name);
+      s.graph->setPen(QPen(figure_ == Figure::Energy && &s == &series_.front() ? fg : s.color, 1));
+      s.graph->addToLegend();
+    }
+    // The note on dash patterns goes with the comparison.
+    if (styleNote_) {
+      legendGrid_->remove(styleNote_);
+      legendGrid_->simplify();
+      styleNote_ = nullptr;
+    }
+    plot_->legend->setVisible(series_.size() > 1);
+    plot_->legend->setWrap(0);
+    plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    return;
+  }
+  // The legend names the copies (one entry each, its first quantity); the dock title says which
+  // dash pattern is which quantity.
+  for (std::size_t k = 0; k < compare_.size(); ++k)
+    for (std::size_t si = 0; si < series_.size(); ++si) {
+      QCPGraph* g = k == 0 ? series_[si].graph : compareGraphs_[k - 1][si];
+      // "RK4 (diverged at t = 1.234 s)" in the legend; "RK4: kinetic" for the unlisted quantities.
+      QString n = compare_[k].label;
+      if (si > 0) n += QStringLiteral(": ") + series_[si].name.toLower();
+      else if (!compare_[k].note.isEmpty()) n += QStringLiteral(" (") + compare_[k].note + QLatin1Char(')');
+      g->setName(n);
+      g->setPen(QPen(compare_[k].color, 1, seriesStyle(si)));
+      if (si == 0) g->addToLegend();
+      else g->removeFromLegend();
+    }
+  if (series_.size() > 1) {
+    static const char* const styleNames[] = {"solid", "dashed", "dotted", "dash-dot"};
+    QStringList parts;
+    for (std::size_t si = 0; si < series_.size(); ++si)
+      parts << series_[si].name.toLower() + QLatin1Char(' ') + QLatin1String(styleNames[si % 4]);
+    // Under the legend: which dash pattern is which quantity.
+    if (!styleNote_) {
+      styleNote_ = new QCPTextElement(plot_, QString());
+      QFont small = font();
+      small.setPointSizeF(small.pointSizeF() * 0.85);
+      styleNote_->setFont(small);
+      styleNote_->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
+      styleNote_->setMargins(QMargins(0, 0, 0, 0));
+      legendGrid_->addElement(1, 0, styleNote_);
+    }
+    styleNote_->setTextColor(palette().color(QPalette::Text));
+    styleNote_->setText(parts.join(QStringLiteral(" · ")));
+  }
+  plot_->legend->setVisible(true);
+  layoutLegend();
+}
+
+// Comparison legends: as many columns as fit the plot's width (one row when they all fit).
+void PlotDock::layoutLegend() {
+  if (compare_.empty()) return;
+  const QFontMetrics fm(plot_->legend->font());
+  std::vector<int> widths;
+  for (int i = 0; i < plot_->legend->itemCount(); ++i)
+    if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot_->legend->item(i)))
+      widths.push_back(fm.horizontalAdvance(item->plottable()->name()) + 18 + 6 + 12);
+  const int available = std::max(100, plot_->width() - 60);
+  int columns = std::max(1, int(widths.size()));
+  for (; columns > 1; --columns) {
+    int total = 0;
+    for (int c = 0; c < columns; ++c) {
+      int w = 0;
+      for (std::size_t i = std::size_t(c); i < widths.size(); i += std::size_t(columns)) w = std::max(w, widths[i]);
+      total += w;
+    }
+    if (total <= available) break;
+  }
+  if (plot_->legend->wrap() == columns) return;
+  plot_->legend->setWrap(columns);
+  plot_->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+}
+
+quint64 PlotDock::dataRevision() const {
+  quint64 r = store_->revision();
+  for (std::size_t k = 1; k < compare_.size(); ++k)
+    if (compare_[k].store) r += compare_[k].store->revision();
+  return r;
+}
+
+quint64 PlotDock::dataResetRevision() const {
+  quint64 r = store_->resetRevision();
+  for (std::size_t k = 1; k < compare_.size(); ++k)
+    if (compare_[k].store) r += compare_[k].store->resetRevision();
+  return r;
+}
+
 // Adds one graph (and its hover tracer) on the given value axis.
 void PlotDock::addSeries(Field field, const QString& name, const QString& unit, const QColor& color,
                          QCPAxis* valueAxis) {
@@ -222,6 +366,7 @@ void PlotDock::addSeries(Field field, const QString& name, const QString& unit, 
   s.graph->setName(name);
   s.graph->setPen(QPen(color, 1));
   s.graph->setLineStyle(QCPGraph::lsLine);
+  s.color = color;
   s.tracer = new QCPItemTracer(plot_);
   s.tracer->setLayer(QStringLiteral("overlay"));
   s.tracer->setSelectable(false);
@@ -261,6 +406,7 @@ void PlotDock::applyStyle() {
   for (Series& s : series_) s.tracer->setBrush(bg);
   // The total energy follows the text colour.
   if (figure_ == Figure::Energy && !series_.empty()) series_.front().graph->setPen(QPen(fg, 1));
+  if (!compare_.empty()) applyComparisonStyle();
 }
 
 // Switches an axis between linear and logarithmic scale (ticker and number format follow).
@@ -340,12 +486,13 @@ int PlotDock::bucketCount() const {
 bool PlotDock::refresh(double timeWindow, bool force) {
   window_ = timeWindow;
   const int buckets = bucketCount();
-  const bool changed = force || settingsDirty_ || store_->revision() != shownRevision_ ||
+  const bool changed = force || settingsDirty_ || dataRevision() != shownRevision_ ||
                        timeWindow != shownWindow_ || buckets != shownBuckets_;
   if (!changed) return false;
   // Paused under the mouse: keep the frozen view unless the shown data became wrong.
-  const bool reset = store_->resetRevision() != shownResetRevision_;
+  const bool reset = dataResetRevision() != shownResetRevision_;
   if (hovered_ && !force && !settingsDirty_ && !reset) return false;
+  if (buckets != shownBuckets_) layoutLegend();
   rebuild(hovered_);
   plot_->replot(QCustomPlot::rpQueuedRefresh);
   return true;
@@ -354,14 +501,21 @@ bool PlotDock::refresh(double timeWindow, bool force) {
 // Sets the x range, decimates every series to min/max pairs per pixel, autoscales, clamps
 // non-positive values on log axes to just below the axis, and hands the points to the graphs.
 void PlotDock::rebuild(bool keepX) {
-  const std::size_t n = store_->size();
+  // Every store shown: the reference's, then the other copies' in a comparison.
+  std::vector<const SampleStore*> stores{store_};
+  for (std::size_t k = 1; k < compare_.size(); ++k) stores.push_back(compare_[k].store);
   QCPRange xr = plot_->xAxis->range();
-  // Scrolling window: starts at the first sample, then follows the newest one.
+  // Scrolling window: starts at the first sample, then follows the newest one (of any copy).
   if (!keepX) {
-    if (n == 0) {
+    double t0 = kInf, t1 = -kInf;
+    for (const SampleStore* st : stores)
+      if (st && !st->empty()) {
+        t0 = std::min(t0, st->time(0));
+        t1 = std::max(t1, st->time(st->size() - 1));
+      }
+    if (!(t0 <= t1)) {
       xr = QCPRange(0, window_ > 0 ? window_ : 1);
     } else {
-      const double t0 = store_->time(0), t1 = store_->time(n - 1);
       if (window_ > 0) {
         const double upper = std::max(t1, t0 + window_);
         xr = QCPRange(upper - window_, upper);
@@ -371,45 +525,20 @@ void PlotDock::rebuild(bool keepX) {
     }
     plot_->xAxis->setRange(xr);
   }
-
-  // Index range of the window plus one neighbour each side, so lines reach the edges.
-  std::size_t i0 = store_->lowerBound(xr.lower);
-  std::size_t i1 = store_->upperBound(xr.upper, i0);
-  if (i0 > 0) --i0;
-  if (i1 < n) ++i1;
   const int buckets = bucketCount();
-  const bool direct = i1 - i0 <= 2 * static_cast<std::size_t>(buckets);
-  // Bucket boundaries (one per pixel column), shared by every series.
-  if (!direct) {
-    bounds_.resize(static_cast<std::size_t>(buckets) + 1);
-    bounds_[0] = i0;
-    const double dx = xr.size() / buckets;
-    for (int k = 1; k < buckets; ++k)
-      bounds_[static_cast<std::size_t>(k)] = store_->lowerBound(xr.lower + k * dx, bounds_[static_cast<std::size_t>(k) - 1]);
-    bounds_[static_cast<std::size_t>(buckets)] = i1;
-  }
 
-  // Decimated points of each series: all of them when few, else min and max of each bucket in order.
-  std::vector<QVector<QCPGraphData>> points(series_.size());
-  for (std::size_t si = 0; si < series_.size(); ++si) {
-    const Field f = series_[si].field;
-    QVector<QCPGraphData>& pts = points[si];
-    if (direct) {
-      pts.reserve(static_cast<int>(i1 - i0));
-      for (std::size_t i = i0; i < i1; ++i) {
-        const double v = store_->value(f, i);
-        if (std::isfinite(v)) pts.append(QCPGraphData(store_->time(i), v));
-      }
-    } else {
-      pts.reserve(2 * buckets);
-      for (int k = 0; k < buckets; ++k) {
-        const auto e = store_->extremes(f, bounds_[static_cast<std::size_t>(k)], bounds_[static_cast<std::size_t>(k) + 1]);
-        if (!e.valid) continue;
-        const std::size_t a = std::min(e.argMin, e.argMax), b = std::max(e.argMin, e.argMax);
-        pts.append(QCPGraphData(store_->time(a), store_->value(f, a)));
-        if (b != a) pts.append(QCPGraphData(store_->time(b), store_->value(f, b)));
-      }
+  // Decimated points of each graph (series of the reference first, then each copy's).
+  std::vector<QCPGraph*> graphs;
+  std::vector<QVector<QCPGraphData>> points(series_.size() * stores.size());
+  std::vector<Field> fields;
+  for (const Series& s : series_) fields.push_back(s.field);
+  for (std::size_t k = 0; k < stores.size(); ++k) {
+    std::vector<QVector<QCPGraphData>*> out;
+    for (std::size_t si = 0; si < series_.size(); ++si) {
+      graphs.push_back(k == 0 ? series_[si].graph : compareGraphs_[k - 1][si]);
+      out.push_back(&points[k * series_.size() + si]);
     }
+    if (stores[k]) decimate(*stores[k], fields, xr, buckets, out);
   }
 
   // Value ranges (each axis from the visible points of its graphs), then log clamping.
@@ -419,8 +548,8 @@ void PlotDock::rebuild(bool keepX) {
     const bool logAx = va.axis->scaleType() == QCPAxis::stLogarithmic;
     if (scale) {
       double lo = kInf, hi = -kInf;
-      for (std::size_t si = 0; si < series_.size(); ++si) {
-        if (series_[si].graph->valueAxis() != va.axis) continue;
+      for (std::size_t si = 0; si < graphs.size(); ++si) {
+        if (graphs[si]->valueAxis() != va.axis) continue;
         for (const QCPGraphData& p : points[si]) {
           if (p.key < xr.lower || p.key > xr.upper || (logAx && p.value <= 0)) continue;
           lo = std::min(lo, p.value);
@@ -456,20 +585,61 @@ void PlotDock::rebuild(bool keepX) {
     // Non-positive values on a log axis are drawn just below its lower edge (display only).
     if (logAx) {
       const double floor = va.axis->range().lower * 1e-3;
-      for (std::size_t si = 0; si < series_.size(); ++si) {
-        if (series_[si].graph->valueAxis() != va.axis) continue;
+      for (std::size_t si = 0; si < graphs.size(); ++si) {
+        if (graphs[si]->valueAxis() != va.axis) continue;
         for (QCPGraphData& p : points[si])
           if (p.value <= 0) p.value = floor;
       }
     }
   }
-  for (std::size_t si = 0; si < series_.size(); ++si) series_[si].graph->data()->set(points[si], true);
+  for (std::size_t si = 0; si < graphs.size(); ++si) graphs[si]->data()->set(points[si], true);
 
-  shownRevision_ = store_->revision();
-  shownResetRevision_ = store_->resetRevision();
+  shownRevision_ = dataRevision();
+  shownResetRevision_ = dataResetRevision();
   shownWindow_ = window_;
   shownBuckets_ = buckets;
   settingsDirty_ = false;
+}
+
+// All points when few, else the min and max of each pixel column in time order.
+void PlotDock::decimate(const SampleStore& store, const std::vector<Field>& fields, const QCPRange& xr, int buckets,
+                        std::vector<QVector<QCPGraphData>*>& out) {
+  const std::size_t n = store.size();
+  // Index range of the window plus one neighbour each side, so lines reach the edges.
+  std::size_t i0 = store.lowerBound(xr.lower);
+  std::size_t i1 = store.upperBound(xr.upper, i0);
+  if (i0 > 0) --i0;
+  if (i1 < n) ++i1;
+  const bool direct = i1 - i0 <= 2 * static_cast<std::size_t>(buckets);
+  // Bucket boundaries (one per pixel column), shared by every field.
+  if (!direct) {
+    bounds_.resize(static_cast<std::size_t>(buckets) + 1);
+    bounds_[0] = i0;
+    const double dx = xr.size() / buckets;
+    for (int k = 1; k < buckets; ++k)
+      bounds_[static_cast<std::size_t>(k)] = store.lowerBound(xr.lower + k * dx, bounds_[static_cast<std::size_t>(k) - 1]);
+    bounds_[static_cast<std::size_t>(buckets)] = i1;
+  }
+  for (std::size_t si = 0; si < fields.size(); ++si) {
+    const Field f = fields[si];
+    QVector<QCPGraphData>& pts = *out[si];
+    if (direct) {
+      pts.reserve(static_cast<int>(i1 - i0));
+      for (std::size_t i = i0; i < i1; ++i) {
+        const double v = store.value(f, i);
+        if (std::isfinite(v)) pts.append(QCPGraphData(store.time(i), v));
+      }
+    } else {
+      pts.reserve(2 * buckets);
+      for (int k = 0; k < buckets; ++k) {
+        const auto e = store.extremes(f, bounds_[static_cast<std::size_t>(k)], bounds_[static_cast<std::size_t>(k) + 1]);
+        if (!e.valid) continue;
+        const std::size_t a = std::min(e.argMin, e.argMax), b = std::max(e.argMin, e.argMax);
+        pts.append(QCPGraphData(store.time(a), store.value(f, a)));
+        if (b != a) pts.append(QCPGraphData(store.time(b), store.value(f, b)));
+      }
+    }
+  }
 }
 
 // ---- hover -----------------------------------------------------------------------------------

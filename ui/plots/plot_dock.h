@@ -7,7 +7,9 @@
 // images. Non-interactive saveImage()/exportCsv() exist for tests and scripts.
 #pragma once
 
+#include <QColor>
 #include <QDockWidget>
+#include <QVector>
 #include <QList>
 #include <QPoint>
 #include <QString>
@@ -22,6 +24,10 @@ class QCPAxis;
 class QCPGraph;
 class QCPItemStraightLine;
 class QCPItemTracer;
+class QCPRange;
+class QCPTextElement;
+class QCPLayoutGrid;
+class QCPGraphData;
 class QCustomPlot;
 
 namespace ms::ui {
@@ -51,6 +57,19 @@ class PlotDock : public QDockWidget {
   // Whether the mouse is over the plot (scrolling paused).
   bool hovered() const { return hovered_; }
 
+  // Comparison: one curve per copy and quantity, in the copy's colour (quantities told apart by
+  // dash pattern), named by the copy's label in the legend (with its note, e.g. "diverged at
+  // t = 1.2 s"). copies[0] is the reference, drawn from this dock's own store (its `store` is
+  // ignored). Fewer than two copies: back to the normal figure.
+  struct CompareCurve {
+    const SampleStore* store = nullptr;
+    QString label;
+    QColor color;
+    QString note;
+  };
+  void setComparison(const std::vector<CompareCurve>& copies);
+  int comparisonCopies() const { return int(compare_.size()); }
+
   // Saves the figure as PNG (2× resolution) or SVG, chosen by the suffix; atomically.
   bool saveImage(const QString& path, QString* error);
   // Writes every stored sample (all series) as CSV; same format as PlotManager::exportCsv.
@@ -70,6 +89,7 @@ class PlotDock : public QDockWidget {
     QString name, unit;
     QCPGraph* graph = nullptr;
     QCPItemTracer* tracer = nullptr;
+    QColor color;  // its own colour outside comparisons
   };
   // A value axis and how it is scaled.
   struct ValueAxis {
@@ -78,6 +98,14 @@ class PlotDock : public QDockWidget {
   };
 
   void setUpFigure();
+  void ensureLegendRow();
+  void applyComparisonStyle();
+  void layoutLegend();
+  quint64 dataRevision() const;
+  quint64 dataResetRevision() const;
+  // Min/max-per-pixel points of some fields of one store over the x range.
+  void decimate(const SampleStore& store, const std::vector<SampleStore::Field>& fields, const QCPRange& xr,
+                int buckets, std::vector<QVector<QCPGraphData>*>& out);
   void addSeries(SampleStore::Field field, const QString& name, const QString& unit, const QColor& color,
                  QCPAxis* valueAxis);
   void applyStyle();
@@ -117,6 +145,12 @@ class PlotDock : public QDockWidget {
   double shownWindow_ = -1;
   int shownBuckets_ = -1;
   std::vector<std::size_t> bounds_;  // scratch: bucket index boundaries
+  // Comparison: the copies and, for copies 1…n, one graph per series (in series order).
+  std::vector<CompareCurve> compare_;
+  std::vector<std::vector<QCPGraph*>> compareGraphs_;
+  bool legendRow_ = false;
+  QCPTextElement* styleNote_ = nullptr;
+  QCPLayoutGrid* legendGrid_ = nullptr;
 };
 
 }  // namespace ms::ui

@@ -10,6 +10,7 @@
 #include <QMainWindow>
 #include <QPointer>
 #include <array>
+#include <memory>
 
 #include "plots/plot_dock.h"
 #include "plots/sample_store.h"
@@ -21,6 +22,10 @@ struct PlotManager::Impl {
   SampleStore store;
   std::array<QPointer<PlotDock>, 6> docks;
   double timeWindow = 10;
+  // Comparison: copies 1…n (index k-1) and their legends.
+  std::vector<std::unique_ptr<SampleStore>> copyStores;
+  std::vector<CopyLegend> legends;
+  std::vector<std::vector<StepSample>> scratch;
 };
 
 PlotManager::PlotManager(QMainWindow* window) : QObject(window), d_(new Impl) {
@@ -62,11 +67,61 @@ QList<QDockWidget*> PlotManager::docks() const {
 
 QDockWidget* PlotManager::dock(Figure figure) const { return d_->docks[static_cast<std::size_t>(figure)].data(); }
 
-void PlotManager::append(const std::vector<StepSample>& samples) { d_->store.append(samples); }
+void PlotManager::append(const std::vector<StepSample>& samples) {
+  // Fast path: no comparison (every sample is the reference's).
+  if (d_->copyStores.empty()) {
+    bool plain = true;
+    for (const StepSample& s : samples) plain = plain && s.copy == 0;
+    if (plain) {
+      d_->store.append(samples);
+      return;
+    }
+  }
+  d_->scratch.resize(d_->copyStores.size() + 1);
+  for (auto& v : d_->scratch) v.clear();
+  for (const StepSample& s : samples)
+    if (s.copy >= 0 && std::size_t(s.copy) < d_->scratch.size()) d_->scratch[std::size_t(s.copy)].push_back(s);
+  if (!d_->scratch[0].empty()) d_->store.append(d_->scratch[0]);
+  for (std::size_t k = 1; k < d_->scratch.size(); ++k)
+    if (!d_->scratch[k].empty()) d_->copyStores[k - 1]->append(d_->scratch[k]);
+}
 
-void PlotManager::rewind(double time) { d_->store.rewind(time); }
+void PlotManager::rewind(double time) {
+  d_->store.rewind(time);
+  for (auto& st : d_->copyStores) st->rewind(time);
+}
 
-void PlotManager::clear() { d_->store.clear(); }
+void PlotManager::clear() {
+  d_->store.clear();
+  for (auto& st : d_->copyStores) st->clear();
+}
+
+void PlotManager::setCopies(const std::vector<CopyLegend>& copies) {
+  const std::size_t others = copies.size() >= 2 ? copies.size() - 1 : 0;
+  if (others != d_->copyStores.size()) {
+    // The docks drop their graphs of the old stores before the stores go.
+    for (const auto& dock : d_->docks)
+      if (dock) dock->setComparison({});
+    d_->copyStores.resize(others);
+    for (auto& st : d_->copyStores)
+      if (!st) st = std::make_unique<SampleStore>();
+  }
+  d_->legends = copies;
+  std::vector<PlotDock::CompareCurve> curves;
+  if (others > 0)
+    for (std::size_t k = 0; k < copies.size(); ++k)
+      curves.push_back({k == 0 ? &d_->store : d_->copyStores[k - 1].get(), copies[k].label, copies[k].color, copies[k].note});
+  for (const auto& dock : d_->docks)
+    if (dock) dock->setComparison(curves);
+}
+
+int PlotManager::copyCount() const { return d_->copyStores.empty() ? 0 : int(d_->copyStores.size()) + 1; }
+
+long PlotManager::copySampleCount(int copy) const {
+  if (copy == 0) return d_->store.receivedCount();
+  if (copy < 1 || std::size_t(copy) > d_->copyStores.size()) return 0;
+  return d_->copyStores[std::size_t(copy) - 1]->receivedCount();
+}
 
 void PlotManager::setTimeWindow(double seconds) { d_->timeWindow = seconds > 0 ? seconds : 0; }
 

@@ -4,6 +4,7 @@
 // step's sample. All samples are kept for export; the display is decimated to the pixel width.
 #pragma once
 
+#include <QColor>
 #include <QList>
 #include <QObject>
 #include <QString>
@@ -40,6 +41,19 @@ class PlotManager : public QObject {
   double timeWindow() const;
   // Redraws the visible docks if data changed (call from the GUI timer, ~30 Hz).
   void refresh();
+
+  // Comparison: the copies' labels, colours and notes ("diverged at t = 1.2 s"), the reference
+  // first. Every figure then overlays one curve per copy and quantity; samples with copy k go to
+  // copy k's store. Fewer than two: the normal figures (the copies' samples are dropped).
+  struct CopyLegend {
+    QString label;
+    QColor color;
+    QString note;
+  };
+  void setCopies(const std::vector<CopyLegend>& copies);
+  int copyCount() const;
+  // Samples received for copy k (0: the reference, = sampleCount()).
+  long copySampleCount(int copy) const;
 
   // Samples received since the last clear() (for tests: one per step).
   long sampleCount() const;

@@ -72,6 +72,8 @@ void SimController::load(std::shared_ptr<const CompiledSystem> system) {
     ++generation_;
     running_ = false;
     perturbation_ = Perturbation();
+    comparing_ = false;
+    copies_.clear();
     startTimeline();
   });
 }
@@ -157,9 +159,16 @@ void SimController::apply(std::shared_ptr<const CompiledSystem> system, bool car
       if (carryOverState(sim_->system(), sim_->state(), *sim, s, &carried)) sim->setState(s);
       else carried = -1;
     }
+    // The edited model keeps the reference's integrator when it still makes sense; a comparison ends.
+    try {
+      if (sim_) sim->setIntegrator(sim_->integratorOptions());
+    } catch (const UserError&) {
+    }
     sim_ = sim;
     ++generation_;
     perturbation_ = Perturbation();
+    comparing_ = false;
+    copies_.clear();
     startTimeline();
     std::lock_guard<std::mutex> lk(mutex_);
     carried_ = carried;
@@ -176,8 +185,11 @@ void SimController::setRunning(bool running) {
     if (!sim_) return;
     if (running && failed_) return;  // a failed simulation needs reset or step back first
     // Running from a past state discards the states after it.
-    if (running && historyCursor_ >= 0 && historyCursor_ + 1 < int(history_.size()))
+    if (running && historyCursor_ >= 0 && historyCursor_ + 1 < int(history_.size())) {
       history_.erase(history_.begin() + historyCursor_ + 1, history_.end());
+      if (int(copyHistory_.size()) > historyCursor_ + 1)
+        copyHistory_.erase(copyHistory_.begin() + historyCursor_ + 1, copyHistory_.end());
+    }
     running_ = running;
   });
 }
@@ -187,8 +199,11 @@ void SimController::stepOnce() {
     running_ = false;
     if (!sim_ || failed_) return;
     // Stepping from a past state discards the states after it.
-    if (historyCursor_ >= 0 && historyCursor_ + 1 < int(history_.size()))
+    if (historyCursor_ >= 0 && historyCursor_ + 1 < int(history_.size())) {
       history_.erase(history_.begin() + historyCursor_ + 1, history_.end());
+      if (int(copyHistory_.size()) > historyCursor_ + 1)
+        copyHistory_.erase(copyHistory_.begin() + historyCursor_ + 1, copyHistory_.end());
+    }
     stepOnceInThread();
   });
 }
@@ -212,6 +227,19 @@ void SimController::reset() {
     running_ = false;
     if (!sim_) return;
     sim_->reset();
+    // Comparison: every copy back to the initial state too (same state, own integrator).
+    clock_ = sim_->state().time;
+    refCopy_.failed = false;
+    refCopy_.failure.clear();
+    for (Copy& c : copies_) {
+      c.sim->setState(sim_->state());
+      c.failed = false;
+      c.failure.clear();
+      c.steps = 0;
+      c.microsecondsSum = 0;
+    }
+    refCopy_.steps = 0;
+    refCopy_.microsecondsSum = 0;
     startTimeline();
   });
 }
@@ -246,6 +274,7 @@ void SimController::setHistoryCapacity(int states) {
     // Drop the oldest states beyond the new capacity.
     while (int(history_.size()) > historyCapacity_) {
       history_.pop_front();
+      if (!copyHistory_.empty()) copyHistory_.pop_front();
       --historyCursor_;
     }
     if (!history_.empty()) historyCursor_ = std::max(historyCursor_, 0);
@@ -265,6 +294,7 @@ void SimController::setActuator(int joint, int dof, double value) {
   post([this, joint, dof, value] {
     if (!sim_ || joint < 0 || joint >= int(sim_->inputs().actuator.size()) || dof < 0 || dof >= 6) return;
     sim_->inputs().actuator[joint][dof] = value;
+    for (Copy& c : copies_) c.sim->inputs().actuator[joint][dof] = value;
   });
 }
 
@@ -279,6 +309,175 @@ void SimController::setInitialJointPosition(int joint, const std::vector<double>
       sim_->reset();
     }
     startTimeline();
+  });
+}
+
+void SimController::setIntegrator(const IntegratorOptions& options) {
+  post([this, options] {
+    if (!sim_) return;
+    try {
+      sim_->setIntegrator(options);
+      refCopy_.spec.options = options;
+      {
+        std::lock_guard<std::mutex> lk(mutex_);
+        integratorCopy_ = options;
+      }
+      // A new integrator may continue a failed run (the state before the failure is kept).
+      if (failed_ && !comparing_) {
+        failed_ = false;
+        failure_.clear();
+      }
+    } catch (const UserError& e) {
+      emitError(std::string("Integrator not changed: ") + e.what());
+    }
+  });
+}
+
+IntegratorOptions SimController::integratorOptions() const {
+  std::lock_guard<std::mutex> lk(mutex_);
+  return integratorCopy_;
+}
+
+bool SimController::comparing() const {
+  std::lock_guard<std::mutex> lk(mutex_);
+  return comparingCopy_;
+}
+
+namespace {
+// A state that left the scene: non-finite, or a body beyond ±1e5 m or moving faster than 1e6 m/s.
+bool runaway(const State& s, std::string* why) {
+  for (const BodyState& b : s.bodies) {
+    if (!b.x.allFinite() || !b.v.allFinite() || !b.q.allFinite() || !b.w.allFinite()) {
+      *why = "non-finite state";
+      return true;
+    }
+    if (b.x.lpNorm<Eigen::Infinity>() > 1e5 || b.v.lpNorm<Eigen::Infinity>() > 1e6 || b.w.lpNorm<Eigen::Infinity>() > 1e6) {
+      *why = "the motion blew up (a body beyond 1e5 m or faster than 1e6 m/s)";
+      return true;
+    }
+  }
+  return false;
+}
+}  // namespace
+
+// Equal cost: mean µs per step of a scratch copy over ~40 ms (at least 5, at most 400 steps) from
+// `start`, after two warm-up steps. Returns false (leaving *microseconds) when a step fails.
+bool SimController::calibrate(const CopySpec& spec, const State& start, double* microseconds) {
+  try {
+    Simulation scratch(sim_->systemPtr());
+    scratch.settings() = sim_->settings();
+    scratch.settings().dt = spec.dt;
+    if (spec.maxIterations > 0) scratch.settings().maxIterations = spec.maxIterations;
+    scratch.setIntegrator(spec.options);
+    scratch.setState(start);
+    for (int i = 0; i < 2; ++i)
+      if (!scratch.step()) return false;
+    const Clock::time_point t0 = Clock::now();
+    int n = 0;
+    while (n < 400 && (n < 5 || seconds(Clock::now() - t0) < 0.04)) {
+      if (!scratch.step()) break;
+      ++n;
+    }
+    if (n == 0) return false;
+    *microseconds = seconds(Clock::now() - t0) * 1e6 / n;
+    return true;
+  } catch (const UserError&) {
+    return false;
+  }
+}
+
+void SimController::startComparison(const std::vector<CopySpec>& specs, bool equalCost) {
+  if (specs.empty()) return;
+  post([this, specs, equalCost] {
+    if (!sim_) return;
+    running_ = false;
+    const State start = sim_->state();
+    const StepSettings base = sim_->settings();
+    // The reference: its integrator and step; a refusal is listed like a failed copy.
+    refCopy_ = Copy();
+    refCopy_.spec = specs[0];
+    sim_->settings().dt = specs[0].dt > 0 ? specs[0].dt : base.dt;
+    refCopy_.spec.dt = sim_->settings().dt;
+    if (specs[0].maxIterations > 0) sim_->settings().maxIterations = specs[0].maxIterations;
+    try {
+      sim_->setIntegrator(specs[0].options);
+    } catch (const UserError& e) {
+      refCopy_.failed = true;
+      refCopy_.failure = std::string("cannot start: ") + e.what();
+      refCopy_.failedAt = start.time;
+    }
+    refCopy_.spec.options = sim_->integratorOptions();
+    if (refCopy_.failed) refCopy_.spec.options = specs[0].options;
+    sim_->setState(start);
+    copies_.clear();
+    for (size_t k = 1; k < specs.size(); ++k) {
+      Copy c;
+      c.spec = specs[k];
+      if (!(c.spec.dt > 0)) c.spec.dt = sim_->settings().dt;
+      try {
+        c.sim = std::make_shared<Simulation>(sim_->systemPtr());
+        c.sim->settings() = base;
+        c.sim->settings().dt = c.spec.dt;
+        if (c.spec.maxIterations > 0) c.sim->settings().maxIterations = c.spec.maxIterations;
+        c.sim->setIntegrator(c.spec.options);
+      } catch (const UserError& e) {
+        c.failed = true;
+        c.failure = std::string("cannot start: ") + e.what();
+        c.failedAt = start.time;
+      }
+      if (c.sim) c.sim->setState(start);
+      copies_.push_back(std::move(c));
+    }
+    // Equal cost: Δt_i = Δt_ref · c_i / c_ref (c: µs per step), measured twice since the cost of a
+    // step depends on its size (Newton iterations).
+    if (equalCost && !refCopy_.failed) {
+      double cRef = 0;
+      if (calibrate(refCopy_.spec, start, &cRef) && cRef > 0) {
+        refCopy_.calibrated = cRef;
+        const double refRate = cRef / refCopy_.spec.dt;  // µs per simulated second
+        for (Copy& c : copies_) {
+          if (c.failed) continue;
+          CopySpec trial = c.spec;
+          double ci = 0;
+          for (int pass = 0; pass < 2; ++pass) {
+            if (!calibrate(trial, start, &ci) || !(ci > 0)) break;
+            // Wall time per simulated second = ci / Δt; equal to refRate when Δt = ci / refRate.
+            trial.dt = std::clamp(ci / refRate, refCopy_.spec.dt * 1e-3, refCopy_.spec.dt * 1e2);
+            c.calibrated = ci;
+          }
+          // Three significant digits are plenty (and readable in the list).
+          const double p = std::pow(10.0, std::floor(std::log10(trial.dt)) - 2);
+          c.spec.dt = std::round(trial.dt / p) * p;
+          c.sim->settings().dt = c.spec.dt;
+        }
+      }
+    }
+    comparing_ = true;
+    clock_ = start.time;
+    {
+      std::lock_guard<std::mutex> lk(mutex_);
+      comparingCopy_ = true;
+      integratorCopy_ = sim_->integratorOptions();
+      settingsCopy_ = sim_->settings();
+    }
+    startTimeline();
+  });
+}
+
+void SimController::stopComparison() {
+  post([this] {
+    if (!comparing_) return;
+    comparing_ = false;
+    copies_.clear();
+    copyHistory_.clear();
+    {
+      std::lock_guard<std::mutex> lk(mutex_);
+      comparingCopy_ = false;
+    }
+    if (sim_) {
+      running_ = false;
+      startTimeline();
+    }
   });
 }
 
@@ -321,13 +520,31 @@ void SimController::startTimeline() {
   failed_ = false;
   failure_.clear();
   history_.clear();
+  copyHistory_.clear();
   historyCursor_ = -1;
   energy0_ = sim_->kineticEnergy() + sim_->potentialEnergy();
   energyScale_ = std::max({std::abs(energy0_), characteristicEnergy(), 1e-12});
   localSamples_.clear();
   rewind(-std::numeric_limits<double>::infinity());
+  if (comparing_) {
+    clock_ = sim_->state().time;
+    for (Copy& c : copies_) {
+      if (!c.sim) continue;
+      c.energy0 = c.sim->kineticEnergy() + c.sim->potentialEnergy();
+      c.energyScale = energyScale_;
+    }
+  } else {
+    std::lock_guard<std::mutex> lk(mutex_);
+    comparingCopy_ = false;
+  }
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    integratorCopy_ = sim_->integratorOptions();
+  }
   pushHistory();
   recordSample();
+  for (size_t k = 0; k < copies_.size(); ++k)
+    if (copies_[k].sim) recordCopySample(copies_[k], int(k) + 1);
 }
 
 // Σ m·|g|·L, with L the mechanism's size (largest distance of a body from the centroid of the
@@ -361,8 +578,10 @@ double SimController::characteristicEnergy() const {
 // Drops samples after `time` (already published and not yet published).
 void SimController::rewind(double time) {
   std::lock_guard<std::mutex> lk(mutex_);
-  while (!samples_.empty() && samples_.back().time > time) samples_.pop_back();
-  while (!localSamples_.empty() && localSamples_.back().time > time) localSamples_.pop_back();
+  // Copies interleave their samples: drop every one after `time`, wherever it is.
+  const auto after = [time](const StepSample& x) { return x.time > time; };
+  samples_.erase(std::remove_if(samples_.begin(), samples_.end(), after), samples_.end());
+  localSamples_.erase(std::remove_if(localSamples_.begin(), localSamples_.end(), after), localSamples_.end());
   rewindTo_ = rewindPending_ ? std::min(rewindTo_, time) : time;
   rewindPending_ = true;
 }
@@ -378,6 +597,15 @@ void SimController::pushHistory() {
     history_.push_back(sim_->state());
   }
   historyCursor_ = int(history_.size()) - 1;
+  // Comparison: every other copy's state and the clock, at the same index.
+  if (comparing_) {
+    while (copyHistory_.size() + 1 > history_.size()) copyHistory_.pop_front();
+    CopyHistory h;
+    h.clock = clock_;
+    h.states.reserve(copies_.size());
+    for (const Copy& c : copies_) h.states.push_back(c.sim ? c.sim->state() : State());
+    copyHistory_.push_back(std::move(h));
+  }
 }
 
 void SimController::restoreHistory(int index) {
@@ -385,7 +613,44 @@ void SimController::restoreHistory(int index) {
   historyCursor_ = index;
   failed_ = false;
   failure_.clear();
+  if (comparing_ && index < int(copyHistory_.size())) {
+    const CopyHistory& h = copyHistory_[size_t(index)];
+    clock_ = h.clock;
+    // Copies that failed after this instant run again (their failure is in the future now).
+    if (refCopy_.failed && refCopy_.failedAt > clock_ && refCopy_.failure.rfind("cannot start", 0) != 0) refCopy_.failed = false;
+    for (size_t k = 0; k < copies_.size() && k < h.states.size(); ++k) {
+      Copy& c = copies_[k];
+      if (!c.sim) continue;
+      c.sim->setState(h.states[k]);
+      if (c.failed && c.failedAt > clock_) {
+        c.failed = false;
+        c.failure.clear();
+      }
+    }
+    rewind(clock_);
+    return;
+  }
   rewind(sim_->state().time);
+}
+
+void SimController::recordCopySample(Copy& c, int index) {
+  const StepMetrics& m = c.sim->metrics();
+  StepSample s;
+  s.copy = index;
+  s.step = m.step;
+  s.time = m.time;
+  s.kinetic = m.kinetic;
+  s.potential = m.potential;
+  s.energy = m.energy;
+  c.energyScale = std::max(c.energyScale, m.kinetic);
+  s.energyError = std::abs(m.energy - c.energy0) / c.energyScale;
+  s.violation = m.constraintViolation;
+  s.penetration = m.penetration;
+  s.limitViolation = m.limitViolation;
+  s.iterations = m.iterations;
+  s.residual = m.residual;
+  s.stepMicroseconds = m.stepMicroseconds;
+  localSamples_.push_back(s);
 }
 
 void SimController::recordSample() {
@@ -425,7 +690,69 @@ void SimController::applyPerturbation(Inputs& in) const {
   in.torque[perturbation_.body] = r.cross(f);
 }
 
+double SimController::clockTime() const { return comparing_ ? clock_ : sim_->state().time; }
+
+// One step of a non-reference copy; false (the copy marked failed) when it fails or runs away.
+bool SimController::stepCopy(Copy& c, int index) {
+  std::string why;
+  const bool ok = c.sim->step();
+  if (ok && !runaway(c.sim->state(), &why)) {
+    c.microsecondsSum += c.sim->metrics().stepMicroseconds;
+    ++c.steps;
+    recordCopySample(c, index);
+    return true;
+  }
+  c.failed = true;
+  c.failure = ok ? why : c.sim->metrics().message;
+  c.failedAt = c.sim->state().time + c.sim->settings().dt;
+  return false;
+}
+
+// Lockstep: the reference advances the clock by its Δt; each other copy steps while its next knot
+// is not past the clock (within a millionth of its step, for rounding).
+void SimController::stepComparison() {
+  const double target = clock_ + sim_->settings().dt;
+  if (!refCopy_.failed) {
+    applyPerturbation(sim_->inputs());
+    std::string why;
+    const bool ok = sim_->step();
+    if (ok && !runaway(sim_->state(), &why)) {
+      refCopy_.microsecondsSum += sim_->metrics().stepMicroseconds;
+      ++refCopy_.steps;
+      recordSample();
+      clock_ = sim_->state().time;
+    } else {
+      refCopy_.failed = true;
+      refCopy_.failure = ok ? why : sim_->metrics().message;
+      refCopy_.failedAt = target;
+      clock_ = target;
+    }
+  } else {
+    clock_ = target;
+  }
+  bool anyAlive = !refCopy_.failed;
+  for (size_t k = 0; k < copies_.size(); ++k) {
+    Copy& c = copies_[k];
+    if (c.failed || !c.sim) continue;
+    const double dt = c.sim->settings().dt;
+    while (c.sim->state().time + dt <= clock_ + 1e-6 * dt)
+      if (!stepCopy(c, int(k) + 1)) break;
+    anyAlive = anyAlive || !c.failed;
+  }
+  pushHistory();
+  // Every copy stopped: the run pauses (no error banner: each copy says why in its legend).
+  if (!anyAlive) {
+    failed_ = true;
+    running_ = false;
+    failure_ = "every copy of the comparison has stopped";
+  }
+}
+
 void SimController::stepOnceInThread() {
+  if (comparing_) {
+    stepComparison();
+    return;
+  }
   applyPerturbation(sim_->inputs());
   if (!sim_->step()) {
     failed_ = true;
@@ -464,6 +791,32 @@ void SimController::publish() {
   s.stepsPerSecond = running_ ? stepsPerSecond_ : 0.0;
   s.historyCount = int(history_.size());
   s.historyCursor = historyCursor_;
+  s.integrator = sim_->integratorOptions();
+  s.clock = clockTime();
+  if (comparing_) {
+    s.copies.resize(copies_.size() + 1);
+    for (size_t k = 0; k <= copies_.size(); ++k) {
+      const Copy& c = k == 0 ? refCopy_ : copies_[k - 1];
+      const Simulation* cs = k == 0 ? sim_.get() : c.sim.get();
+      CopyStatus& o = s.copies[k];
+      o.spec = c.spec;
+      if (cs) {
+        o.spec.dt = cs->settings().dt;
+        o.state = cs->state();
+        o.metrics = cs->metrics();
+      } else {
+        o.state = sim_->state();
+      }
+      o.failed = c.failed;
+      o.failure = c.failure;
+      o.failedAt = c.failedAt;
+      o.steps = c.steps;
+      o.microsecondsPerStep = c.steps > 0 ? c.microsecondsSum / double(c.steps) : 0.0;
+      o.calibratedMicroseconds = c.calibrated;
+    }
+  } else {
+    s.copies.clear();
+  }
   samples_.insert(samples_.end(), localSamples_.begin(), localSamples_.end());
   localSamples_.clear();
 }
@@ -520,19 +873,19 @@ void SimController::threadMain() {
     // Running starts: new rate window.
     if (!wasRunning) {
       rateWall = now;
-      rateSim = sim_->state().time;
+      rateSim = clockTime();
       rateSteps = 0;
       wasRunning = true;
     }
     // A request changed state or speed: simulated time is measured from here.
     if (restartPacing) {
       wallOrigin = now;
-      simOrigin = sim_->state().time;
+      simOrigin = clockTime();
       restartPacing = false;
     }
     // Pacing: wait until the next step is due (woken early by new requests).
     if (speed_ > 0) {
-      const double due = (sim_->state().time + sim_->settings().dt - simOrigin) / speed_;
+      const double due = (clockTime() + sim_->settings().dt - simOrigin) / speed_;
       const double elapsed = seconds(now - wallOrigin);
       if (due > elapsed) {
         std::unique_lock<std::mutex> lk(mutex_);
@@ -550,10 +903,10 @@ void SimController::threadMain() {
     const Clock::time_point after = Clock::now();
     const double windowWall = seconds(after - rateWall);
     if (windowWall >= kRateWindow) {
-      achievedRtf_ = (sim_->state().time - rateSim) / windowWall;
+      achievedRtf_ = (clockTime() - rateSim) / windowWall;
       stepsPerSecond_ = double(rateSteps) / windowWall;
       rateWall = after;
-      rateSim = sim_->state().time;
+      rateSim = clockTime();
       rateSteps = 0;
     }
     // Publish at most kPublishInterval apart (and at once after a failure).

@@ -9,6 +9,13 @@
 // of speed/state (sleeping when ahead, catching up at most 0.1 s of wall time when behind); with
 // s <= 0 it steps as fast as it can. History: the last N states are kept in a ring; stepping back
 // or seeking restores one, and running from there discards the newer ones.
+//
+// Comparison mode: two or more copies of the loaded model run in lockstep on this thread, each with
+// its own integrator and Δt. Copy 0 is the reference (the simulation the rest of the app sees);
+// each reference step advances a clock by its Δt and every other copy takes steps of its own Δt
+// while its next knot is not past the clock (smaller steps: several per reference step). A copy
+// whose step fails (or whose state leaves ±1e5 m) stops with "failed at t" while the others go on;
+// when all have stopped the run pauses. History, step back and seek cover every copy.
 #pragma once
 
 #include <QObject>
@@ -57,6 +64,22 @@ class SimController : public QObject {
   void setHistoryCapacity(int states);
   int historyCapacity() const;
 
+  // The reference simulation's integrator, applied at the next sync point. When the engine refuses
+  // it (UserError: a combination that makes no sense for the model, an integrator this build lacks)
+  // error() is emitted and the previous integrator stays.
+  void setIntegrator(const IntegratorOptions& options);
+  IntegratorOptions integratorOptions() const;
+
+  // Comparison: copies[0] is the reference, the others run beside it; all start from the state now
+  // shown (the history cursor: "compare from here"), the history and plots start again there. A
+  // copy whose integrator cannot be set up is listed as failed with the reason. With `equalCost`
+  // each other copy's Δt is chosen so that its wall time per simulated second matches the
+  // reference's (µs/step measured over a short calibration run from the start state, twice).
+  void startComparison(const std::vector<CopySpec>& copies, bool equalCost);
+  // Back to the reference alone (its state and integrator kept).
+  void stopComparison();
+  bool comparing() const;
+
   // Interaction.
   void setPerturbation(const Perturbation& p);
   void setActuator(int joint, int dof, double value);
@@ -85,6 +108,12 @@ class SimController : public QObject {
   void applyPerturbation(Inputs& in) const;
   void publish();
   void recordSample();
+  struct Copy;
+  void recordCopySample(Copy& c, int index);
+  void stepComparison();
+  bool stepCopy(Copy& c, int index);
+  double clockTime() const;
+  bool calibrate(const CopySpec& spec, const State& start, double* microseconds);
   void pushHistory();
   void restoreHistory(int index);
   void startTimeline();
@@ -123,6 +152,29 @@ class SimController : public QObject {
   double achievedRtf_ = 0, stepsPerSecond_ = 0;
   std::vector<StepSample> localSamples_;
   std::vector<ContactPoint> contactScratch_;
+  // Comparison (all owned by the simulation thread). The reference is sim_ with refCopy_'s figures.
+  struct Copy {
+    CopySpec spec;
+    std::shared_ptr<Simulation> sim;  // null for the reference (sim_)
+    bool failed = false;
+    std::string failure;
+    double failedAt = 0;
+    double microsecondsSum = 0;
+    long steps = 0;
+    double calibrated = 0;
+    double energy0 = 0, energyScale = 1;
+  };
+  bool comparing_ = false;
+  Copy refCopy_;
+  std::vector<Copy> copies_;  // the other copies (1…n in the snapshot)
+  double clock_ = 0;
+  struct CopyHistory {
+    double clock = 0;
+    std::vector<State> states;  // of copies_
+  };
+  std::deque<CopyHistory> copyHistory_;  // parallel to history_ while comparing
+  IntegratorOptions integratorCopy_;
+  bool comparingCopy_ = false;
 
   std::thread thread_;
 };

@@ -28,6 +28,29 @@ struct ContactDraw {
   Vec3 force = Vec3::Zero();   // world, N
 };
 
+// One copy of the model in a comparison (Comparison dock, Lessons): its integrator, step and the
+// label and colour of its ghost and curves.
+struct CopySpec {
+  std::string label;
+  unsigned color = 0x1f77b4;  // 0xRRGGBB
+  IntegratorOptions options;
+  double dt = 0.01;
+  int maxIterations = 0;  // Newton iteration cap; 0: the reference's settings
+};
+
+// A copy's figures as the simulation thread last saw them (copied into the snapshot).
+struct CopyStatus {
+  CopySpec spec;  // dt as used (equal cost may have chosen it)
+  State state;
+  StepMetrics metrics;
+  bool failed = false;
+  std::string failure;   // why it stopped ("non-finite state", "cannot start: …")
+  double failedAt = 0;   // simulated time of the failed step
+  double microsecondsPerStep = 0;  // mean wall time of its steps so far
+  long steps = 0;                  // steps taken since the comparison started
+  double calibratedMicroseconds = 0;  // equal cost: µs/step measured at the chosen Δt (0: not calibrated)
+};
+
 // Everything the GUI draws for one instant. Copied out of the simulation thread under a lock.
 struct Snapshot {
   std::shared_ptr<const CompiledSystem> system;  // the mechanism `state` belongs to (null: none loaded)
@@ -46,10 +69,15 @@ struct Snapshot {
   double stepsPerSecond = 0;          // wall-clock stepping rate over the last ~0.5 s
   int historyCount = 0;   // states kept
   int historyCursor = 0;  // index of `state` in the history (historyCount-1 = newest)
+  IntegratorOptions integrator;  // of the (reference) simulation
+  // Comparison mode: every copy, the reference first (its state equals `state`); empty otherwise.
+  std::vector<CopyStatus> copies;
+  double clock = 0;  // comparison: the lockstep clock (the reference's time, also after it failed)
 };
 
 // One step's figures for the plots (every step, not one per frame).
 struct StepSample {
+  int copy = 0;  // comparison: which copy (0 = the reference)
   long step = 0;
   double time = 0;
   double kinetic = 0, potential = 0, energy = 0;

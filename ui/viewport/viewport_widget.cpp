@@ -19,7 +19,9 @@
 #include <QWheelEvent>
 #include <osg/BlendFunc>
 #include <osg/ComputeBoundsVisitor>
+#include <osg/Geode>
 #include <osg/LightModel>
+#include <osg/LineWidth>
 #include <osg/LightSource>
 #include <osg/MatrixTransform>
 #include <osg/ValueObject>
@@ -129,6 +131,20 @@ struct ViewportWidget::Impl {
   bool followKnown = false;  // followLast holds the followed body's last position
   Camera cam;
   long frames = 0;
+  // Comparison ghosts: per copy 1…n a group (tinted translucent state) of body transforms sharing
+  // the bodies' shape nodes, and its links as a line geometry.
+  struct Ghost {
+    osg::ref_ptr<osg::Group> group;
+    std::vector<osg::ref_ptr<osg::MatrixTransform>> xforms;
+    osg::ref_ptr<osg::Geometry> links;
+    osg::ref_ptr<osg::Vec3Array> linkVerts;
+    unsigned color = 0;
+  };
+  osg::ref_ptr<osg::Group> ghostsGroup;
+  std::vector<Ghost> ghosts;
+  bool ghostsOn = true;
+  void clearGhosts();
+  void updateGhosts(const Snapshot& s);
   Gesture gesture;
   Grab grab;
 
@@ -209,7 +225,11 @@ ViewportWidget::Impl::Impl(ViewportWidget* widget) : w(widget) {
   bodiesGroup = new osg::Group;
   gridGroup = new osg::Group;
   gridGroup->setNodeMask(kDrawOnlyMask);
+  ghostsGroup = new osg::Group;
+  ghostsGroup->setNodeMask(kDrawOnlyMask);
+  ghostsGroup->setName("ghosts");
   root->addChild(bodiesGroup);
+  root->addChild(ghostsGroup);
   root->addChild(gridGroup);
   root->addChild(overlays.root());
   viewer->setSceneData(root);
@@ -681,6 +701,7 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
   }
   d.setHighlight(d.selected, false);
   d.bodiesGroup->removeChildren(0, d.bodiesGroup->getNumChildren());
+  d.clearGhosts();
   d.bodies.clear();
   d.meshes.clear();
   d.system = std::move(system);
@@ -816,6 +837,7 @@ void ViewportWidget::setSnapshot(const Snapshot& snapshot) {
     d.contacts = snapshot.contacts;
   d.overlays.update(d.poses, d.contacts);
   if (d.grab.body >= 0) d.updateSpring();
+  d.updateGhosts(snapshot);
 
   if (d.pendingFit) {
     d.pendingFit = false;
@@ -823,6 +845,98 @@ void ViewportWidget::setSnapshot(const Snapshot& snapshot) {
     d.updateGrid();
   }
   update();
+}
+
+void ViewportWidget::Impl::clearGhosts() {
+  ghostsGroup->removeChildren(0, ghostsGroup->getNumChildren());
+  ghosts.clear();
+}
+
+// Builds a ghost set per copy beyond the reference (rebuilt when their number or colour changes),
+// then poses each at its copy's state.
+void ViewportWidget::Impl::updateGhosts(const Snapshot& s) {
+  const size_t wanted = s.copies.size() > 1 ? s.copies.size() - 1 : 0;
+  bool rebuild = wanted != ghosts.size();
+  for (size_t k = 0; k < ghosts.size() && !rebuild; ++k) rebuild = ghosts[k].color != s.copies[k + 1].spec.color;
+  if (rebuild) {
+    clearGhosts();
+    for (size_t k = 0; k < wanted; ++k) {
+      const unsigned rgb = s.copies[k + 1].spec.color;
+      const osg::Vec4 tint(float((rgb >> 16) & 0xff) / 255.f, float((rgb >> 8) & 0xff) / 255.f, float(rgb & 0xff) / 255.f, 0.42f);
+      Ghost g;
+      g.color = rgb;
+      g.group = new osg::Group;
+      g.group->setName("ghost-" + std::to_string(k + 1));
+      // Translucent tint over every shape of the body (the shapes' own materials are overridden).
+      osg::StateSet* ss = g.group->getOrCreateStateSet();
+      osg::ref_ptr<osg::Material> m = applySurface(ss, tint, true);
+      m->setEmission(osg::Material::FRONT_AND_BACK, osg::Vec4(tint.r() * 0.35f, tint.g() * 0.35f, tint.b() * 0.35f, tint.a()));
+      for (const Body& b : bodies) {
+        osg::ref_ptr<osg::MatrixTransform> x = new osg::MatrixTransform;
+        x->setDataVariance(osg::Object::DYNAMIC);
+        for (unsigned c = 0; c < b.fit->getNumChildren(); ++c) x->addChild(b.fit->getChild(c));
+        g.group->addChild(x);
+        g.xforms.push_back(x);
+      }
+      // Links: parent centre of mass → joint point → child centre of mass, per joint.
+      const size_t nj = system ? system->joints.size() : 0;
+      g.linkVerts = new osg::Vec3Array(GLsizei(4 * nj));
+      osg::ref_ptr<osg::Vec4Array> col = singleColor(osg::Vec4(tint.r(), tint.g(), tint.b(), 0.75f));
+      g.links = makeDynamicGeometry(g.linkVerts.get(), col.get(), osg::Array::BIND_OVERALL);
+      g.links->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, GLsizei(4 * nj)));
+      osg::StateSet* ls = g.links->getOrCreateStateSet();
+      ls->setMode(GL_LIGHTING, osg::StateAttribute::OFF | osg::StateAttribute::OVERRIDE);
+      ls->setAttributeAndModes(new osg::LineWidth(3.0f));
+      osg::ref_ptr<osg::Geode> geode = new osg::Geode;
+      geode->addDrawable(g.links);
+      g.group->addChild(geode);
+      ghostsGroup->addChild(g.group);
+      ghosts.push_back(std::move(g));
+    }
+  }
+  for (size_t k = 0; k < ghosts.size(); ++k) {
+    Ghost& g = ghosts[k];
+    const CopyStatus& c = s.copies[k + 1];
+    const bool shown = ghostsOn && !c.failed && c.state.bodies.size() == g.xforms.size();
+    g.group->setNodeMask(shown ? ~0u : 0u);
+    if (!shown) continue;
+    for (size_t i = 0; i < g.xforms.size(); ++i) g.xforms[i]->setMatrix(poseMatrix(c.state.bodies[i].x, c.state.bodies[i].q));
+    if (system) {
+      osg::Vec3Array& v = *g.linkVerts;
+      const auto com = [&](int body) { return body < 0 ? Vec3::Zero() : c.state.bodies[size_t(body)].x; };
+      const auto point = [&](int body, const Vec3& local) {
+        if (body < 0) return local;
+        const BodyState& b = c.state.bodies[size_t(body)];
+        return Vec3(b.x + rotationOf(b.q) * local);
+      };
+      for (size_t j = 0; j < system->joints.size() && 4 * j + 3 < v.size(); ++j) {
+        const JointGeometry& geo = system->joints[j].geo;
+        const Vec3 pj = point(geo.parent, geo.pa), cj = point(geo.child, geo.pb);
+        v[4 * j] = toOsg(geo.parent < 0 ? pj : com(geo.parent));
+        v[4 * j + 1] = toOsg(pj);
+        v[4 * j + 2] = toOsg(cj);
+        v[4 * j + 3] = toOsg(com(geo.child));
+      }
+      g.linkVerts->dirty();
+      g.links->dirtyBound();
+    }
+  }
+}
+
+void ViewportWidget::setGhostsEnabled(bool on) {
+  d_->ghostsOn = on;
+  for (auto& g : d_->ghosts) g.group->setNodeMask(on ? ~0u : 0u);
+  update();
+}
+
+bool ViewportWidget::ghostsEnabled() const { return d_->ghostsOn; }
+
+int ViewportWidget::ghostCount() const { return int(d_->ghosts.size()); }
+
+bool ViewportWidget::ghostVisible(int copy) const {
+  if (copy < 1 || size_t(copy) > d_->ghosts.size()) return false;
+  const auto& g = d_->ghosts[size_t(copy) - 1];
+  return g.group->getNodeMask() != 0 && g.group->getNumParents() > 0;
 }
 
 namespace {

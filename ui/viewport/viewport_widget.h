@@ -34,7 +34,16 @@ class ViewportWidget : public QOpenGLWidget {
   // `modelDir`. With keepCamera the camera stays where it is (reload); otherwise fit-to-model.
   void setModel(std::shared_ptr<const CompiledSystem> system, const QString& modelDir, bool keepCamera);
   // Moves the bodies to the snapshot's poses, updates overlays and trails, schedules a repaint.
+  // In a comparison (snapshot.copies) every copy but the reference is drawn as a ghost: the same
+  // shapes at that copy's poses, translucent and tinted with its colour (blending, no depth
+  // writes, transparent bin), with its links as tinted rods; a copy that stopped is hidden.
   void setSnapshot(const Snapshot& snapshot);
+  // Ghosts on/off (View ▸ Ghosts); on by default.
+  void setGhostsEnabled(bool on);
+  bool ghostsEnabled() const;
+  // Ghost sets built for the last snapshot (copies − 1) and whether copy k's (k ≥ 1) is drawn.
+  int ghostCount() const;
+  bool ghostVisible(int copy) const;
 
   void setOverlay(Overlay overlay, bool on);
   bool overlay(Overlay overlay) const;

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Comparison mode and lessons (issue 7), under Xvfb: copies of a model run in lockstep in the
+// simulation thread (a copy with a smaller Δt takes several steps per reference step), every plot
+// overlays one curve per copy and quantity, the other copies are drawn as tinted ghosts (their
+// nodes exist and show, and the rendered image changes where they are), a copy that fails stops
+// with "diverged at t = …" while the reference goes on, "compare from here" starts every copy from
+// the state shown in the history, equal cost picks a Δt from measured step costs, a lesson opens
+// with its explanation and focus plot, and the Settings dock refuses an integrator combination
+// with the engine's reason.
+#include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTest>
+#include <qcustomplot.h>
+
+#include "comparison_panel.h"
+#include "lesson_panel.h"
+#include "main_window.h"
+#include "plots/plot_dock.h"
+#include "plots/plot_manager.h"
+#include "scenes/lessons.h"
+#include "settings_panel.h"
+#include "ui_test_util.h"
+#include "viewport/viewport_widget.h"
+
+using namespace ms;
+using namespace ms::ui;
+
+namespace {
+using test::pump;
+void settle(MainWindow& w) {
+  w.sim().sync();
+  w.pullFromSimulation();
+  QCoreApplication::processEvents();
+}
+// n lockstep ticks (reference steps), then the window pulls the result.
+void stepN(MainWindow& w, int n) {
+  for (int i = 0; i < n; ++i) w.sim().stepOnce();
+  settle(w);
+}
+CopySpec vi(const char* label, double dt, unsigned color) {
+  CopySpec c;
+  c.label = label;
+  c.dt = dt;
+  c.color = color;
+  return c;
+}
+// Pixels whose red channel clearly dominates (the ghost tint 0xd62728 over the dark background).
+int reddish(const QImage& img) {
+  int n = 0;
+  for (int y = 0; y < img.height(); ++y)
+    for (int x = 0; x < img.width(); ++x) {
+      const QColor c = img.pixelColor(x, y);
+      if (c.red() > c.green() + 35 && c.red() > c.blue() + 35) ++n;
+    }
+  return n;
+}
+int differing(const QImage& a, const QImage& b) {
+  if (a.size() != b.size()) return -1;
+  int n = 0;
+  for (int y = 0; y < a.height(); ++y)
+    for (int x = 0; x < a.width(); ++x)
+      if (a.pixel(x, y) != b.pixel(x, y)) ++n;
+  return n;
+}
+}  // namespace
+
+class TestComparison : public QObject {
+  Q_OBJECT
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QSettings().clear();
+  }
+
+  // Two copies (Δt = 10 ms and 2.5 ms) in lockstep: after N reference steps both are at the same
+  // simulated time (within one reference step; here exactly), the fine copy took 4 steps per
+  // reference step, every plot holds two curves per quantity with data, and stepping back covers
+  // both copies.
+  void lockstepAndPlots() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QString err;
+    QVERIFY2(w.openModel("scene:double-pendulum", &err), qPrintable(err));
+    settle(w);
+    std::map<PlotManager::Figure, int> single;
+    for (QDockWidget* d : w.plots()->docks()) {
+      auto* pd = static_cast<PlotDock*>(d);
+      single[pd->figure()] = pd->plot()->graphCount();
+    }
+    w.startComparison({vi("VI 10 ms", 0.01, 0x1f77b4), vi("VI 2.5 ms", 0.0025, 0xd62728)}, false);
+    settle(w);
+    const int n = 40;
+    stepN(w, n);
+    const Snapshot s = w.sim().snapshot();
+    QCOMPARE(int(s.copies.size()), 2);
+    QVERIFY(!s.copies[0].failed && !s.copies[1].failed);
+    QCOMPARE(s.copies[0].steps, long(n));
+    QCOMPARE(s.copies[1].steps, long(4 * n));
+    const double t0 = s.copies[0].state.time, t1 = s.copies[1].state.time;
+    qInfo("after %d reference steps: reference t = %.6f s, fine copy t = %.6f s (%ld steps)", n, t0, t1, s.copies[1].steps);
+    QVERIFY(std::abs(t0 - n * 0.01) < 1e-12);
+    QVERIFY(std::abs(t1 - t0) <= 0.01);
+    QVERIFY(std::abs(t1 - t0) < 1e-9);
+    // The two copies really are different simulations (different Δt: slightly different motion).
+    QVERIFY((s.copies[0].state.bodies[1].x - s.copies[1].state.bodies[1].x).norm() > 1e-9);
+
+    // Plots: two curves per quantity, each with the copy's samples.
+    QCOMPARE(w.plots()->copyCount(), 2);
+    QCOMPARE(w.plots()->copySampleCount(0), long(n + 1));
+    QCOMPARE(w.plots()->copySampleCount(1), long(4 * n + 1));
+    for (QDockWidget* d : w.plots()->docks()) {
+      auto* pd = static_cast<PlotDock*>(d);
+      pd->refresh(0, true);
+      QCOMPARE(pd->plot()->graphCount(), 2 * single[pd->figure()]);
+      for (int g = 0; g < pd->plot()->graphCount(); ++g) QVERIFY2(pd->plot()->graph(g)->dataCount() > 0, qPrintable(pd->windowTitle()));
+      // The legend names the copies.
+      bool named[2] = {false, false};
+      for (int g = 0; g < pd->plot()->graphCount(); ++g) {
+        named[0] = named[0] || pd->plot()->graph(g)->name().startsWith("VI 10 ms");
+        named[1] = named[1] || pd->plot()->graph(g)->name().startsWith("VI 2.5 ms");
+      }
+      QVERIFY(named[0] && named[1]);
+    }
+    // Step back: both copies return to the previous lockstep instant.
+    w.sim().stepBack();
+    settle(w);
+    const Snapshot b = w.sim().snapshot();
+    QVERIFY(std::abs(b.copies[0].state.time - (n - 1) * 0.01) < 1e-12);
+    QVERIFY(std::abs(b.copies[1].state.time - (n - 1) * 0.01) < 1e-9);
+    // Stopping the comparison: the normal figures again.
+    w.sim().stopComparison();
+    settle(w);
+    for (QDockWidget* d : w.plots()->docks()) {
+      auto* pd = static_cast<PlotDock*>(d);
+      QCOMPARE(pd->plot()->graphCount(), single[pd->figure()]);
+    }
+  }
+
+  // Ghosts: one translucent set per other copy exists and is shown; the rendered view has many
+  // more tint-coloured pixels with ghosts than without, where the copies have drifted apart.
+  void ghostIsDrawn() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&w));
+    QString err;
+    QVERIFY2(w.openModel("scene:double-pendulum", &err), qPrintable(err));
+    settle(w);
+    // Δt = 10 ms vs 50 ms: the chaotic double pendulum separates within a few seconds.
+    w.startComparison({vi("VI", 0.01, 0x1f77b4), vi("VI coarse", 0.05, 0xd62728)}, false);
+    settle(w);
+    stepN(w, 600);
+    pump(100);
+    settle(w);
+    const Snapshot s = w.sim().snapshot();
+    const double apart = (s.copies[0].state.bodies[1].x - s.copies[1].state.bodies[1].x).norm();
+    qInfo("lower bob: reference and ghost %.3f m apart at t = %.2f s", apart, s.clock);
+    QVERIFY(apart > 0.05);
+    QVERIFY2(!s.copies[1].failed, s.copies[1].failure.c_str());
+    QCOMPARE(w.viewport()->ghostCount(), 1);
+    QVERIFY(w.viewport()->ghostVisible(1));
+    const QImage with = w.viewport()->renderToImage();
+    w.viewport()->setGhostsEnabled(false);
+    QVERIFY(!w.viewport()->ghostVisible(1));
+    const QImage without = w.viewport()->renderToImage();
+    w.viewport()->setGhostsEnabled(true);
+    const int rWith = reddish(with), rWithout = reddish(without), diff = differing(with, without);
+    qInfo("ghost pixels: %d reddish with ghosts, %d without; %d pixels differ", rWith, rWithout, diff);
+    QVERIFY(diff > 200);
+    QVERIFY(rWith > rWithout + 100);
+  }
+
+  // A copy whose step fails (here: one Newton iteration allowed) stops with "diverged at t = …"
+  // in its row and legend, its ghost hides, and the reference goes on.
+  void divergingCopyReported() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QString err;
+    QVERIFY2(w.openModel("scene:double-pendulum", &err), qPrintable(err));
+    settle(w);
+    CopySpec bad = vi("starved", 0.05, 0xd62728);
+    bad.maxIterations = 1;
+    w.startComparison({vi("VI", 0.01, 0x1f77b4), bad}, false);
+    settle(w);
+    stepN(w, 30);
+    Snapshot s = w.sim().snapshot();
+    QVERIFY(s.copies[1].failed);
+    QVERIFY(!s.copies[0].failed);
+    QVERIFY(!s.failed);
+    qInfo("copy 'starved' stopped at t = %.3f s: %s", s.copies[1].failedAt, s.copies[1].failure.c_str());
+    QVERIFY(s.copies[1].failedAt > 0 && s.copies[1].failedAt <= 0.3 + 1e-9);
+    w.comparisonPanel()->updateStatus(s);
+    QVERIFY2(w.comparisonPanel()->statusText(1).startsWith("diverged at t = "), qPrintable(w.comparisonPanel()->statusText(1)));
+    QVERIFY(!w.viewport()->ghostVisible(1));
+    bool legend = false;
+    auto* energy = static_cast<PlotDock*>(w.plots()->dock(PlotManager::Figure::Energy));
+    for (int g = 0; g < energy->plot()->graphCount(); ++g) legend = legend || energy->plot()->graph(g)->name().contains("diverged at t =");
+    QVERIFY(legend);
+    // The reference continues: 20 more steps.
+    const long before = s.copies[0].steps;
+    stepN(w, 20);
+    s = w.sim().snapshot();
+    QCOMPARE(s.copies[0].steps, before + 20);
+    QVERIFY(!s.copies[0].failed);
+  }
+
+  // Compare from here: run alone, scrub back to step 20, start: every copy begins from that state.
+  void branchFromHistory() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QString err;
+    QVERIFY2(w.openModel("scene:double-pendulum", &err), qPrintable(err));
+    settle(w);
+    stepN(w, 50);
+    w.sim().seek(20);
+    settle(w);
+    const State past = w.sim().snapshot().state;
+    QVERIFY(std::abs(past.time - 0.2) < 1e-12);
+    w.comparisonPanel()->setCopies({vi("VI", 0.01, 0x1f77b4), vi("VI 5 ms", 0.005, 0xd62728)});
+    w.compareFromHere();
+    settle(w);
+    Snapshot s = w.sim().snapshot();
+    QCOMPARE(int(s.copies.size()), 2);
+    for (const CopyStatus& c : s.copies) {
+      QCOMPARE(c.state.time, past.time);
+      for (size_t i = 0; i < past.bodies.size(); ++i) {
+        QCOMPARE((c.state.bodies[i].x - past.bodies[i].x).norm(), 0.0);
+        QCOMPARE((c.state.bodies[i].v - past.bodies[i].v).norm(), 0.0);
+      }
+    }
+    QCOMPARE(s.historyCount, 1);  // the comparison's timeline starts there
+    stepN(w, 10);
+    s = w.sim().snapshot();
+    QVERIFY(std::abs(s.copies[0].state.time - 0.3) < 1e-12);
+    QVERIFY(std::abs(s.copies[1].state.time - 0.3) < 1e-9);
+    QCOMPARE(s.copies[1].steps, 20L);
+  }
+
+  // Equal cost: the reference and a copy with a costlier step (tighter Newton tolerance is not
+  // settable per copy; the same integrator at another Δt) get Δt_i = Δt_ref · c_i / c_ref from
+  // measured µs per step; the chosen Δt is shown in the list.
+  void equalCostPicksDt() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QString err;
+    QVERIFY2(w.openModel("scene:chain", &err, {{"n", "8"}}), qPrintable(err));
+    settle(w);
+    w.startComparison({vi("VI", 0.01, 0x1f77b4), vi("VI again", 0.002, 0xd62728)}, true);
+    settle(w);
+    const Snapshot s = w.sim().snapshot();
+    QCOMPARE(int(s.copies.size()), 2);
+    const double c0 = s.copies[0].calibratedMicroseconds, c1 = s.copies[1].calibratedMicroseconds, dt1 = s.copies[1].spec.dt;
+    qInfo("equal cost: reference %.1f µs/step at 10 ms; copy %.1f µs/step, chosen Δt = %g s", c0, c1, dt1);
+    QVERIFY(c0 > 0 && c1 > 0);
+    QVERIFY(dt1 != 0.002);
+    // Same integrator and model: about the same cost per step, so about the reference's Δt.
+    QVERIFY2(dt1 > 0.01 / 4 && dt1 < 0.01 * 4, qPrintable(QString::number(dt1)));
+    // Δt_1 = Δt_0 · c_1 / c_0 up to the 3-digit rounding.
+    QVERIFY(std::abs(dt1 - 0.01 * c1 / c0) <= 0.01 * dt1);
+    w.comparisonPanel()->updateStatus(s);
+    QVERIFY(w.comparisonPanel()->statusText(1).contains("equal cost: Δt = "));
+    QCOMPARE(w.comparisonPanel()->table()->item(1, ComparisonPanel::Dt)->text().toDouble(), dt1);
+  }
+
+  // Lessons menu: lesson 1 opens the three-link loop with VI vs RK4 as a comparison, the
+  // explanation panel shows, the violation plot is in front on a log scale with two curves. RK4
+  // either runs in lockstep or (in a build without it) its row says why it cannot start.
+  void lessonOpens() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(w.lessonsMenu());
+    QCOMPARE(int(w.lessonsMenu()->actions().size()), int(lessons().size()));
+    QAction* one = w.findChild<QAction*>("lesson-1");
+    QVERIFY(one);
+    one->trigger();
+    settle(w);
+    QVERIFY(w.lessonDock()->isVisible());
+    QVERIFY(w.lessonPanel()->titleText().startsWith("1. Constraint drift"));
+    QVERIFY(w.lessonPanel()->claimText().contains("RK4"));
+    QCOMPARE(w.currentSource(), QString("scene:three-link-loop"));
+    auto* violation = static_cast<PlotDock*>(w.plots()->dock(PlotManager::Figure::Violation));
+    QVERIFY(violation->logScale());
+    QVERIFY(!violation->visibleRegion().isEmpty());
+    stepN(w, 20);
+    const Snapshot s = w.sim().snapshot();
+    QCOMPARE(int(s.copies.size()), 2);
+    QCOMPARE(QString::fromStdString(s.copies[0].spec.label), QString("VI"));
+    QCOMPARE(QString::fromStdString(s.copies[1].spec.label), QString("RK4"));
+    QCOMPARE(violation->plot()->graphCount(), 2);
+    QVERIFY(!s.copies[0].failed);
+    QCOMPARE(s.copies[0].steps, 20L);
+    if (s.copies[1].failed) {
+      qInfo("RK4 in this build: %s", s.copies[1].failure.c_str());
+      QVERIFY(s.copies[1].failure.rfind("cannot start: ", 0) == 0);
+      w.comparisonPanel()->updateStatus(s);
+      QVERIFY(w.comparisonPanel()->statusText(1).startsWith("cannot start"));
+    } else {
+      QCOMPARE(s.copies[1].steps, 20L);
+      QVERIFY(std::abs(s.copies[1].state.time - s.copies[0].state.time) < 1e-9);
+      QVERIFY(w.viewport()->ghostVisible(1));
+      qInfo("lesson 1 after 0.2 s: violation VI %.3g, RK4 %.3g", s.copies[0].metrics.constraintViolation,
+            s.copies[1].metrics.constraintViolation);
+    }
+    // By id as well; unknown ones are refused with the list.
+    QString err;
+    QVERIFY2(w.openLesson("contact", &err), qPrintable(err));
+    settle(w);
+    QCOMPARE(int(w.sim().snapshot().copies.size()), 3);
+    QVERIFY(!w.openLesson("99", &err));
+    QVERIFY(err.contains("drift"));
+  }
+
+  // Settings dock: an integrator combination that makes no sense for the model shows the engine's
+  // reason and is not applied; a valid one is applied at the sync point.
+  void integratorSettings() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QString err;
+    QVERIFY2(w.openModel("scene:double-pendulum", &err), qPrintable(err));
+    settle(w);
+    SettingsPanel* sp = w.settingsPanel();
+    // The variational integrator with soft contacts: refused with a reason.
+    sp->contactsCombo()->setCurrentIndex(sp->contactsCombo()->findData(int(ContactModel::Soft)));
+    QVERIFY2(sp->integratorProblem().contains("rigid"), qPrintable(sp->integratorProblem()));
+    settle(w);
+    QCOMPARE(int(w.sim().integratorOptions().contacts), int(ContactModel::Rigid));
+    sp->contactsCombo()->setCurrentIndex(sp->contactsCombo()->findData(int(ContactModel::Rigid)));
+    QVERIFY(sp->integratorProblem().isEmpty());
+    // Heun: applied, or named as unavailable in this build; never both.
+    sp->integratorCombo()->setCurrentIndex(sp->integratorCombo()->findData(int(IntegratorKind::Heun)));
+    settle(w);
+    if (sp->integratorProblem().isEmpty()) {
+      QCOMPARE(int(w.sim().integratorOptions().kind), int(IntegratorKind::Heun));
+      stepN(w, 10);
+      QCOMPARE(w.sim().snapshot().state.step, 10L);
+    } else {
+      qInfo("Heun in this build: %s", qPrintable(sp->integratorProblem()));
+      QVERIFY(sp->integratorProblem().contains("not available"));
+      QCOMPARE(int(w.sim().integratorOptions().kind), int(IntegratorKind::Variational));
+    }
+    // A model with contacts refuses an explicit integrator with rigid contacts.
+    QVERIFY2(w.openModel("scene:box-drop", &err), qPrintable(err));
+    settle(w);
+    IntegratorOptions rk4;
+    rk4.kind = IntegratorKind::RK4;
+    QVERIFY(!w.setIntegrator(rk4, &err));
+    QVERIFY2(err.contains("contacts"), qPrintable(err));
+  }
+};
+
+MECHSTUDIO_GUI_TEST_MAIN(TestComparison)
+#include "tst_comparison.moc"
