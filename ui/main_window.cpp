@@ -1232,7 +1232,7 @@ bool MainWindow::openLesson(const QString& numberOrId, QString* error) {
     case LessonFocus::ConstraintViolation: focus = PlotManager::Figure::Violation; break;
     case LessonFocus::Energy: focus = PlotManager::Figure::EnergyError; break;
     case LessonFocus::Penetration: focus = PlotManager::Figure::Penetration; break;
-    case LessonFocus::AngularMomentum: focus = PlotManager::Figure::EnergyError; break;
+    case LessonFocus::AngularMomentum: focus = PlotManager::Figure::Momentum; break;
   }
   if (auto* dock = qobject_cast<PlotDock*>(plots_->dock(focus))) {
     dock->show();

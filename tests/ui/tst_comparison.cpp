@@ -315,6 +315,12 @@ class TestComparison : public QObject {
     QVERIFY2(w.openLesson("contact", &err), qPrintable(err));
     settle(w);
     QCOMPARE(int(w.sim().snapshot().copies.size()), 3);
+    // Lesson 5 brings the angular-momentum plot to the front, two curves in it.
+    QVERIFY2(w.openLesson("5", &err), qPrintable(err));
+    settle(w);
+    auto* momentum = static_cast<PlotDock*>(w.plots()->dock(PlotManager::Figure::Momentum));
+    QVERIFY(!momentum->visibleRegion().isEmpty());
+    QCOMPARE(momentum->plot()->graphCount(), 2);
     QVERIFY(!w.openLesson("99", &err));
     QVERIFY(err.contains("drift"));
   }

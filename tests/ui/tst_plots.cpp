@@ -125,10 +125,10 @@ class TestPlots : public QObject {
     // Keep the real pointer over the central widget so no dock believes it is hovered.
     QCursor::setPos(window_->mapToGlobal(QPoint(5, 5)));
     QTest::qWait(50);
-    QCOMPARE(pm_->docks().size(), 6);
-    const QStringList names = {"plot-energy", "plot-energy-error", "plot-violation",
-                               "plot-penetration", "plot-solver", "plot-step-time"};
-    for (int i = 0; i < 6; ++i) {
+    QCOMPARE(pm_->docks().size(), 7);
+    const QStringList names = {"plot-energy", "plot-energy-error", "plot-violation", "plot-penetration",
+                               "plot-solver", "plot-step-time", "plot-momentum"};
+    for (int i = 0; i < 7; ++i) {
       QDockWidget* d = pm_->dock(static_cast<PlotManager::Figure>(i));
       QCOMPARE(d->objectName(), names[i]);
       QVERIFY(d->isVisible());
@@ -269,11 +269,11 @@ class TestPlots : public QObject {
     QVERIFY(f.open(QIODevice::ReadOnly | QIODevice::Text));
     QTextStream in(&f);
     QCOMPARE(in.readLine(), QStringLiteral("step,time,kinetic,potential,energy,energy_error,violation,penetration,limit_violation,iterations,"
-                                                "residual,step_us"));
+                                                "residual,step_us,angular_momentum"));
     long rows = 0;
     while (!in.atEnd()) {
       const QStringList c = in.readLine().split(QLatin1Char(','));
-      QCOMPARE(c.size(), 12);
+      QCOMPARE(c.size(), 13);
       const StepSample& s = run_[static_cast<std::size_t>(rows)];
       // Every value of a few rows (exact round trip).
       if (rows == 0 || rows == 12345 || rows == 77777 || rows == 99999) {

@@ -41,6 +41,7 @@ QString figureTitle(Figure f) {
     case Figure::Penetration: return QObject::tr("Penetration");
     case Figure::Solver: return QObject::tr("Solver");
     case Figure::StepTime: return QObject::tr("Step time");
+    case Figure::Momentum: return QObject::tr("Angular momentum");
   }
   return {};
 }
@@ -53,6 +54,7 @@ QString figureKey(Figure f) {
     case Figure::Penetration: return QStringLiteral("penetration");
     case Figure::Solver: return QStringLiteral("solver");
     case Figure::StepTime: return QStringLiteral("step-time");
+    case Figure::Momentum: return QStringLiteral("momentum");
   }
   return {};
 }
@@ -162,6 +164,14 @@ void PlotDock::setUpFigure() {
       y->setLabel(tr("Step time (µs)"));
       addSeries(Field::StepMicroseconds, tr("Step time"), QStringLiteral("µs"), kBlue, y);
       valueAxes_ = {{y, true}};
+      break;
+    case Figure::Momentum:
+      // About the world origin: conserved for free bodies without gravity (lesson 5).
+      y->setLabel(tr("‖L‖ (N·m·s)"));
+      addSeries(Field::AngularMomentum, tr("Angular momentum"), QStringLiteral("N·m·s"), kGreen, y);
+      valueAxes_ = {{y, false}};
+      // Conserved to round-off (~1e-12 relative) is drawn flat, not as digits of noise.
+      flatRelative_ = 1e-9;
       break;
   }
   if (!logAxis_) logAxis_ = y;
@@ -570,7 +580,7 @@ void PlotDock::rebuild(bool keepX) {
             hi = std::max(hi, 0.0);
           }
           const double span = hi - lo;
-          if (span <= 1e-12 * std::max(std::abs(lo), std::abs(hi))) {
+          if (span <= flatRelative_ * std::max(std::abs(lo), std::abs(hi))) {
             // Flat data: centre it with ±5 % (or ±1 around zero).
             const double c = 0.5 * (lo + hi), half = c != 0 ? 0.05 * std::abs(c) : 1.0;
             r = va.includeZero && c >= 0 ? QCPRange(0, c != 0 ? 2 * c : 1) : QCPRange(c - half, c + half);

@@ -149,6 +149,7 @@ class PlotDock : public QDockWidget {
   std::vector<CompareCurve> compare_;
   std::vector<std::vector<QCPGraph*>> compareGraphs_;
   bool legendRow_ = false;
+  double flatRelative_ = 1e-12;  // relative span below which a linear axis shows the data flat
   QCPTextElement* styleNote_ = nullptr;
   QCPLayoutGrid* legendGrid_ = nullptr;
 };

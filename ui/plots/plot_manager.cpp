@@ -20,7 +20,7 @@ namespace ms::ui {
 struct PlotManager::Impl {
   QMainWindow* window = nullptr;
   SampleStore store;
-  std::array<QPointer<PlotDock>, 6> docks;
+  std::array<QPointer<PlotDock>, PlotManager::kFigureCount> docks;
   double timeWindow = 10;
   // Comparison: copies 1…n (index k-1) and their legends.
   std::vector<std::unique_ptr<SampleStore>> copyStores;
@@ -31,7 +31,7 @@ struct PlotManager::Impl {
 PlotManager::PlotManager(QMainWindow* window) : QObject(window), d_(new Impl) {
   d_->window = window;
   // One dock per figure, in Figure order.
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < kFigureCount; ++i) {
     auto* dock = new PlotDock(static_cast<Figure>(i), &d_->store, window);
     d_->docks[static_cast<std::size_t>(i)] = dock;
     connect(dock, &PlotDock::timeWindowRequested, this, [this](double s) {
@@ -48,6 +48,7 @@ PlotManager::PlotManager(QMainWindow* window) : QObject(window), d_(new Impl) {
   window->tabifyDockWidget(dk(Figure::Violation), dk(Figure::Solver));
   window->tabifyDockWidget(dk(Figure::Solver), dk(Figure::StepTime));
   window->tabifyDockWidget(dk(Figure::StepTime), dk(Figure::Penetration));
+  window->tabifyDockWidget(dk(Figure::Penetration), dk(Figure::Momentum));
   dk(Figure::Violation)->raise();
   // Default width (a saved window state replaces it): a readable column.
   window->resizeDocks({dk(Figure::Energy)}, {440}, Qt::Horizontal);

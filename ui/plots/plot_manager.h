@@ -20,10 +20,11 @@ namespace ms::ui {
 class PlotManager : public QObject {
   Q_OBJECT
  public:
-  enum class Figure { Energy, EnergyError, Violation, Penetration, Solver, StepTime };
+  enum class Figure { Energy, EnergyError, Violation, Penetration, Solver, StepTime, Momentum };
+  static constexpr int kFigureCount = 7;
 
   // Creates the docks (object names "plot-energy", "plot-energy-error", "plot-violation",
-  // "plot-penetration", "plot-solver", "plot-step-time") and adds them to `window`.
+  // "plot-penetration", "plot-solver", "plot-step-time", "plot-momentum") and adds them to `window`.
   explicit PlotManager(QMainWindow* window);
   ~PlotManager() override;
 

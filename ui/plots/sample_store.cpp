@@ -32,6 +32,7 @@ double sampleValue(const StepSample& s, SampleStore::Field f) {
     case SampleStore::Field::Iterations: return s.iterations;
     case SampleStore::Field::Residual: return s.residual;
     case SampleStore::Field::StepMicroseconds: return s.stepMicroseconds;
+    case SampleStore::Field::AngularMomentum: return s.angularMomentum;
     case SampleStore::Field::Count: break;
   }
   return 0;
@@ -279,7 +280,7 @@ void SampleStore::reserveFor(std::size_t extra) {
 
 const char* SampleStore::csvHeader() {
   return "step,time,kinetic,potential,energy,energy_error,violation,penetration,limit_violation,iterations,residual,"
-         "step_us\n";
+         "step_us,angular_momentum\n";
 }
 
 // CSV export: shortest round-trip formatting (std::to_chars, locale independent), written in
@@ -308,7 +309,8 @@ bool SampleStore::writeCsv(const QString& path, QString* error) const {
     for (Field f : kOrder) put(real_[static_cast<std::size_t>(realIndex(f))].data[i], ',');
     put(iterations_.data[i], ',');
     put(real_[static_cast<std::size_t>(realIndex(Field::Residual))].data[i], ',');
-    put(real_[static_cast<std::size_t>(realIndex(Field::StepMicroseconds))].data[i], '\n');
+    put(real_[static_cast<std::size_t>(realIndex(Field::StepMicroseconds))].data[i], ',');
+    put(real_[static_cast<std::size_t>(realIndex(Field::AngularMomentum))].data[i], '\n');
     // Flush a full chunk.
     if (buf.size() > (1u << 20) - 512) {
       if (file.write(buf.data(), static_cast<qint64>(buf.size())) != static_cast<qint64>(buf.size())) break;

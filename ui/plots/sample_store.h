@@ -4,7 +4,7 @@
 // of kBlock samples, so the min/max of any index range costs O(range / kBlock + kBlock): drawing
 // the whole history of millions of samples stays cheap.
 //
-// Memory is bounded: at most capacity() samples (default 2 000 000, ~84 bytes each, ~170 MB) are
+// Memory is bounded: at most capacity() samples (default 2 000 000, ~92 bytes each, ~185 MB) are
 // kept; when an append would exceed it, the oldest samples are dropped in chunks of at least
 // capacity/16 (so the front erase is amortised). Times are kept non-decreasing: a sample older
 // than the newest stored one first drops every stored sample at or after its time (an implicit
@@ -27,7 +27,7 @@ class SampleStore {
   // The plotted quantities (the columns besides step and time), in CSV order.
   enum class Field : int {
     Kinetic, Potential, Energy, EnergyError, Violation, Penetration, LimitViolation, Iterations, Residual,
-    StepMicroseconds, Count
+    StepMicroseconds, AngularMomentum, Count
   };
   static constexpr int kFieldCount = static_cast<int>(Field::Count);
   static constexpr std::size_t kDefaultCapacity = 2'000'000;

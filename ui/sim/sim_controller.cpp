@@ -650,6 +650,7 @@ void SimController::recordCopySample(Copy& c, int index) {
   s.iterations = m.iterations;
   s.residual = m.residual;
   s.stepMicroseconds = m.stepMicroseconds;
+  s.angularMomentum = c.sim->angularMomentum().norm();
   localSamples_.push_back(s);
 }
 
@@ -671,6 +672,7 @@ void SimController::recordSample() {
   s.iterations = m.iterations;
   s.residual = m.residual;
   s.stepMicroseconds = m.stepMicroseconds;
+  s.angularMomentum = sim_->angularMomentum().norm();
   localSamples_.push_back(s);
 }
 

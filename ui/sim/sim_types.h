@@ -88,6 +88,7 @@ struct StepSample {
   int iterations = 0;
   double residual = 0;
   double stepMicroseconds = 0;
+  double angularMomentum = 0;  // ‖L‖ about the world origin (Simulation::angularMomentum), N·m·s
 };
 
 }  // namespace ms::ui
