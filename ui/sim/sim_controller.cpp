@@ -227,12 +227,16 @@ void SimController::reset() {
     running_ = false;
     if (!sim_) return;
     sim_->reset();
-    // Comparison: every copy back to the initial state too (same state, own integrator).
+    // Comparison: every copy back to the initial conditions too (each made consistent for its own
+    // integrator by Simulation::reset); a copy that could not start stays so.
     clock_ = sim_->state().time;
-    refCopy_.failed = false;
-    refCopy_.failure.clear();
+    if (refCopy_.failure.rfind("cannot start", 0) != 0) {
+      refCopy_.failed = false;
+      refCopy_.failure.clear();
+    }
     for (Copy& c : copies_) {
-      c.sim->setState(sim_->state());
+      if (!c.sim) continue;
+      c.sim->reset();
       c.failed = false;
       c.failure.clear();
       c.steps = 0;
@@ -294,7 +298,8 @@ void SimController::setActuator(int joint, int dof, double value) {
   post([this, joint, dof, value] {
     if (!sim_ || joint < 0 || joint >= int(sim_->inputs().actuator.size()) || dof < 0 || dof >= 6) return;
     sim_->inputs().actuator[joint][dof] = value;
-    for (Copy& c : copies_) c.sim->inputs().actuator[joint][dof] = value;
+    for (Copy& c : copies_)
+      if (c.sim) c.sim->inputs().actuator[joint][dof] = value;
   });
 }
 
@@ -421,6 +426,7 @@ void SimController::startComparison(const std::vector<CopySpec>& specs, bool equ
         if (c.spec.maxIterations > 0) c.sim->settings().maxIterations = c.spec.maxIterations;
         c.sim->setIntegrator(c.spec.options);
       } catch (const UserError& e) {
+        c.sim.reset();  // nothing runs in its name
         c.failed = true;
         c.failure = std::string("cannot start: ") + e.what();
         c.failedAt = start.time;
@@ -437,6 +443,7 @@ void SimController::startComparison(const std::vector<CopySpec>& specs, bool equ
         const double refRate = cRef / refCopy_.spec.dt;  // µs per simulated second
         for (Copy& c : copies_) {
           if (c.failed) continue;
+          if (!c.sim) continue;
           CopySpec trial = c.spec;
           double ci = 0;
           for (int pass = 0; pass < 2; ++pass) {
