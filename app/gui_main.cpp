@@ -6,6 +6,7 @@
 //              [--select BODY] [--screenshot OUT.png [--steps N] [--size WxH]]
 // Exit status (as mechstudio-cli): 0 ok, 1 bad input (arguments or a model that does not open),
 // 2 a step failed (screenshot mode).
+#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
@@ -60,7 +61,8 @@ int main(int argc, char** argv) {
   QCommandLineOption integrator("integrator", "Integrator of the model: vi (default), euler, symplectic-euler, heun, rk4, exponential.", "NAME");
   QCommandLineOption contacts("contacts", "Contact model with --integrator: rigid (default) or soft.", "MODEL");
   QCommandLineOption lesson("lesson", "Open a lesson (1-6 or its id, e.g. drift): its scene, its integrators compared, its explanation.", "N|ID");
-  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson});
+  QCommandLineOption sideBySide("side-by-side", "Draw compared copies (--lesson) beside the reference instead of as ghosts over it.");
+  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson, sideBySide});
   if (!cli.parse(app.arguments())) return fail(1, cli.errorText());
   if (cli.isSet("help")) cli.showHelp(0);
   if (cli.isSet("version")) cli.showVersion();
@@ -102,6 +104,8 @@ int main(int argc, char** argv) {
   }
   if (opened && (cli.isSet(integrator) || cli.isSet(contacts)) && !window.setIntegrator(integratorOptions, &error))
     return fail(1, "--integrator: " + error);
+  if (cli.isSet(sideBySide))
+    if (QAction* a = window.findChild<QAction*>("view-side-by-side")) a->setChecked(true);
   if (opened && cli.isSet(follow) && !window.followBody(cli.value(follow)))
     return fail(1, "--follow: the model has no body '" + cli.value(follow) + "'");
 

@@ -384,6 +384,13 @@ void MainWindow::buildMenus() {
   ghostsAct_->setChecked(true);
   ghostsAct_->setObjectName("view-ghosts");
   connect(ghostsAct_, &QAction::toggled, this, [this](bool on) { view_->setGhostsEnabled(on); });
+  QAction* sideBySide = viewMenu_->addAction("Compared copies &side by side");
+  sideBySide->setCheckable(true);
+  sideBySide->setObjectName("view-side-by-side");
+  sideBySide->setStatusTip("Draw each compared copy beside the reference instead of over it");
+  connect(sideBySide, &QAction::toggled, this, [this](bool on) {
+    view_->setCompareLayout(on ? ViewportWidget::CompareLayout::SideBySide : ViewportWidget::CompareLayout::Overlay);
+  });
   QMenu* presets = viewMenu_->addMenu("&Camera");
   const std::pair<const char*, ViewportWidget::ViewPreset> ps[] = {{"&Iso", ViewportWidget::ViewPreset::Iso},
                                                                    {"&Front", ViewportWidget::ViewPreset::Front},

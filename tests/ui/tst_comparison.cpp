@@ -173,6 +173,29 @@ class TestComparison : public QObject {
     qInfo("ghost pixels: %d reddish with ghosts, %d without; %d pixels differ", rWith, rWithout, diff);
     QVERIFY(diff > 200);
     QVERIFY(rWith > rWithout + 100);
+
+    // Side by side (View menu): the ghost moves over by about a model width and the view reframes.
+    QAction* side = w.findChild<QAction*>("view-side-by-side");
+    QVERIFY(side);
+    side->trigger();
+    QVERIFY(w.viewport()->compareLayout() == ViewportWidget::CompareLayout::SideBySide);
+    const double offset = w.viewport()->ghostOffset(1).norm();
+    QVERIFY2(offset > 0.5 && offset < 20, qPrintable(QString::number(offset)));
+    QVERIFY(w.viewport()->ghostVisible(1));
+    const QImage beside = w.viewport()->renderToImage();
+    const int diffBeside = differing(beside, with);
+    // Where the ghost's lower bob is drawn (its copy's position plus the offset), the image is red.
+    QPointF at;
+    QVERIFY(w.viewport()->worldToWidget(s.copies[1].state.bodies[1].x + w.viewport()->ghostOffset(1), at));
+    const qreal dpr = beside.devicePixelRatio();
+    const QImage patch = beside.copy(QRect(int(at.x() * dpr) - 4, int(at.y() * dpr) - 4, 9, 9));
+    const int redAtGhost = reddish(patch);
+    qInfo("side by side: ghost %.2f m over, %d of 81 pixels red around its bob, %d pixels differ from the overlay", offset,
+          redAtGhost, diffBeside);
+    QVERIFY(diffBeside > 200);
+    QVERIFY(redAtGhost >= 5);
+    side->trigger();
+    QCOMPARE(w.viewport()->ghostOffset(1).norm(), 0.0);
   }
 
   // A copy whose step fails (here: one Newton iteration allowed) stops with "diverged at t = …"

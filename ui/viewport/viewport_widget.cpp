@@ -143,8 +143,13 @@ struct ViewportWidget::Impl {
   osg::ref_ptr<osg::Group> ghostsGroup;
   std::vector<Ghost> ghosts;
   bool ghostsOn = true;
+  // Side by side: ghost k drawn translated by k·sideOffset (chosen when the layout is set).
+  bool sideBySide = false;
+  Vec3 sideOffset = Vec3::Zero();
+  void chooseSideOffset();
   void clearGhosts();
-  void updateGhosts(const Snapshot& s);
+  void updateGhosts(const std::vector<CopyStatus>& copies);
+  std::vector<CopyStatus> lastCopies;  // of the last snapshot (a layout change redraws them)
   Gesture gesture;
   Grab grab;
 
@@ -169,6 +174,7 @@ struct ViewportWidget::Impl {
     std::vector<Vec3> rim;
   };
   bool framing(Framing& out) const;
+  bool framingOne(Framing& out) const;  // the reference copy alone
   bool modelBound(Vec3& center, double& radius) const;
   void fit();
   void updateGrid();
@@ -351,7 +357,21 @@ void ViewportWidget::Impl::zoom(double steps, const QPointF& pos) {
 // along the joints (shortest paths through joint points to the pivots, then to the point); a
 // mechanism whose joints to its bodies are all hinges about one direction n moves in planes ⊥ n, so
 // its region is a flat cylinder about the pivots' axis instead of a ball (it frames ~1.4× larger).
+// With copies side by side, the region holds every copy: the reference's region and its translates.
 bool ViewportWidget::Impl::framing(Framing& out) const {
+  if (!framingOne(out)) return false;
+  if (!sideBySide || ghosts.empty()) return true;
+  const size_t n = ghosts.size();
+  const Vec3 last = sideOffset * double(n);
+  out.center += 0.5 * last;
+  out.radius += 0.5 * last.norm();
+  const std::vector<Vec3> rim = out.rim;
+  for (size_t k = 1; k <= n; ++k)
+    for (const Vec3& p : rim) out.rim.push_back(p + sideOffset * double(k));
+  return true;
+}
+
+bool ViewportWidget::Impl::framingOne(Framing& out) const {
   out = Framing{};
   const size_t nb = bodies.size();
   // Every body's box corners and joint points in world coordinates at the current poses.
@@ -702,6 +722,7 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
   d.setHighlight(d.selected, false);
   d.bodiesGroup->removeChildren(0, d.bodiesGroup->getNumChildren());
   d.clearGhosts();
+  d.lastCopies.clear();
   d.bodies.clear();
   d.meshes.clear();
   d.system = std::move(system);
@@ -837,7 +858,8 @@ void ViewportWidget::setSnapshot(const Snapshot& snapshot) {
     d.contacts = snapshot.contacts;
   d.overlays.update(d.poses, d.contacts);
   if (d.grab.body >= 0) d.updateSpring();
-  d.updateGhosts(snapshot);
+  d.lastCopies = snapshot.copies;
+  d.updateGhosts(d.lastCopies);
 
   if (d.pendingFit) {
     d.pendingFit = false;
@@ -854,14 +876,14 @@ void ViewportWidget::Impl::clearGhosts() {
 
 // Builds a ghost set per copy beyond the reference (rebuilt when their number or colour changes),
 // then poses each at its copy's state.
-void ViewportWidget::Impl::updateGhosts(const Snapshot& s) {
-  const size_t wanted = s.copies.size() > 1 ? s.copies.size() - 1 : 0;
+void ViewportWidget::Impl::updateGhosts(const std::vector<CopyStatus>& copies) {
+  const size_t wanted = copies.size() > 1 ? copies.size() - 1 : 0;
   bool rebuild = wanted != ghosts.size();
-  for (size_t k = 0; k < ghosts.size() && !rebuild; ++k) rebuild = ghosts[k].color != s.copies[k + 1].spec.color;
+  for (size_t k = 0; k < ghosts.size() && !rebuild; ++k) rebuild = ghosts[k].color != copies[k + 1].spec.color;
   if (rebuild) {
     clearGhosts();
     for (size_t k = 0; k < wanted; ++k) {
-      const unsigned rgb = s.copies[k + 1].spec.color;
+      const unsigned rgb = copies[k + 1].spec.color;
       const osg::Vec4 tint(float((rgb >> 16) & 0xff) / 255.f, float((rgb >> 8) & 0xff) / 255.f, float(rgb & 0xff) / 255.f, 0.42f);
       Ghost g;
       g.color = rgb;
@@ -896,11 +918,14 @@ void ViewportWidget::Impl::updateGhosts(const Snapshot& s) {
   }
   for (size_t k = 0; k < ghosts.size(); ++k) {
     Ghost& g = ghosts[k];
-    const CopyStatus& c = s.copies[k + 1];
+    const CopyStatus& c = copies[k + 1];
     const bool shown = ghostsOn && !c.failed && c.state.bodies.size() == g.xforms.size();
     g.group->setNodeMask(shown ? ~0u : 0u);
     if (!shown) continue;
-    for (size_t i = 0; i < g.xforms.size(); ++i) g.xforms[i]->setMatrix(poseMatrix(c.state.bodies[i].x, c.state.bodies[i].q));
+    // Side by side: the whole copy moved over by k offsets (bodies and links alike).
+    const Vec3 shift = sideBySide ? Vec3(sideOffset * double(k + 1)) : Vec3::Zero();
+    for (size_t i = 0; i < g.xforms.size(); ++i)
+      g.xforms[i]->setMatrix(poseMatrix(c.state.bodies[i].x + shift, c.state.bodies[i].q));
     if (system) {
       osg::Vec3Array& v = *g.linkVerts;
       const auto com = [&](int body) { return body < 0 ? Vec3::Zero() : c.state.bodies[size_t(body)].x; };
@@ -912,15 +937,46 @@ void ViewportWidget::Impl::updateGhosts(const Snapshot& s) {
       for (size_t j = 0; j < system->joints.size() && 4 * j + 3 < v.size(); ++j) {
         const JointGeometry& geo = system->joints[j].geo;
         const Vec3 pj = point(geo.parent, geo.pa), cj = point(geo.child, geo.pb);
-        v[4 * j] = toOsg(geo.parent < 0 ? pj : com(geo.parent));
-        v[4 * j + 1] = toOsg(pj);
-        v[4 * j + 2] = toOsg(cj);
-        v[4 * j + 3] = toOsg(com(geo.child));
+        v[4 * j] = toOsg((geo.parent < 0 ? pj : com(geo.parent)) + shift);
+        v[4 * j + 1] = toOsg(pj + shift);
+        v[4 * j + 2] = toOsg(cj + shift);
+        v[4 * j + 3] = toOsg(com(geo.child) + shift);
       }
       g.linkVerts->dirty();
       g.links->dirtyBound();
     }
   }
+}
+
+// The copies line up along the world axis (x or y) closest to the camera's right, 1.3 model
+// diameters apart (at least 0.5 m).
+void ViewportWidget::Impl::chooseSideOffset() {
+  Framing f;
+  const double r = framingOne(f) ? f.radius : 1.0;
+  const Vec3 right = viewDir().cross(safeUp());
+  const Vec3 axis = std::abs(right.x()) >= std::abs(right.y()) ? Vec3(right.x() >= 0 ? 1 : -1, 0, 0)
+                                                                : Vec3(0, right.y() >= 0 ? 1 : -1, 0);
+  sideOffset = axis * std::max(2.6 * r, 0.5);
+}
+
+void ViewportWidget::setCompareLayout(CompareLayout layout) {
+  Impl& d = *d_;
+  const bool side = layout == CompareLayout::SideBySide;
+  if (side == d.sideBySide) return;
+  d.sideBySide = side;
+  if (side) d.chooseSideOffset();
+  d.updateGhosts(d.lastCopies);
+  d.fit();
+  update();
+}
+
+ViewportWidget::CompareLayout ViewportWidget::compareLayout() const {
+  return d_->sideBySide ? CompareLayout::SideBySide : CompareLayout::Overlay;
+}
+
+Vec3 ViewportWidget::ghostOffset(int copy) const {
+  if (copy < 1 || !d_->sideBySide) return Vec3::Zero();
+  return d_->sideOffset * double(copy);
 }
 
 void ViewportWidget::setGhostsEnabled(bool on) {

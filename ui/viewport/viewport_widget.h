@@ -38,6 +38,12 @@ class ViewportWidget : public QOpenGLWidget {
   // shapes at that copy's poses, translucent and tinted with its colour (blending, no depth
   // writes, transparent bin), with its links as tinted rods; a copy that stopped is hidden.
   void setSnapshot(const Snapshot& snapshot);
+  // Overlay: the ghosts where their copies are. Side by side: copy k drawn k offsets over along the
+  // world axis (x or y) nearest the camera's right, the view framed to hold them all.
+  enum class CompareLayout { Overlay, SideBySide };
+  void setCompareLayout(CompareLayout layout);
+  CompareLayout compareLayout() const;
+  Vec3 ghostOffset(int copy) const;  // world translation of copy k's drawing (zero when overlaid)
   // Ghosts on/off (View ▸ Ghosts); on by default.
   void setGhostsEnabled(bool on);
   bool ghostsEnabled() const;
