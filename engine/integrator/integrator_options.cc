@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "core/check.h"
+#include "integrator/exponential_step.h"
 #include "integrator/variational_step.h"
 
 namespace ms {
@@ -102,6 +103,7 @@ std::unique_ptr<Integrator> makeIntegrator(const IntegratorOptions& o, std::shar
   validateIntegratorOptions(o, *sys);
   switch (o.kind) {
     case IntegratorKind::Variational: return std::make_unique<VariationalIntegrator>(std::move(sys));
+    case IntegratorKind::Exponential: return std::make_unique<ExponentialIntegrator>(std::move(sys), o);
     default: break;
   }
   throw UserError(std::string("integrator '") + toString(o.kind) + "' is not available in this build");
