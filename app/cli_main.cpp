@@ -30,6 +30,7 @@
 #include "io/trep_import.h"
 #include "io/urdf_import.h"
 #include "core/quaternion.h"
+#include "integrator/integrator_options.h"
 #include "scenes/scenes.h"
 #include "simulation.h"
 #include "system/compiled_system.h"
@@ -73,13 +74,14 @@ void printUsage(std::FILE* f) {
                "Usage:\n"
                "  %s simulate (scene:NAME | FILE) [--set key=value]... [--dt S] (--duration S | --steps N)\n"
                "                 [--tol X] [--comp-tol X] [--max-iter N] [--csv FILE] [--poses FILE] [--quiet]\n"
+               "                 [--integrator NAME] [--baumgarte ALPHA,BETA]\n"
                "  %s check FILE [--set key=value]...\n"
                "  %s convert FILE -o OUT.mech\n"
                "  %s scenes\n"
                "  %s --help | --version\n"
                "\n"
                "Commands:\n"
-               "  simulate     step a mechanism with the variational integrator\n"
+               "  simulate     step a mechanism (the variational integrator unless --integrator)\n"
                "  check        read and compile a model file, print its diagnostics (exit 1 on errors)\n"
                "  convert      write a .trep, .urdf or .mech file as a .mech file\n"
                "  scenes       list the built-in scenes, their parameters and defaults\n"
@@ -94,6 +96,10 @@ void printUsage(std::FILE* f) {
                "  --tol X           Newton tolerance on the residual inf-norm (default 1e-10)\n"
                "  --comp-tol X      contacts and limits: largest slack x impulse at convergence (default 1e-8)\n"
                "  --max-iter N      Newton iteration cap per step (default 100)\n"
+               "  --integrator NAME time stepper: vi (variational, default), euler (explicit), symplectic-euler,\n"
+               "                    heun (explicit RK2), rk4 (acceleration-level dynamics), exponential\n"
+               "  --baumgarte A,B   Baumgarte gains alpha,beta >= 0 [1/s] for euler, symplectic-euler, heun, rk4\n"
+               "                    (default 0,0: no stabilisation)\n"
                "  --csv FILE        per-step metrics as CSV ('-' = standard output):\n"
                "                      %s\n"
                "  --poses FILE      per-body world-frame poses and velocities as CSV ('-' = standard output):\n"
@@ -160,7 +166,28 @@ struct SimulateOptions {
   std::optional<long long> steps, maxIter;
   std::optional<std::string> csv, poses;
   bool quiet = false;
+  ms::IntegratorOptions integrator;  // --integrator, --baumgarte (validated against the model later)
 };
+
+// Options choosing and tuning the time stepper; true if `name` is one of them.
+bool parseIntegratorOption(const std::string& name, const std::string& value, ms::IntegratorOptions& o) {
+  if (name == "--integrator") {
+    if (!ms::parseIntegratorKind(value, o.kind))
+      throw InputError{"unknown integrator '" + value + "' (choose vi, euler, symplectic-euler, heun, rk4 or exponential)"};
+    return true;
+  }
+  if (name == "--baumgarte") {
+    const size_t comma = value.find(',');
+    const auto a = comma == std::string::npos ? std::nullopt : parseDouble(value.substr(0, comma));
+    const auto b = comma == std::string::npos ? std::nullopt : parseDouble(value.substr(comma + 1));
+    if (!a || !b || *a < 0 || *b < 0)
+      throw InputError{"--baumgarte expects ALPHA,BETA, two numbers >= 0 in 1/s, got '" + value + "'"};
+    o.baumgarteAlpha = *a;
+    o.baumgarteBeta = *b;
+    return true;
+  }
+  return false;
+}
 
 constexpr long long kMaxSteps = 1'000'000'000'000LL;
 
@@ -180,7 +207,8 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
       }
       static const std::vector<std::string> withValue = {"--set",      "--dt",       "--duration", "--steps",
                                                          "--tol",      "--comp-tol", "--max-iter", "--csv",
-                                                         "--poses"};
+                                                         "--poses",
+                                                         "--integrator", "--baumgarte"};
       const bool takesValue = std::find(withValue.begin(), withValue.end(), name) != withValue.end();
       if (name == "--quiet") {
         if (hasValue) throw InputError{"option --quiet takes no value"};
@@ -217,6 +245,8 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
         o.compTol = positiveDouble(name, value);
       } else if (name == "--max-iter") {
         o.maxIter = positiveInteger(name, value, 1'000'000);
+      } else if (parseIntegratorOption(name, value, o.integrator)) {
+        // time stepper options: nothing more to do here
       } else if (name == "--csv" || name == "--poses") {
         if (value.empty()) throw InputError{"option " + name + " needs a file name"};
         (name == "--csv" ? o.csv : o.poses) = value;
@@ -384,6 +414,9 @@ int runSimulate(const std::vector<std::string>& args) {
   if (o.maxIter) model.solver.maxIterations = int(*o.maxIter);
   const std::shared_ptr<const ms::CompiledSystem> system = ms::compile(model);
   ms::Simulation sim(system);
+  // The time stepper; a combination that makes no sense for this model is a UserError (exit 1).
+  if (o.integrator != ms::IntegratorOptions()) sim.setIntegrator(o.integrator);
+  const bool vi = o.integrator.kind == ms::IntegratorKind::Variational;
 
   const double dt = sim.settings().dt;
   long long steps = 0;
@@ -463,11 +496,12 @@ int runSimulate(const std::vector<std::string>& args) {
   if (!o.quiet) {
     const double n = double(std::max(1L, stats.steps));
     std::fprintf(stderr,
-                 "%s: %s, dt = %g s: %ld of %lld steps (%.6g s simulated) in %.3f s wall time; "
-                 "mean %.2f us/step, mean %.2f Newton iterations/step; max constraint violation %.3g; "
+                 "%s: %s, %s, dt = %g s: %ld of %lld steps (%.6g s simulated) in %.3f s wall time; "
+                 "mean %.2f us/step, mean %.2f %s/step; max constraint violation %.3g; "
                  "energy drift max|E-E0| = %.3g J (E0 = %.10g J)%s\n",
-                 kProg, o.model.c_str(), dt, stats.steps, steps, stats.steps * dt, wall, stats.sumStepUs / n,
-                 stats.sumIterations / n, stats.maxViolation, stats.maxDrift, stats.e0,
+                 kProg, o.model.c_str(), ms::describe(o.integrator).c_str(), dt, stats.steps, steps, stats.steps * dt,
+                 wall, stats.sumStepUs / n, stats.sumIterations / n, vi ? "Newton iterations" : "KKT solves",
+                 stats.maxViolation, stats.maxDrift, stats.e0,
                  failed ? "; stopped by a solver failure" : "");
   }
   if (!writeError.empty()) throw InputError{writeError};

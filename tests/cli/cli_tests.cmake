@@ -68,6 +68,14 @@ mechstudio_cli_bad(neither_duration_nor_steps REASON "--duration or --steps" ARG
 mechstudio_cli_bad(both_outputs_stdout REASON "standard output" ARGS simulate scene:pendulum --steps 10 --csv - --poses -)
 mechstudio_cli_bad(unwritable_csv REASON "cannot write" ARGS simulate scene:pendulum --steps 10 --csv no-such-dir/out.csv)
 mechstudio_cli_bad(scenes_extra_argument REASON "takes no arguments" ARGS scenes pendulum)
+# Time steppers (--integrator, --baumgarte): unknown names and combinations that make no sense.
+mechstudio_cli_bad(integrator_unknown REASON "unknown integrator 'bogus'" ARGS simulate scene:pendulum --steps 10 --integrator bogus)
+mechstudio_cli_bad(integrator_vi_baumgarte REASON "variational integrator .*takes no Baumgarte gains"
+  ARGS simulate scene:three-link-loop --steps 10 --integrator vi --baumgarte 1,1)
+mechstudio_cli_bad(integrator_rk4_rigid_contacts REASON "has contacts and rk4 has no rigid contact model"
+  ARGS simulate scene:box-drop --steps 10 --integrator rk4)
+mechstudio_cli_bad(baumgarte_negative REASON "--baumgarte expects ALPHA,BETA" ARGS simulate scene:pendulum --steps 10 --integrator rk4 --baumgarte -1,2)
+mechstudio_cli_bad(baumgarte_one_value REASON "--baumgarte expects ALPHA,BETA" ARGS simulate scene:pendulum --steps 10 --integrator rk4 --baumgarte 5)
 
 # ---- information -------------------------------------------------------------------------------
 mechstudio_cli_test(help EXIT 0 ARGS --help CHECKS "STDOUT_REGEX=Usage:.*simulate \\(scene:NAME" STDERR_EMPTY=ON)
@@ -94,6 +102,12 @@ mechstudio_cli_test(box_drop_comp_tol EXIT 0 ARGS simulate scene:box-drop --step
   CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=7)
 mechstudio_cli_test(duration_steps EXIT 0 ARGS simulate scene:pendulum --duration 0.1 --csv - --quiet CHECKS STDOUT_LINES=12)
 mechstudio_cli_test(scene_dt_kept EXIT 0 ARGS simulate scene:damped-pendulum --duration 1 --csv - --quiet CHECKS STDOUT_LINES=12)
+# Baseline integrators: RK4 on the three-link loop writes every row; the summary names the stepper.
+mechstudio_cli_test(integrator_rk4_loop EXIT 0 ARGS simulate scene:three-link-loop --integrator rk4 --steps 10 --csv - --quiet
+  CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=12 STDERR_EMPTY=ON)
+mechstudio_cli_test(integrator_heun_baumgarte EXIT 0
+  ARGS simulate scene:double-pendulum --integrator heun --baumgarte 5,5 --duration 0.5
+  CHECKS "STDERR_REGEX=heun, Baumgarte alpha=5 beta=5, dt = 0.01 s: 50 of 50 steps.*2.00 KKT solves/step")
 
 # ---- solver failure ----------------------------------------------------------------------------
 # dt = 100 s makes the pendulum need |w| >= 2/dt in its first step: exit 2, the initial row is on disk.
