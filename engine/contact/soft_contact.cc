@@ -13,6 +13,8 @@ namespace ms {
 namespace {
 
 constexpr double kTwoPi = 6.283185307179586;
+// Below this tangential speed [m/s] a slipping point takes its slip direction from its anchor offset.
+constexpr double kSlipSpeed = 1e-6;
 
 // Calls fn(group, contact index, geometry) for every candidate of every contact group at s.
 template <class Fn>
@@ -66,7 +68,14 @@ void makePoint(const CompiledContactGroup& grp, int ci, const contact::Contact& 
   const Vec3 pdotB = b.v + pt.RB * b.w.cross(pt.lB);
   const Vec3 pdotA = vA + pt.RA * wA.cross(pt.lA);
   pt.dpdot = pdotB - pdotA;
-  if (pt.slipping) pt.dpdot = pt.n * pt.n.dot(pt.dpdot);  // (28): ṗ₀ᵗ = ṗᵗ
+  pt.slip.setZero();
+  if (pt.slipping) {
+    // ŝ: the tangential sliding velocity's direction, or at rest the anchor offset's (the direction
+    // of the last slip, (28) placed the anchor behind the point).
+    const Vec3 vt = pt.dpdot - pt.n * pt.n.dot(pt.dpdot), dt = pt.dp - pt.n * pt.n.dot(pt.dp);
+    if (vt.norm() > kSlipSpeed) pt.slip = vt.normalized();
+    else if (dt.norm() > 0) pt.slip = dt.normalized();
+  }
   pt.bias = pt.RB * b.w.cross(b.w.cross(pt.lB)) - pt.RA * wA.cross(wA.cross(pt.lA));
 }
 
@@ -97,6 +106,15 @@ Vec3 projectFrictionCone(const Vec3& lambda, const Vec3& n, double mu) {
   const double t = lt.norm(), cap = mu * ln;
   if (t > cap) lt *= cap / t;
   return n * ln + lt;
+}
+
+Mat3 coneScaling(const Vec3& lambda, const Vec3& n, double mu) {
+  const double ln = n.dot(lambda);
+  if (!(ln > 0)) return Mat3::Zero();
+  const double t = (lambda - n * ln).norm(), cap = mu * ln;
+  const double s = t > cap ? cap / t : 1.0;
+  const Mat3 N = n * n.transpose();
+  return N + s * (Mat3::Identity() - N);
 }
 
 void addPointForce(const SoftPoint& c, const Vec3& F, VecX& f) {

@@ -4,7 +4,9 @@
 // multi-body simulation with stiff viscoelastic contacts"):
 //   (1)–(2)  λ = −K (p − p₀) − B (ṗ − ṗ₀)        (3D force on body B at its contact point, world)
 //   (21)–(22) unilateral λₙ ≥ 0 and Coulomb ‖λₜ‖ ≤ μ λₙ, enforced by projection
-//   (28)     slipping: ṗ₀ᵗ := ṗᵗ and p₀ᵗ := pᵗ + λₜ/K with λ projected onto the cone.
+//   (27)–(28) slipping: ṗ₀ᵗ := ṗᵗ and p₀ᵗ := pᵗ + λₜ/K with λ projected onto the cone; while a point
+//            slips its tangential force stays on the cone's boundary against the sliding velocity,
+//            λₜ = −μ λₙ ŝ (27), with λₙ from the normal spring–damper (SoftPoint::forceMap).
 //
 // The candidates are those of CompiledSystem::contacts (ground planes by contact::shapePlane,
 // contact pairs by contact::shapePair). A point is in contact while φ ≤ 0. Its anchor p₀ is a
@@ -42,6 +44,7 @@ struct SoftPoint {
   double mu = 0;             // the group's friction coefficient
   double phi = 0;            // signed distance at the state
   bool slipping = false;     // anchor mode 2: the anchor slides with the point (ṗ₀ᵗ = ṗᵗ)
+  Vec3 slip = Vec3::Zero();  // slipping: unit direction ŝ of the tangential sliding velocity (else 0)
   Vec3 n = Vec3::UnitZ();    // unit normal (world), from A to B
   Vec3 p = Vec3::Zero();     // contact point on B (world)
   Vec3 p0 = Vec3::Zero();    // anchor (world)
@@ -49,8 +52,12 @@ struct SoftPoint {
   Vec3 lA = Vec3::Zero();    // anchor in A's frame (world for the ground)
   Mat3 RB = Mat3::Identity(), RA = Mat3::Identity();  // body → world rotations
   Vec3 dp = Vec3::Zero();    // Δp = p − p₀
-  Vec3 dpdot = Vec3::Zero(); // Δṗ = ṗ − ṗ₀ (tangential part zero while slipping)
+  Vec3 dpdot = Vec3::Zero(); // Δṗ = ṗ − ṗ_A (velocity of p relative to A's material point at the anchor)
   Vec3 bias = Vec3::Zero();  // J̇ν: relative acceleration of p over the anchor at zero ν̇
+  // The force as a linear map of the spring–damper force −KΔp − BΔṗ: I while sticking; while
+  // slipping C = (n − μŝ)nᵀ: the normal spring–damper λₙ and the tangential force on the cone's
+  // boundary against the slip, λₜ = −μ λₙ ŝ (the paper's (27): λ̇ᵗ = μ λ̇ⁿ while slipping).
+  Mat3 forceMap() const { return slipping ? Mat3((n - mu * slip) * n.transpose()) : Mat3::Identity(); }
   EIGEN_MAKE_ALIGNED_OPERATOR_NEW
 };
 using SoftPoints = std::vector<SoftPoint, Eigen::aligned_allocator<SoftPoint>>;
@@ -61,10 +68,16 @@ using SoftPoints = std::vector<SoftPoint, Eigen::aligned_allocator<SoftPoint>>;
 // over all candidates (+∞ without contacts).
 double evaluateSoftContacts(const CompiledSystem& sys, const State& s, SoftPoints& out);
 
-// λ = −K Δp − B Δṗ (paper (2)), unprojected.
-inline Vec3 softForceRaw(const SoftPoint& c, double K, double B) { return -K * c.dp - B * c.dpdot; }
+// λ = C (−K Δp − B Δṗ) (paper (2); C = SoftPoint::forceMap()), unprojected.
+inline Vec3 softForceRaw(const SoftPoint& c, double K, double B) {
+  const Vec3 l = -K * c.dp - B * c.dpdot;
+  return c.slipping ? Vec3(c.forceMap() * l) : l;
+}
 // Projection onto the cone at normal n: λₙ clamped ≥ 0, ‖λₜ‖ scaled down to μ λₙ.
 Vec3 projectFrictionCone(const Vec3& lambda, const Vec3& n, double mu);
+// The same projection as a linear map S with S λ = projectFrictionCone(λ, n, μ) for this λ:
+// 0 if λₙ ≤ 0, else n nᵀ + s (I − n nᵀ) with s = min(1, μλₙ/‖λₜ‖).
+Mat3 coneScaling(const Vec3& lambda, const Vec3& n, double mu);
 // Adds the generalised force of the world force F on B at its point (and −F on A at the anchor).
 void addPointForce(const SoftPoint& c, const Vec3& F, VecX& f);
 // J ν̇: the relative acceleration of the point over the anchor for accelerations ν̇ (6 per body),

@@ -14,6 +14,7 @@
 
 #include "core/check.h"
 #include "core/denormals.h"
+#include "contact/soft_contact.h"
 #include "core/quaternion.h"
 #include "system/initial_conditions.h"
 
@@ -38,6 +39,11 @@ ExplicitIntegrator::ExplicitIntegrator(IntegratorKind kind, const IntegratorOpti
   lambda_.setZero(6 * nj);
   stage_.bodies.resize(nb);
   next_.bodies.resize(nb);
+  // Stage states carry the soft-contact anchors of the step's start (copied without allocating).
+  if (soft_) {
+    stage_.softAnchor.assign(sys_->contacts.size(), Vec3::Zero());
+    stage_.softActive.assign(sys_->contacts.size(), 0);
+  }
 }
 
 const char* ExplicitIntegrator::name() const { return toString(kind_); }
@@ -52,10 +58,12 @@ int ExplicitIntegrator::stages() const {
 
 void ExplicitIntegrator::addContactForces(const State& s, VecX& f) {
   if (contactForces_) contactForces_(s, f);
+  else addSoftContactForces(*sys_, options_, s, f);  // contact/soft_contact.h
 }
 
 void ExplicitIntegrator::contactStepFinished(const StepSettings& st, State& s, StepReport& report) {
   if (contactStep_) contactStep_(st, s, report);
+  else updateSoftAnchors(*sys_, options_, s, &report);  // anchors (28), penetration, active contacts
 }
 
 bool ExplicitIntegrator::derivative(const StepSettings& st, const Inputs& in, const State& y, int k, StepReport& rep) {
@@ -122,6 +130,10 @@ StepReport ExplicitIntegrator::step(const StepSettings& st, const Inputs& in, St
   static constexpr double kEulerB[1] = {1.0};
 
   if (!derivative(st, in, state, 0, rep)) return rep;
+  if (soft_ && state.softAnchor.size() == stage_.softAnchor.size() && state.softActive.size() == stage_.softActive.size()) {
+    stage_.softAnchor = state.softAnchor;
+    stage_.softActive = state.softActive;
+  }
   switch (kind_) {
     case IntegratorKind::SymplecticEuler:
       // ν⁺ = ν + h a(z, ν); z⁺ = z ⊕ h ν⁺ (x + h v⁺, q·exp(h ω⁺/2)).

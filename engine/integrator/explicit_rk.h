@@ -34,11 +34,13 @@ class ExplicitIntegrator : public Integrator {
   // Soft contacts (options.contacts == Soft on a system with contacts): called at every stage
   // evaluation, after the applied forces and before the KKT solve, to add the contact forces to
   // f (6 per body: force world frame, torque body frame) at the stage state `s`. The default
-  // calls the hook set by setContactForceHook (nothing when none is set).
+  // calls the hook set by setContactForceHook, or without one the soft contact model
+  // (addSoftContactForces of contact/soft_contact.h; stage states carry the step's anchors).
   using ContactForceHook = std::function<void(const State& s, VecX& f)>;
   void setContactForceHook(ContactForceHook hook) { contactForces_ = std::move(hook); }
   // Called once after every successful step with soft contacts (e.g. to update contact anchors and
-  // to fill report.penetration / activeContacts). The default calls the hook, if set.
+  // to fill report.penetration / activeContacts). The default calls the hook, if set, else
+  // updateSoftAnchors (anchor update (28), penetration, active contacts).
   using ContactStepHook = std::function<void(const StepSettings& st, State& s, StepReport& report)>;
   void setContactStepHook(ContactStepHook hook) { contactStep_ = std::move(hook); }
   bool softContacts() const { return soft_; }

@@ -7,11 +7,11 @@
 
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "core/denormals.h"
 #include "core/quaternion.h"
 #include "system/initial_conditions.h"
 
 namespace ms {
-
 void contactSpaceIntegrals(const MatX& A, const VecX& b, const VecX& x0, double t, VecX& xint, VecX& xint2) {
   const int n = int(A.rows());
   // Ā (30): the state x extended by three clock states whose flow produces the integrals.
@@ -42,6 +42,7 @@ ExponentialIntegrator::ExponentialIntegrator(std::shared_ptr<const CompiledSyste
 }
 
 StepReport ExponentialIntegrator::step(const StepSettings& st, const Inputs& in, State& state) {
+  const FlushDenormalsScope noSubnormals;
   StepReport rep;
   rep.iterations = 1;
   const double dt = st.dt, K = opt_.contactStiffness, B = opt_.contactDamping;
@@ -78,6 +79,9 @@ StepReport ExponentialIntegrator::step(const StepSettings& st, const Inputs& in,
     // 3. Ā (30) for A = [0, I; −ΥK, −ΥB], b = [0; p̈_free] (11), and e^{δt Ā} (29). Allocates.
     abar_.setZero(n + 3, n + 3);
     abar_.block(0, r, r, r).setIdentity();
+    // λ = C D x with C = I (sticking) or (n − μŝ)nᵀ (slipping, see SoftPoint::forceMap): ΥC.
+    for (int j = 0; j < m; ++j)
+      if (points_[j].slipping) ups_.block(0, 3 * j, r, 3) = ups_.block(0, 3 * j, r, 3) * points_[j].forceMap();
     abar_.block(r, 0, r, r) = -K * ups_.topLeftCorner(r, r);
     abar_.block(r, r, r, r) = -B * ups_.topLeftCorner(r, r);
     abar_.block(r, n, r, 1) = pddFree_.head(r);
@@ -91,10 +95,17 @@ StepReport ExponentialIntegrator::step(const StepSettings& st, const Inputs& in,
     // 4. Average forces (23), (25), projected onto the cones, applied through Jᵀ.
     for (int i = 0; i < m; ++i) {
       const SoftPoint& p = points_[i];
-      const Vec3 avg = (-K * xint_.segment<3>(3 * i) - B * xint_.segment<3>(r + 3 * i)) / dt;
-      const Vec3 avg2 = (-K * xint2_.segment<3>(3 * i) - B * xint2_.segment<3>(r + 3 * i)) * (2.0 / (dt * dt));
-      addPointForce(p, projectFrictionCone(avg, p.n, p.mu), f1_);
-      addPointForce(p, projectFrictionCone(avg2, p.n, p.mu), f2_);
+      Vec3 avg = (-K * xint_.segment<3>(3 * i) - B * xint_.segment<3>(r + 3 * i)) / dt;
+      Vec3 avg2 = (-K * xint2_.segment<3>(3 * i) - B * xint2_.segment<3>(r + 3 * i)) * (2.0 / (dt * dt));
+      if (p.slipping) {
+        avg = p.forceMap() * avg;
+        avg2 = p.forceMap() * avg2;
+      }
+      // The projection of λ̄ as a scaling S of the force (normal clamp, tangential factor) applied to
+      // λ̄̄ too: velocity and position then follow one force history S λ(t) (see the header).
+      const Mat3 S = coneScaling(avg, p.n, p.mu);
+      addPointForce(p, S * avg, f1_);
+      addPointForce(p, S * avg2, f2_);
     }
   }
   dyn_.solve(f1_, &c_, acc1_);
