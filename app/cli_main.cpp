@@ -75,6 +75,7 @@ void printUsage(std::FILE* f) {
                "  %s simulate (scene:NAME | FILE) [--set key=value]... [--dt S] (--duration S | --steps N)\n"
                "                 [--tol X] [--comp-tol X] [--max-iter N] [--csv FILE] [--poses FILE] [--quiet]\n"
                "                 [--integrator NAME] [--baumgarte ALPHA,BETA]\n"
+               "                 [--contacts rigid|soft [--contact-stiffness K] [--contact-damping B]]\n"
                "  %s check FILE [--set key=value]...\n"
                "  %s convert FILE -o OUT.mech\n"
                "  %s scenes\n"
@@ -100,6 +101,11 @@ void printUsage(std::FILE* f) {
                "                    heun (explicit RK2), rk4 (acceleration-level dynamics), exponential\n"
                "  --baumgarte A,B   Baumgarte gains alpha,beta >= 0 [1/s] for euler, symplectic-euler, heun, rk4\n"
                "                    (default 0,0: no stabilisation)\n"
+               "  --contacts M      rigid (default; the variational integrator's hard contacts) or soft\n"
+               "                    (spring-damper per contact point with a Coulomb cone, for euler,\n"
+               "                    symplectic-euler, heun, rk4 and exponential, which needs soft)\n"
+               "  --contact-stiffness K  soft contacts: stiffness [N/m] (default 1e5)\n"
+               "  --contact-damping B    soft contacts: damping [N s/m] (default 300)\n"
                "  --csv FILE        per-step metrics as CSV ('-' = standard output):\n"
                "                      %s\n"
                "  --poses FILE      per-body world-frame poses and velocities as CSV ('-' = standard output):\n"
@@ -176,6 +182,21 @@ bool parseIntegratorOption(const std::string& name, const std::string& value, ms
       throw InputError{"unknown integrator '" + value + "' (choose vi, euler, symplectic-euler, heun, rk4 or exponential)"};
     return true;
   }
+  // Soft contacts: --contacts rigid|soft, --contact-stiffness K, --contact-damping B.
+  if (name == "--contacts") {
+    if (!ms::parseContactModel(value, o.contacts))
+      throw InputError{"unknown contact model '" + value + "' (choose rigid or soft)"};
+    return true;
+  }
+  if (name == "--contact-stiffness" || name == "--contact-damping") {
+    const auto v = parseDouble(value);
+    const bool stiffness = name == "--contact-stiffness";
+    if (!v || *v < 0 || (stiffness && *v == 0))
+      throw InputError{name + (stiffness ? " expects a positive number in N/m" : " expects a number >= 0 in N s/m") +
+                       ", got '" + value + "'"};
+    (stiffness ? o.contactStiffness : o.contactDamping) = *v;
+    return true;
+  }
   if (name == "--baumgarte") {
     const size_t comma = value.find(',');
     const auto a = comma == std::string::npos ? std::nullopt : parseDouble(value.substr(0, comma));
@@ -208,7 +229,8 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
       static const std::vector<std::string> withValue = {"--set",      "--dt",       "--duration", "--steps",
                                                          "--tol",      "--comp-tol", "--max-iter", "--csv",
                                                          "--poses",
-                                                         "--integrator", "--baumgarte"};
+                                                         "--integrator", "--baumgarte", "--contacts",
+                                                         "--contact-stiffness", "--contact-damping"};
       const bool takesValue = std::find(withValue.begin(), withValue.end(), name) != withValue.end();
       if (name == "--quiet") {
         if (hasValue) throw InputError{"option --quiet takes no value"};
@@ -261,6 +283,9 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
   }
   if (o.model.empty())
     throw InputError{"simulate needs a model: scene:NAME or a model file (see '" + std::string(kProg) + " scenes')"};
+  if ((seen["--contact-stiffness"] || seen["--contact-damping"]) && o.integrator.contacts != ms::ContactModel::Soft)
+    throw InputError{std::string(seen["--contact-stiffness"] ? "--contact-stiffness" : "--contact-damping") +
+                     " sets a soft contact parameter: it needs --contacts soft"};
   if (o.duration && o.steps) throw InputError{"give either --duration or --steps, not both"};
   if (!o.duration && !o.steps) throw InputError{"give one of --duration or --steps"};
   if (o.csv && o.poses && *o.csv == "-" && *o.poses == "-")

@@ -76,6 +76,21 @@ mechstudio_cli_bad(integrator_rk4_rigid_contacts REASON "has contacts and rk4 ha
   ARGS simulate scene:box-drop --steps 10 --integrator rk4)
 mechstudio_cli_bad(baumgarte_negative REASON "--baumgarte expects ALPHA,BETA" ARGS simulate scene:pendulum --steps 10 --integrator rk4 --baumgarte -1,2)
 mechstudio_cli_bad(baumgarte_one_value REASON "--baumgarte expects ALPHA,BETA" ARGS simulate scene:pendulum --steps 10 --integrator rk4 --baumgarte 5)
+# Soft contacts (--contacts, --contact-stiffness, --contact-damping).
+mechstudio_cli_bad(exponential_rigid REASON "exponential integrator integrates soft contacts"
+  ARGS simulate scene:box-drop --steps 10 --integrator exponential --contacts rigid)
+mechstudio_cli_bad(exponential_default_contacts REASON "exponential integrator integrates soft contacts"
+  ARGS simulate scene:box-drop --steps 10 --integrator exponential)
+mechstudio_cli_bad(soft_with_vi REASON "variational integrator treats contacts as rigid"
+  ARGS simulate scene:box-drop --steps 10 --integrator vi --contacts soft)
+mechstudio_cli_bad(stiffness_without_soft REASON "--contact-stiffness .*needs --contacts soft"
+  ARGS simulate scene:box-drop --steps 10 --integrator euler --contact-stiffness 1e4)
+mechstudio_cli_bad(damping_without_soft REASON "--contact-damping .*needs --contacts soft"
+  ARGS simulate scene:box-drop --steps 10 --contact-damping 100)
+mechstudio_cli_bad(contacts_unknown REASON "unknown contact model 'squishy'"
+  ARGS simulate scene:box-drop --steps 10 --integrator euler --contacts squishy)
+mechstudio_cli_bad(stiffness_zero REASON "--contact-stiffness expects a positive number"
+  ARGS simulate scene:box-drop --steps 10 --integrator euler --contacts soft --contact-stiffness 0)
 
 # ---- information -------------------------------------------------------------------------------
 mechstudio_cli_test(help EXIT 0 ARGS --help CHECKS "STDOUT_REGEX=Usage:.*simulate \\(scene:NAME" STDERR_EMPTY=ON)
@@ -105,6 +120,14 @@ mechstudio_cli_test(scene_dt_kept EXIT 0 ARGS simulate scene:damped-pendulum --d
 # Baseline integrators: RK4 on the three-link loop writes every row; the summary names the stepper.
 mechstudio_cli_test(integrator_rk4_loop EXIT 0 ARGS simulate scene:three-link-loop --integrator rk4 --steps 10 --csv - --quiet
   CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=12 STDERR_EMPTY=ON)
+# Soft contacts: the exponential integrator drops the box (1 s); the summary names the model.
+mechstudio_cli_test(exponential_soft_box_drop EXIT 0
+  ARGS simulate scene:box-drop --integrator exponential --contacts soft --contact-stiffness 1e5 --contact-damping 300
+       --duration 1 --csv - --quiet
+  CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=102 STDERR_EMPTY=ON)
+mechstudio_cli_test(euler_soft_box_drop EXIT 0
+  ARGS simulate scene:box-drop --integrator euler --contacts soft --dt 0.001 --duration 0.5
+  CHECKS "STDERR_REGEX=euler, soft contacts K=100000 B=300, dt = 0.001 s: 500 of 500 steps")
 mechstudio_cli_test(integrator_heun_baumgarte EXIT 0
   ARGS simulate scene:double-pendulum --integrator heun --baumgarte 5,5 --duration 0.5
   CHECKS "STDERR_REGEX=heun, Baumgarte alpha=5 beta=5, dt = 0.01 s: 50 of 50 steps.*2.00 KKT solves/step")
