@@ -30,7 +30,9 @@
 #include "io/trep_import.h"
 #include "io/urdf_import.h"
 #include "core/quaternion.h"
+#include "comparison.h"
 #include "integrator/integrator_options.h"
+#include "scenes/lessons.h"
 #include "scenes/scenes.h"
 #include "simulation.h"
 #include "system/compiled_system.h"
@@ -45,6 +47,8 @@ constexpr const char* kProg = "mechstudio-cli";
 constexpr const char* kMetricsHeader =
     "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us,penetration,contacts,"
     "limit_violation,limits";
+constexpr const char* kLessonHeader =
+    "copy,label,step,time,energy,constraint_violation,penetration,angular_momentum,status";
 constexpr const char* kPosesHeader = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
 
 // Exit codes.
@@ -79,6 +83,8 @@ void printUsage(std::FILE* f) {
                "  %s check FILE [--set key=value]...\n"
                "  %s convert FILE -o OUT.mech\n"
                "  %s scenes\n"
+               "  %s lesson (N | ID) [--duration S] [--csv FILE] [--quiet]\n"
+               "  %s lessons\n"
                "  %s --help | --version\n"
                "\n"
                "Commands:\n"
@@ -86,6 +92,9 @@ void printUsage(std::FILE* f) {
                "  check        read and compile a model file, print its diagnostics (exit 1 on errors)\n"
                "  convert      write a .trep, .urdf or .mech file as a .mech file\n"
                "  scenes       list the built-in scenes, their parameters and defaults\n"
+               "  lesson       run a teaching preset: one model, several integrators in lockstep, and\n"
+               "               a summary of the quantity it is about (constraint drift, energy, ...)\n"
+               "  lessons      list the lessons\n"
                "\n"
                "Options of simulate:\n"
                "  scene:NAME        built-in scene to simulate (see '%s scenes')\n"
@@ -112,9 +121,16 @@ void printUsage(std::FILE* f) {
                "                      %s\n"
                "  --quiet           no summary on standard error\n"
                "\n"
+               "Options of lesson:\n"
+               "  N | ID            lesson number (1-6) or name (see 'lessons')\n"
+               "  --duration S      simulated time [s] (default: the lesson's)\n"
+               "  --csv FILE        per-step rows of every copy ('-' = standard output):\n"
+               "                      %s\n"
+               "  --quiet           no table, only the summary\n"
+               "\n"
                "Exit status: 0 success, 1 bad input, 2 solver failure (rows so far are written),\n"
                "             3 internal error, 130 interrupted.\n",
-               kProg, kProg, kProg, kProg, kProg, kProg, kMetricsHeader, kPosesHeader);
+               kProg, kProg, kProg, kProg, kProg, kProg, kProg, kProg, kMetricsHeader, kPosesHeader, kLessonHeader);
 }
 
 // ---- strict number parsing ---------------------------------------------------------------------
@@ -622,6 +638,166 @@ int runConvert(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+// lessons: list the teaching presets.
+int runLessons(const std::vector<std::string>& args) {
+  if (!args.empty()) throw InputError{"'lessons' takes no arguments, got '" + args.front() + "'"};
+  std::printf("Lessons (run with '%s lesson N'; in the app: Lessons menu or 'mechstudio --lesson N'):\n", kProg);
+  for (const ms::Lesson& l : ms::lessons()) {
+    std::printf("\n%d  %s\n    %s\n    copies:", l.number, l.id.c_str(), l.title.c_str());
+    for (const ms::LessonVariant& v : l.variants) std::printf(" [%s, dt = %g s]", v.label.c_str(), v.dt);
+    std::printf("\n");
+  }
+  return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
+}
+
+// Per-copy figures of a lesson run.
+struct CopyStats {
+  double e0 = 0, l0 = 0, maxEnergyError = 0, maxViolation = 0, maxPenetration = 0, maxMomentumError = 0;
+  double lastEnergyError = 0, lastViolation = 0, lastPenetration = 0, lastMomentumError = 0, stepUs = 0;
+  long steps = 0;
+  void initial(const ms::Simulation& s) {
+    e0 = s.metrics().energy;
+    l0 = s.angularMomentum().norm();
+  }
+  void add(const ms::Simulation& s) {
+    const ms::StepMetrics& m = s.metrics();
+    ++steps;
+    stepUs += m.stepMicroseconds;
+    lastEnergyError = m.energy - e0;
+    lastViolation = m.constraintViolation;
+    lastPenetration = m.penetration;
+    lastMomentumError = s.angularMomentum().norm() - l0;
+    maxEnergyError = std::max(maxEnergyError, std::abs(lastEnergyError));
+    maxViolation = std::max(maxViolation, lastViolation);
+    maxPenetration = std::max(maxPenetration, lastPenetration);
+    maxMomentumError = std::max(maxMomentumError, std::abs(lastMomentumError));
+  }
+  // The lesson's quantity, now.
+  double focus(ms::LessonFocus f) const {
+    switch (f) {
+      case ms::LessonFocus::ConstraintViolation: return lastViolation;
+      case ms::LessonFocus::Energy: return lastEnergyError;
+      case ms::LessonFocus::Penetration: return lastPenetration;
+      case ms::LessonFocus::AngularMomentum: return lastMomentumError;
+    }
+    return 0;
+  }
+};
+
+const char* focusName(ms::LessonFocus f) {
+  switch (f) {
+    case ms::LessonFocus::ConstraintViolation: return "constraint violation [m]";
+    case ms::LessonFocus::Energy: return "energy error E - E0 [J]";
+    case ms::LessonFocus::Penetration: return "penetration [m]";
+    case ms::LessonFocus::AngularMomentum: return "angular momentum error |L| - |L0| [N m s]";
+  }
+  return "";
+}
+
+// lesson (N | ID) [--duration S] [--csv FILE] [--quiet]: the copies of a lesson in lockstep, a table
+// of its quantity at 10 moments and a summary per copy. Exit 0 also when a copy diverges (that is
+// what some lessons show); 2 if the reference copy fails.
+int runLesson(const std::vector<std::string>& args) {
+  std::optional<std::string> key, csvPath;
+  std::optional<double> duration;
+  bool quiet = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= args.size()) throw InputError{"option " + a + " needs a value"};
+      return args[++i];
+    };
+    if (a == "--duration") duration = positiveDouble(a, value());
+    else if (a == "--csv") csvPath = value();
+    else if (a == "--quiet") quiet = true;
+    else if (a.size() > 1 && a[0] == '-') throw InputError{"unknown option '" + a + "' of lesson (see --help)"};
+    else if (key) throw InputError{"give one lesson, got '" + *key + "' and '" + a + "'"};
+    else key = a;
+  }
+  if (!key) throw InputError{"lesson needs a number or a name (see '" + std::string(kProg) + " lessons')"};
+  const ms::Lesson& lesson = ms::findLesson(*key);
+  // The report goes to standard output, or to standard error when the CSV does.
+  std::FILE* out = csvPath && *csvPath == "-" ? stderr : stdout;
+  const double T = duration ? *duration : lesson.duration;
+  std::vector<ms::ComparisonCopy> copies;
+  for (const ms::LessonVariant& v : lesson.variants) copies.push_back({v.label, v.options, v.dt});
+  ms::Comparison cmp(ms::compile(ms::lessonModel(lesson)), copies);
+  const int n = cmp.size();
+  std::unique_ptr<CsvOut> csv;
+  if (csvPath) {
+    csv = std::make_unique<CsvOut>(*csvPath, "--csv");
+    std::fprintf(csv->file(), "%s\n", kLessonHeader);
+  }
+  auto row = [&](int i) {
+    const ms::Simulation& s = cmp.simulation(i);
+    const ms::StepMetrics& m = s.metrics();
+    std::fprintf(csv->file(), "%d,%s,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%s\n", i, csvField(cmp.copy(i).label).c_str(),
+                 m.step, m.time, m.energy, m.constraintViolation, m.penetration, s.angularMomentum().norm(),
+                 s.failed() ? "failed" : "ok");
+  };
+
+  std::vector<CopyStats> stats(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    stats[size_t(i)].initial(cmp.simulation(i));
+    if (csv) row(i);
+  }
+  std::fprintf(out, "Lesson %d: %s\n%s\nExpect: %s\n\n", lesson.number, lesson.title.c_str(), lesson.explanation.c_str(),
+              lesson.claim.c_str());
+  if (!quiet) {
+    std::fprintf(out, "%-10s", "t [s]");
+    for (int i = 0; i < n; ++i) std::fprintf(out, "  %22s", cmp.copy(i).label.c_str());
+    std::fprintf(out, "    (%s)\n", focusName(lesson.focus));
+  }
+  std::signal(SIGINT, onSignal);
+  std::signal(SIGTERM, onSignal);
+  // Advance in steps of the reference copy; every copy's new steps are recorded.
+  const double dt0 = cmp.copy(0).dt;
+  const long total = std::max(1L, long(std::ceil(T / dt0 - 1e-9)));
+  long nextRow = 0;
+  for (long k = 1; k <= total && !gInterrupted; ++k) {
+    const double t = double(k) * dt0;
+    for (int i = 0; i < n; ++i) {
+      // One copy at a time, so every step of a finer copy is recorded.
+      ms::Simulation& s = cmp.simulation(i);
+      const double dti = s.settings().dt;
+      while (!s.failed() && s.state().time + 0.5 * dti <= t) {
+        if (!s.step()) break;
+        stats[size_t(i)].add(s);
+        if (csv) row(i);
+      }
+    }
+    if (!quiet && (k * 10 >= nextRow * total)) {
+      ++nextRow;
+      std::fprintf(out, "%-10.4g", t);
+      for (int i = 0; i < n; ++i) {
+        if (cmp.simulation(i).failed()) std::fprintf(out, "  %22s", "diverged");
+        else std::fprintf(out, "  %22.6g", stats[size_t(i)].focus(lesson.focus));
+      }
+      std::fprintf(out, "\n");
+    }
+  }
+  std::fprintf(out, "\nSummary over %g s:\n", T);
+  std::fprintf(out, "  %-24s %-40s %12s %12s %12s %12s %12s\n", "copy", "integrator", "max|dE| J", "max viol.",
+              "max pen. m", "max|dL|", "us per sim s");
+  for (int i = 0; i < n; ++i) {
+    const CopyStats& c = stats[size_t(i)];
+    const ms::Simulation& s = cmp.simulation(i);
+    const double usPerSimSecond = c.steps ? c.stepUs / (double(c.steps) * s.settings().dt) : 0;
+    std::fprintf(out, "  %-24s %-40s %12.4g %12.4g %12.4g %12.4g %12.4g\n", cmp.copy(i).label.c_str(),
+                (ms::describe(cmp.copy(i).options) + ", dt " + std::to_string(s.settings().dt).substr(0, 6)).c_str(),
+                c.maxEnergyError, c.maxViolation, c.maxPenetration, c.maxMomentumError, usPerSimSecond);
+    if (s.failed()) std::fprintf(out, "  %-24s diverged: %s\n", "", oneLine(s.metrics().message).c_str());
+  }
+  if (csv)
+    if (std::string err = csv->flush(); !err.empty()) throw InputError{err};
+  if (gInterrupted) return kExitInterrupted;
+  if (cmp.simulation(0).failed()) {
+    std::fprintf(stderr, "%s: the reference copy failed: %s\n", kProg, oneLine(cmp.simulation(0).metrics().message).c_str());
+    return kExitSolverFailure;
+  }
+  return std::fflush(out) == 0 ? kExitOk : kExitInternal;
+}
+
 int run(const std::vector<std::string>& args) {
   if (args.empty()) throw InputError{"no command given (try '" + std::string(kProg) + " --help')"};
   const std::string& cmd = args.front();
@@ -643,10 +819,12 @@ int run(const std::vector<std::string>& args) {
     return runSimulate(rest);
   }
   if (cmd == "scenes") return runScenes(rest);
+  if (cmd == "lesson") return runLesson(rest);
+  if (cmd == "lessons") return runLessons(rest);
   if (cmd == "check") return runCheck(rest);
   if (cmd == "convert") return runConvert(rest);
   if (!cmd.empty() && cmd[0] == '-') throw InputError{"unknown option '" + cmd + "' (see --help)"};
-  throw InputError{"unknown command '" + cmd + "' (commands: simulate, check, convert, scenes; see --help)"};
+  throw InputError{"unknown command '" + cmd + "' (commands: simulate, check, convert, scenes, lesson, lessons; see --help)"};
 }
 
 }  // namespace

@@ -146,8 +146,8 @@ const Lesson& findLesson(const std::string& key) {
   for (const Lesson& l : lessons())
     if (l.id == key || std::to_string(l.number) == key) return l;
   std::string list;
-  for (const Lesson& l : lessons()) list += "\n  " + std::to_string(l.number) + "  " + l.id + "  " + l.title;
-  throw UserError("unknown lesson '" + key + "'; the lessons are:" + list);
+  for (const Lesson& l : lessons()) list += (list.empty() ? "" : ", ") + l.id;
+  throw UserError("unknown lesson '" + key + "'; give 1-" + std::to_string(lessons().size()) + " or one of: " + list);
 }
 
 Model lessonModel(const Lesson& l) { return buildScene(l.scene, l.params); }

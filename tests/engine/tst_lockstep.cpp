@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The lockstep runner of engine/comparison.h: copies with different time steps stay at the same
+// simulated time, a failing copy stops while the others go on, a branch starts every copy from one
+// state, and invalid copies are refused with the copy's name. Also the lessons table's integrity.
+#include <QtTest/QtTest>
+
+#include <cmath>
+
+#include "comparison.h"
+#include "core/check.h"
+#include "scenes/lessons.h"
+#include "scenes/scenes.h"
+
+using namespace ms;
+
+class TestLockstep : public QObject {
+  Q_OBJECT
+ private slots:
+  void copiesWithDifferentStepsStayInLockstep();
+  void aFailingCopyStopsAndTheOthersGoOn();
+  void branchStartsEveryCopyFromOneState();
+  void invalidCopiesAreRefusedWithTheirName();
+  void lessonsAreWellFormed();
+};
+
+void TestLockstep::copiesWithDifferentStepsStayInLockstep() {
+  auto sys = compile(buildScene("double-pendulum"));
+  Comparison c(sys, {{"coarse", {}, 0.01}, {"fine", {}, 0.0025}, {"odd", {}, 0.003}});
+  for (int k = 0; k < 100; ++k) c.step();
+  QCOMPARE(c.running(), 3);
+  QVERIFY(std::abs(c.time() - 1.0) < 1e-12);
+  QCOMPARE(c.simulation(0).state().step, 100L);
+  QCOMPARE(c.simulation(1).state().step, 400L);
+  // Every copy within half of its own step of the reference time.
+  for (int i = 0; i < c.size(); ++i)
+    QVERIFY2(std::abs(c.simulation(i).state().time - c.time()) <= 0.5 * c.copy(i).dt + 1e-12, c.copy(i).label.c_str());
+  // Same mechanism, same integrator: the fine copy tracks the coarse one (first-order method).
+  const double dx = (c.simulation(0).state().bodies[1].x - c.simulation(1).state().bodies[1].x).norm();
+  qInfo("double pendulum after 1 s: dt 0.01 vs 0.0025 differ by %.3g m", dx);
+  QVERIFY(dx > 0 && dx < 0.2);
+}
+
+void TestLockstep::aFailingCopyStopsAndTheOthersGoOn() {
+  // Δt = 100 s needs |ω| ≥ 2/Δt in the pendulum's first step: that copy fails, the other runs on.
+  auto sys = compile(buildScene("pendulum"));
+  Comparison c(sys, {{"ok", {}, 0.01}, {"too coarse", {}, 100}});
+  c.advanceTo(200.0);
+  QCOMPARE(c.running(), 1);
+  QVERIFY(!c.simulation(0).failed());
+  QVERIFY(c.simulation(1).failed());
+  QVERIFY(c.simulation(1).metrics().message.rfind("step 1", 0) == 0);
+  QCOMPARE(c.simulation(1).state().step, 0L);
+  QVERIFY(std::abs(c.simulation(0).state().time - 200.0) < 0.006);
+}
+
+void TestLockstep::branchStartsEveryCopyFromOneState() {
+  auto sys = compile(buildScene("three-link-loop"));
+  Comparison a(sys, {{"VI", {}, 0.01}});
+  for (int k = 0; k < 37; ++k) a.step();
+  const State s = a.simulation(0).state();
+  Comparison b(sys, {{"VI 10 ms", {}, 0.01}, {"VI 5 ms", {}, 0.005}});
+  b.setState(s);
+  QCOMPARE(b.time(), s.time);
+  for (int i = 0; i < b.size(); ++i) {
+    QCOMPARE(b.simulation(i).state().time, s.time);
+    QVERIFY((b.simulation(i).state().bodies[2].x - s.bodies[2].x).norm() == 0);
+  }
+  b.step();
+  QVERIFY(std::abs(b.simulation(1).state().time - (s.time + 0.01)) < 1e-12);
+  QCOMPARE(b.simulation(1).state().step, s.step + 2);
+}
+
+void TestLockstep::invalidCopiesAreRefusedWithTheirName() {
+  auto sys = compile(buildScene("box-drop"));
+  IntegratorOptions expo;
+  expo.kind = IntegratorKind::Exponential;  // rigid contacts: makes no sense
+  try {
+    Comparison c(sys, {{"VI", {}, 0.01}, {"expo rigid", expo, 0.01}});
+    QFAIL("accepted the exponential integrator with rigid contacts");
+  } catch (const UserError& e) {
+    QVERIFY2(QString(e.what()).startsWith("copy 'expo rigid': the exponential integrator"), e.what());
+  }
+  QVERIFY_THROWS_EXCEPTION(UserError, Comparison(sys, {{"zero", {}, 0.0}}));
+  QVERIFY_THROWS_EXCEPTION(UserError, Comparison(sys, {}));
+}
+
+void TestLockstep::lessonsAreWellFormed() {
+  QCOMPARE(int(lessons().size()), 6);
+  for (const Lesson& l : lessons()) {
+    QCOMPARE(&findLesson(std::to_string(l.number)), &l);
+    QCOMPARE(&findLesson(l.id), &l);
+    QVERIFY(l.variants.size() >= 2);
+    QVERIFY(!l.explanation.empty() && !l.claim.empty() && !l.followUp.empty());
+    // The model builds and compiles, and every variant's options fit it.
+    auto sys = compile(lessonModel(l));
+    for (const LessonVariant& v : l.variants) {
+      QVERIFY(v.dt > 0);
+      validateIntegratorOptions(v.options, *sys);
+    }
+  }
+  QVERIFY_THROWS_EXCEPTION(UserError, findLesson("7"));
+  QVERIFY_THROWS_EXCEPTION(UserError, findLesson("energy "));
+}
+
+QTEST_APPLESS_MAIN(TestLockstep)
+#include "tst_lockstep.moc"
