@@ -31,6 +31,7 @@
 #include "io/urdf_import.h"
 #include "core/quaternion.h"
 #include "comparison.h"
+#include "integrator/integrator_options.h"
 #include "scenes/lessons.h"
 #include "scenes/scenes.h"
 #include "simulation.h"
@@ -77,6 +78,8 @@ void printUsage(std::FILE* f) {
                "Usage:\n"
                "  %s simulate (scene:NAME | FILE) [--set key=value]... [--dt S] (--duration S | --steps N)\n"
                "                 [--tol X] [--comp-tol X] [--max-iter N] [--csv FILE] [--poses FILE] [--quiet]\n"
+               "                 [--integrator NAME] [--baumgarte ALPHA,BETA]\n"
+               "                 [--contacts rigid|soft [--contact-stiffness K] [--contact-damping B]]\n"
                "  %s check FILE [--set key=value]...\n"
                "  %s convert FILE -o OUT.mech\n"
                "  %s scenes\n"
@@ -85,7 +88,7 @@ void printUsage(std::FILE* f) {
                "  %s --help | --version\n"
                "\n"
                "Commands:\n"
-               "  simulate     step a mechanism with the variational integrator\n"
+               "  simulate     step a mechanism (the variational integrator unless --integrator)\n"
                "  check        read and compile a model file, print its diagnostics (exit 1 on errors)\n"
                "  convert      write a .trep, .urdf or .mech file as a .mech file\n"
                "  scenes       list the built-in scenes, their parameters and defaults\n"
@@ -103,6 +106,15 @@ void printUsage(std::FILE* f) {
                "  --tol X           Newton tolerance on the residual inf-norm (default 1e-10)\n"
                "  --comp-tol X      contacts and limits: largest slack x impulse at convergence (default 1e-8)\n"
                "  --max-iter N      Newton iteration cap per step (default 100)\n"
+               "  --integrator NAME time stepper: vi (variational, default), euler (explicit), symplectic-euler,\n"
+               "                    heun (explicit RK2), rk4 (acceleration-level dynamics), exponential\n"
+               "  --baumgarte A,B   Baumgarte gains alpha,beta >= 0 [1/s] for euler, symplectic-euler, heun, rk4\n"
+               "                    (default 0,0: no stabilisation)\n"
+               "  --contacts M      rigid (default; the variational integrator's hard contacts) or soft\n"
+               "                    (spring-damper per contact point with a Coulomb cone, for euler,\n"
+               "                    symplectic-euler, heun, rk4 and exponential, which needs soft)\n"
+               "  --contact-stiffness K  soft contacts: stiffness [N/m] (default 1e5)\n"
+               "  --contact-damping B    soft contacts: damping [N s/m] (default 300)\n"
                "  --csv FILE        per-step metrics as CSV ('-' = standard output):\n"
                "                      %s\n"
                "  --poses FILE      per-body world-frame poses and velocities as CSV ('-' = standard output):\n"
@@ -176,7 +188,43 @@ struct SimulateOptions {
   std::optional<long long> steps, maxIter;
   std::optional<std::string> csv, poses;
   bool quiet = false;
+  ms::IntegratorOptions integrator;  // --integrator, --baumgarte (validated against the model later)
 };
+
+// Options choosing and tuning the time stepper; true if `name` is one of them.
+bool parseIntegratorOption(const std::string& name, const std::string& value, ms::IntegratorOptions& o) {
+  if (name == "--integrator") {
+    if (!ms::parseIntegratorKind(value, o.kind))
+      throw InputError{"unknown integrator '" + value + "' (choose vi, euler, symplectic-euler, heun, rk4 or exponential)"};
+    return true;
+  }
+  // Soft contacts: --contacts rigid|soft, --contact-stiffness K, --contact-damping B.
+  if (name == "--contacts") {
+    if (!ms::parseContactModel(value, o.contacts))
+      throw InputError{"unknown contact model '" + value + "' (choose rigid or soft)"};
+    return true;
+  }
+  if (name == "--contact-stiffness" || name == "--contact-damping") {
+    const auto v = parseDouble(value);
+    const bool stiffness = name == "--contact-stiffness";
+    if (!v || *v < 0 || (stiffness && *v == 0))
+      throw InputError{name + (stiffness ? " expects a positive number in N/m" : " expects a number >= 0 in N s/m") +
+                       ", got '" + value + "'"};
+    (stiffness ? o.contactStiffness : o.contactDamping) = *v;
+    return true;
+  }
+  if (name == "--baumgarte") {
+    const size_t comma = value.find(',');
+    const auto a = comma == std::string::npos ? std::nullopt : parseDouble(value.substr(0, comma));
+    const auto b = comma == std::string::npos ? std::nullopt : parseDouble(value.substr(comma + 1));
+    if (!a || !b || *a < 0 || *b < 0)
+      throw InputError{"--baumgarte expects ALPHA,BETA, two numbers >= 0 in 1/s, got '" + value + "'"};
+    o.baumgarteAlpha = *a;
+    o.baumgarteBeta = *b;
+    return true;
+  }
+  return false;
+}
 
 constexpr long long kMaxSteps = 1'000'000'000'000LL;
 
@@ -196,7 +244,9 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
       }
       static const std::vector<std::string> withValue = {"--set",      "--dt",       "--duration", "--steps",
                                                          "--tol",      "--comp-tol", "--max-iter", "--csv",
-                                                         "--poses"};
+                                                         "--poses",
+                                                         "--integrator", "--baumgarte", "--contacts",
+                                                         "--contact-stiffness", "--contact-damping"};
       const bool takesValue = std::find(withValue.begin(), withValue.end(), name) != withValue.end();
       if (name == "--quiet") {
         if (hasValue) throw InputError{"option --quiet takes no value"};
@@ -233,6 +283,8 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
         o.compTol = positiveDouble(name, value);
       } else if (name == "--max-iter") {
         o.maxIter = positiveInteger(name, value, 1'000'000);
+      } else if (parseIntegratorOption(name, value, o.integrator)) {
+        // time stepper options: nothing more to do here
       } else if (name == "--csv" || name == "--poses") {
         if (value.empty()) throw InputError{"option " + name + " needs a file name"};
         (name == "--csv" ? o.csv : o.poses) = value;
@@ -247,6 +299,9 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
   }
   if (o.model.empty())
     throw InputError{"simulate needs a model: scene:NAME or a model file (see '" + std::string(kProg) + " scenes')"};
+  if ((seen["--contact-stiffness"] || seen["--contact-damping"]) && o.integrator.contacts != ms::ContactModel::Soft)
+    throw InputError{std::string(seen["--contact-stiffness"] ? "--contact-stiffness" : "--contact-damping") +
+                     " sets a soft contact parameter: it needs --contacts soft"};
   if (o.duration && o.steps) throw InputError{"give either --duration or --steps, not both"};
   if (!o.duration && !o.steps) throw InputError{"give one of --duration or --steps"};
   if (o.csv && o.poses && *o.csv == "-" && *o.poses == "-")
@@ -400,6 +455,9 @@ int runSimulate(const std::vector<std::string>& args) {
   if (o.maxIter) model.solver.maxIterations = int(*o.maxIter);
   const std::shared_ptr<const ms::CompiledSystem> system = ms::compile(model);
   ms::Simulation sim(system);
+  // The time stepper; a combination that makes no sense for this model is a UserError (exit 1).
+  if (o.integrator != ms::IntegratorOptions()) sim.setIntegrator(o.integrator);
+  const bool vi = o.integrator.kind == ms::IntegratorKind::Variational;
 
   const double dt = sim.settings().dt;
   long long steps = 0;
@@ -479,11 +537,12 @@ int runSimulate(const std::vector<std::string>& args) {
   if (!o.quiet) {
     const double n = double(std::max(1L, stats.steps));
     std::fprintf(stderr,
-                 "%s: %s, dt = %g s: %ld of %lld steps (%.6g s simulated) in %.3f s wall time; "
-                 "mean %.2f us/step, mean %.2f Newton iterations/step; max constraint violation %.3g; "
+                 "%s: %s, %s, dt = %g s: %ld of %lld steps (%.6g s simulated) in %.3f s wall time; "
+                 "mean %.2f us/step, mean %.2f %s/step; max constraint violation %.3g; "
                  "energy drift max|E-E0| = %.3g J (E0 = %.10g J)%s\n",
-                 kProg, o.model.c_str(), dt, stats.steps, steps, stats.steps * dt, wall, stats.sumStepUs / n,
-                 stats.sumIterations / n, stats.maxViolation, stats.maxDrift, stats.e0,
+                 kProg, o.model.c_str(), ms::describe(o.integrator).c_str(), dt, stats.steps, steps, stats.steps * dt,
+                 wall, stats.sumStepUs / n, stats.sumIterations / n, vi ? "Newton iterations" : "KKT solves",
+                 stats.maxViolation, stats.maxDrift, stats.e0,
                  failed ? "; stopped by a solver failure" : "");
   }
   if (!writeError.empty()) throw InputError{writeError};

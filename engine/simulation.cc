@@ -7,11 +7,21 @@
 
 #include "core/check.h"
 #include "core/quaternion.h"
+#include "integrator/accel_dynamics.h"
 #include "integrator/variational_step.h"
 #include "system/initial_conditions.h"
 
 namespace ms {
 namespace {
+
+// The baselines integrate ν̇ with G ν̇ = −Ġν: they keep ġ = Gν as it starts. The variational
+// integrator's velocities (and the initial ones, which are built for it) are discrete, g(z ⊕ νΔt) = 0,
+// so Gν = O(Δt): project them onto Gν = 0 (mass metric) when a baseline takes over.
+void projectForBaseline(const std::shared_ptr<const CompiledSystem>& sys, State& s) {
+  if (sys->joints.empty()) return;
+  AccelDynamics dyn(sys);
+  dyn.projectVelocities(s);  // singular (degenerate pose): keep the velocities as they are
+}
 
 bool stateFinite(const State& s) {
   for (const BodyState& b : s.bodies)
@@ -50,6 +60,7 @@ Simulation::~Simulation() = default;
 
 void Simulation::reset() {
   state_ = makeInitialState(*sys_, initial_, settings_.dt);
+  if (integratorOptions_.kind != IntegratorKind::Variational) projectForBaseline(sys_, state_);
   failed_ = false;
   setTimeOrigin();
   metrics_ = StepMetrics();
@@ -58,9 +69,14 @@ void Simulation::reset() {
 }
 
 void Simulation::setIntegrator(const IntegratorOptions& options) {
-  integrator_ = makeIntegrator(options, sys_);
+  std::unique_ptr<Integrator> next = makeIntegrator(options, sys_);  // throws: nothing changed
+  const bool fromVi = integratorOptions_.kind == IntegratorKind::Variational;
+  integrator_ = std::move(next);
   integratorOptions_ = options;
   failed_ = false;
+  // The state is kept (pose, time, step); leaving the VI its discrete velocities become tangent.
+  if (fromVi && options.kind != IntegratorKind::Variational) projectForBaseline(sys_, state_);
+  updateMetrics();
 }
 
 void Simulation::setState(const State& s) {
@@ -237,6 +253,14 @@ double Simulation::potentialEnergy() const {
 Vec3 Simulation::angularMomentum() const {
   const double dt = settings_.dt;
   Vec3 L = Vec3::Zero();
+  if (integratorOptions_.kind != IntegratorKind::Variational) {
+    // Continuous: Σ x×m v + Q(q) J ω (what the baselines' dynamics conserve).
+    for (size_t i = 0; i < sys_->bodies.size(); ++i) {
+      const BodyState& b = state_.bodies[i];
+      L += b.x.cross(sys_->bodies[i].mass * b.v) + quat::rotation(b.q) * (sys_->bodies[i].inertia * b.w);
+    }
+    return L;
+  }
   for (size_t i = 0; i < sys_->bodies.size(); ++i) {
     const BodyState& b = state_.bodies[i];
     const Mat3& J = sys_->bodies[i].inertia;

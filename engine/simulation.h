@@ -54,7 +54,9 @@ class Simulation {
   void setState(const State& s);
   StepSettings& settings() { return settings_; }
   // The time stepper (default: the variational integrator). Validates the options against this
-  // system (throws UserError with the reason, leaving the current integrator) and keeps the state.
+  // system (throws UserError with the reason, leaving the current integrator) and keeps the state;
+  // switching from the variational integrator to a baseline projects the velocities onto Gν = 0
+  // (the VI's are discrete: g(z ⊕ νΔt) = 0), and reset() does the same while a baseline is set.
   void setIntegrator(const IntegratorOptions& options);
   const IntegratorOptions& integratorOptions() const { return integratorOptions_; }
   const StepSettings& settings() const { return settings_; }
@@ -85,8 +87,9 @@ class Simulation {
 
   double kineticEnergy() const;
   double potentialEnergy() const;
-  // Discrete angular momentum about the world origin, world frame: Σ x×m v + Q(q)(Jω s + ω×Jω)Δt/2,
-  // exactly conserved by the integrator for torque-free motion.
+  // Angular momentum about the world origin, world frame. Variational integrator: the discrete
+  // Σ x×m v + Q(q)(Jω s + ω×Jω)Δt/2, exactly conserved by it for torque-free motion; baselines:
+  // the continuous Σ x×m v + Q(q) J ω.
   Vec3 angularMomentum() const;
   Vec3 linearMomentum() const;
 

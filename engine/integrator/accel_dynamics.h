@@ -41,11 +41,20 @@ class AccelDynamics {
 
   // Ġν of joint j at s (6 rows, padded), for tests against finite differences.
   Vec6 jointBias(int j, const State& s) const;
+  // ġ = Gν of joint j at s (6 rows, padded).
+  Vec6 constraintRate(int j, const State& s) const;
+  // Replaces the velocities of s by the nearest ones in the mass metric with Gν = 0 (one KKT solve;
+  // e.g. the variational integrator's discrete velocities, which satisfy g(z ⊕ νΔt) = 0, not Gν = 0).
+  // False if the KKT matrix is singular (s unchanged then).
+  bool projectVelocities(State& s);
 
  private:
   std::shared_ptr<const CompiledSystem> sys_;
   GraphLDU kkt_;
   mutable VecX rhs_, sol_, f_, c_;
+  VecX accel_;
+  mutable JointConstraintEval eval_;
+  mutable JointMinimalEval minimal_;
 };
 
 }  // namespace ms

@@ -5,6 +5,8 @@
 #include <cstdio>
 
 #include "core/check.h"
+#include "integrator/explicit_rk.h"
+#include "integrator/exponential_step.h"
 #include "integrator/variational_step.h"
 
 namespace ms {
@@ -102,6 +104,11 @@ std::unique_ptr<Integrator> makeIntegrator(const IntegratorOptions& o, std::shar
   validateIntegratorOptions(o, *sys);
   switch (o.kind) {
     case IntegratorKind::Variational: return std::make_unique<VariationalIntegrator>(std::move(sys));
+    case IntegratorKind::ExplicitEuler:
+    case IntegratorKind::SymplecticEuler:
+    case IntegratorKind::Heun:
+    case IntegratorKind::RK4: return std::make_unique<ExplicitIntegrator>(o.kind, o, std::move(sys));
+    case IntegratorKind::Exponential: return std::make_unique<ExponentialIntegrator>(std::move(sys), o);
     default: break;
   }
   throw UserError(std::string("integrator '") + toString(o.kind) + "' is not available in this build");

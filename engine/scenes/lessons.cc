@@ -84,7 +84,8 @@ std::vector<Lesson> makeLessons() {
       "A box dropped onto the ground. The variational integrator treats contacts as rigid inequality "
       "constraints: the box stops at the surface. Soft contacts are springs and dampers at the corners "
       "(K = 1e5 N/m, B = 300 N s/m): the box must sink into the ground before they push back.";
-  l.claim = "Both soft-contact boxes penetrate by millimetres; the rigid one stays within 1e-5 m.";
+  l.claim = "Both soft-contact boxes penetrate by millimetres (explicit Euler about 5 mm, the exponential integrator "
+            "about 1 cm: it notices the ground only at the start of a 10 ms step); the rigid one stays within 1e-5 m.";
   l.scene = "box-drop";
   l.variants = {{"VI, rigid", opts(K::Variational), 0.01},
                 {"explicit Euler, soft", opts(K::ExplicitEuler, ContactModel::Soft), 0.001},
@@ -128,7 +129,8 @@ std::vector<Lesson> makeLessons() {
                 {"explicit Euler, soft", opts(K::ExplicitEuler, ContactModel::Soft), 0.01}};
   l.duration = 3;
   l.focus = LessonFocus::Penetration;
-  l.followUp = "Lower explicit Euler's step until it survives (about 3 ms): that is the price of stiffness.";
+  l.followUp = "Lower explicit Euler's step until it survives (1 ms; at 1.5 ms it still gains energy): that is the "
+               "price of stiffness.";
   out.push_back(l);
   return out;
 }

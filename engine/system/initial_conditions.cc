@@ -86,6 +86,8 @@ State makeInitialState(const CompiledSystem& sys, const Model& initial, double d
   s0.lambda.assign(sys.joints.size(), Vec6::Zero());
   s0.contactImpulse.assign(sys.contacts.size(), Vec6::Zero());
   s0.contactGap.assign(sys.contacts.size(), 0.0);
+  s0.softAnchor.assign(sys.contacts.size(), Vec3::Zero());
+  s0.softActive.assign(sys.contacts.size(), 0);
   if (sys.frictionDirections > kFrictionDirections) s0.contactFriction.assign(sys.contacts.size(), Vec6::Zero());
   s0.limitImpulse.assign(sys.limits.size(), Eigen::Vector2d::Zero());
   s0.limitPosition.assign(sys.limits.size(), 0.0);

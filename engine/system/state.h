@@ -35,6 +35,11 @@ struct State {
   // pushes the coordinate up, γ_hi down) and the coordinate θ(z₂) at the next knot.
   std::vector<Eigen::Vector2d, Eigen::aligned_allocator<Eigen::Vector2d>> limitImpulse;
   std::vector<double> limitPosition;
+  // Soft contacts (contact/soft_contact.h, Hammoud et al. 2021), per contact: the anchor point p₀ in
+  // body A's frame (world coordinates for a ground plane) and its mode: 0 no anchor (φ > 0),
+  // 1 sticking (ṗ₀ moves with body A), 2 slipping (ṗ₀ᵗ = ṗᵗ, anchor placed by eq. 28).
+  std::vector<Vec3, Eigen::aligned_allocator<Vec3>> softAnchor;
+  std::vector<int> softActive;
 };
 
 // Inputs applied during a step; sized once by the Simulation.

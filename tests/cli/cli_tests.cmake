@@ -68,6 +68,29 @@ mechstudio_cli_bad(neither_duration_nor_steps REASON "--duration or --steps" ARG
 mechstudio_cli_bad(both_outputs_stdout REASON "standard output" ARGS simulate scene:pendulum --steps 10 --csv - --poses -)
 mechstudio_cli_bad(unwritable_csv REASON "cannot write" ARGS simulate scene:pendulum --steps 10 --csv no-such-dir/out.csv)
 mechstudio_cli_bad(scenes_extra_argument REASON "takes no arguments" ARGS scenes pendulum)
+# Time steppers (--integrator, --baumgarte): unknown names and combinations that make no sense.
+mechstudio_cli_bad(integrator_unknown REASON "unknown integrator 'bogus'" ARGS simulate scene:pendulum --steps 10 --integrator bogus)
+mechstudio_cli_bad(integrator_vi_baumgarte REASON "variational integrator .*takes no Baumgarte gains"
+  ARGS simulate scene:three-link-loop --steps 10 --integrator vi --baumgarte 1,1)
+mechstudio_cli_bad(integrator_rk4_rigid_contacts REASON "has contacts and rk4 has no rigid contact model"
+  ARGS simulate scene:box-drop --steps 10 --integrator rk4)
+mechstudio_cli_bad(baumgarte_negative REASON "--baumgarte expects ALPHA,BETA" ARGS simulate scene:pendulum --steps 10 --integrator rk4 --baumgarte -1,2)
+mechstudio_cli_bad(baumgarte_one_value REASON "--baumgarte expects ALPHA,BETA" ARGS simulate scene:pendulum --steps 10 --integrator rk4 --baumgarte 5)
+# Soft contacts (--contacts, --contact-stiffness, --contact-damping).
+mechstudio_cli_bad(exponential_rigid REASON "exponential integrator integrates soft contacts"
+  ARGS simulate scene:box-drop --steps 10 --integrator exponential --contacts rigid)
+mechstudio_cli_bad(exponential_default_contacts REASON "exponential integrator integrates soft contacts"
+  ARGS simulate scene:box-drop --steps 10 --integrator exponential)
+mechstudio_cli_bad(soft_with_vi REASON "variational integrator treats contacts as rigid"
+  ARGS simulate scene:box-drop --steps 10 --integrator vi --contacts soft)
+mechstudio_cli_bad(stiffness_without_soft REASON "--contact-stiffness .*needs --contacts soft"
+  ARGS simulate scene:box-drop --steps 10 --integrator euler --contact-stiffness 1e4)
+mechstudio_cli_bad(damping_without_soft REASON "--contact-damping .*needs --contacts soft"
+  ARGS simulate scene:box-drop --steps 10 --contact-damping 100)
+mechstudio_cli_bad(contacts_unknown REASON "unknown contact model 'squishy'"
+  ARGS simulate scene:box-drop --steps 10 --integrator euler --contacts squishy)
+mechstudio_cli_bad(stiffness_zero REASON "--contact-stiffness expects a positive number"
+  ARGS simulate scene:box-drop --steps 10 --integrator euler --contacts soft --contact-stiffness 0)
 
 # ---- information -------------------------------------------------------------------------------
 mechstudio_cli_test(help EXIT 0 ARGS --help CHECKS "STDOUT_REGEX=Usage:.*simulate \\(scene:NAME" STDERR_EMPTY=ON)
@@ -94,6 +117,20 @@ mechstudio_cli_test(box_drop_comp_tol EXIT 0 ARGS simulate scene:box-drop --step
   CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=7)
 mechstudio_cli_test(duration_steps EXIT 0 ARGS simulate scene:pendulum --duration 0.1 --csv - --quiet CHECKS STDOUT_LINES=12)
 mechstudio_cli_test(scene_dt_kept EXIT 0 ARGS simulate scene:damped-pendulum --duration 1 --csv - --quiet CHECKS STDOUT_LINES=12)
+# Baseline integrators: RK4 on the three-link loop writes every row; the summary names the stepper.
+mechstudio_cli_test(integrator_rk4_loop EXIT 0 ARGS simulate scene:three-link-loop --integrator rk4 --steps 10 --csv - --quiet
+  CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=12 STDERR_EMPTY=ON)
+# Soft contacts: the exponential integrator drops the box (1 s); the summary names the model.
+mechstudio_cli_test(exponential_soft_box_drop EXIT 0
+  ARGS simulate scene:box-drop --integrator exponential --contacts soft --contact-stiffness 1e5 --contact-damping 300
+       --duration 1 --csv - --quiet
+  CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=102 STDERR_EMPTY=ON)
+mechstudio_cli_test(euler_soft_box_drop EXIT 0
+  ARGS simulate scene:box-drop --integrator euler --contacts soft --dt 0.001 --duration 0.5
+  CHECKS "STDERR_REGEX=euler, soft contacts K=100000 B=300, dt = 0.001 s: 500 of 500 steps")
+mechstudio_cli_test(integrator_heun_baumgarte EXIT 0
+  ARGS simulate scene:double-pendulum --integrator heun --baumgarte 5,5 --duration 0.5
+  CHECKS "STDERR_REGEX=heun, Baumgarte alpha=5 beta=5, dt = 0.01 s: 50 of 50 steps.*2.00 KKT solves/step")
 
 # ---- solver failure ----------------------------------------------------------------------------
 # dt = 100 s makes the pendulum need |w| >= 2/dt in its first step: exit 2, the initial row is on disk.
