@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include "core/check.h"
@@ -373,8 +374,8 @@ bool SimController::calibrate(const CopySpec& spec, const State& start, double* 
     scratch.settings() = sim_->settings();
     scratch.settings().dt = spec.dt;
     if (spec.maxIterations > 0) scratch.settings().maxIterations = spec.maxIterations;
-    scratch.setIntegrator(spec.options);
     scratch.setState(start);
+    scratch.setIntegrator(spec.options);
     for (int i = 0; i < 2; ++i)
       if (!scratch.step()) return false;
     const Clock::time_point t0 = Clock::now();
@@ -404,6 +405,13 @@ void SimController::startComparison(const std::vector<CopySpec>& specs, bool equ
     sim_->settings().dt = specs[0].dt > 0 ? specs[0].dt : base.dt;
     refCopy_.spec.dt = sim_->settings().dt;
     if (specs[0].maxIterations > 0) sim_->settings().maxIterations = specs[0].maxIterations;
+    // Every copy takes the start state under the variational integrator, then its own: switching to
+    // a baseline projects the (discrete) velocities onto the constraints' tangent.
+    try {
+      sim_->setIntegrator(IntegratorOptions());
+    } catch (const UserError&) {
+    }
+    sim_->setState(start);
     try {
       sim_->setIntegrator(specs[0].options);
     } catch (const UserError& e) {
@@ -413,7 +421,6 @@ void SimController::startComparison(const std::vector<CopySpec>& specs, bool equ
     }
     refCopy_.spec.options = sim_->integratorOptions();
     if (refCopy_.failed) refCopy_.spec.options = specs[0].options;
-    sim_->setState(start);
     copies_.clear();
     for (size_t k = 1; k < specs.size(); ++k) {
       Copy c;
@@ -424,6 +431,7 @@ void SimController::startComparison(const std::vector<CopySpec>& specs, bool equ
         c.sim->settings() = base;
         c.sim->settings().dt = c.spec.dt;
         if (c.spec.maxIterations > 0) c.sim->settings().maxIterations = c.spec.maxIterations;
+        c.sim->setState(start);
         c.sim->setIntegrator(c.spec.options);
       } catch (const UserError& e) {
         c.sim.reset();  // nothing runs in its name
@@ -431,7 +439,6 @@ void SimController::startComparison(const std::vector<CopySpec>& specs, bool equ
         c.failure = std::string("cannot start: ") + e.what();
         c.failedAt = start.time;
       }
-      if (c.sim) c.sim->setState(start);
       copies_.push_back(std::move(c));
     }
     // Equal cost: Δt_i = Δt_ref · c_i / c_ref (c: µs per step), measured twice since the cost of a
@@ -535,10 +542,13 @@ void SimController::startTimeline() {
   rewind(-std::numeric_limits<double>::infinity());
   if (comparing_) {
     clock_ = sim_->state().time;
+    refCopy_.energy0 = energy0_;
+    refCopy_.initialScale = energyScale_;
     for (Copy& c : copies_) {
       if (!c.sim) continue;
       c.energy0 = c.sim->kineticEnergy() + c.sim->potentialEnergy();
       c.energyScale = energyScale_;
+      c.initialScale = energyScale_;
     }
   } else {
     std::lock_guard<std::mutex> lk(mutex_);
@@ -701,11 +711,23 @@ void SimController::applyPerturbation(Inputs& in) const {
 
 double SimController::clockTime() const { return comparing_ ? clock_ : sim_->state().time; }
 
+// A copy blew up: a runaway state, or its energy 100 times its initial scale away from E0 (an
+// unstable explicit step pumps energy in long before the numbers overflow).
+static bool blewUp(const Simulation& sim, double energy0, double scale, std::string* why) {
+  if (runaway(sim.state(), why)) return true;
+  const double e = sim.metrics().energy;
+  if (std::isfinite(e) && std::abs(e - energy0) <= 100 * scale) return false;
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "unstable: the energy went from %.3g J to %.3g J", energy0, e);
+  *why = buf;
+  return true;
+}
+
 // One step of a non-reference copy; false (the copy marked failed) when it fails or runs away.
 bool SimController::stepCopy(Copy& c, int index) {
   std::string why;
   const bool ok = c.sim->step();
-  if (ok && !runaway(c.sim->state(), &why)) {
+  if (ok && !blewUp(*c.sim, c.energy0, c.initialScale, &why)) {
     c.microsecondsSum += c.sim->metrics().stepMicroseconds;
     ++c.steps;
     recordCopySample(c, index);
@@ -725,7 +747,7 @@ void SimController::stepComparison() {
     applyPerturbation(sim_->inputs());
     std::string why;
     const bool ok = sim_->step();
-    if (ok && !runaway(sim_->state(), &why)) {
+    if (ok && !blewUp(*sim_, refCopy_.energy0, refCopy_.initialScale, &why)) {
       refCopy_.microsecondsSum += sim_->metrics().stepMicroseconds;
       ++refCopy_.steps;
       recordSample();

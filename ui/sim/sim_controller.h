@@ -163,6 +163,7 @@ class SimController : public QObject {
     long steps = 0;
     double calibrated = 0;
     double energy0 = 0, energyScale = 1;
+    double initialScale = 1;  // energy scale at the start (the blow-up test)
   };
   bool comparing_ = false;
   Copy refCopy_;
