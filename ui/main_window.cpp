@@ -1246,6 +1246,9 @@ bool MainWindow::openLesson(const QString& numberOrId, QString* error) {
     dock->raise();
     if (lesson->logScale) dock->setLogScale(true);
   }
+  // The plots span the lesson's suggested duration (the Settings dock's plot window shows it).
+  plots_->setTimeWindow(lesson->duration);
+  settings_->setPlotWindow(lesson->duration);
   lesson_->setLesson(*lesson);
   lessonDock_->show();
   lessonDock_->raise();

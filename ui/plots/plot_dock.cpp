@@ -220,6 +220,7 @@ void PlotDock::ensureLegendRow() {
     plot_->legend->setMargins(QMargins(0, 2, 6, 0));
     // Items start where the axis rect's data area starts (shared left margin).
     auto* group = new QCPMarginGroup(plot_);
+    marginGroup_ = group;
     plot_->axisRect()->setMarginGroup(QCP::msLeft, group);
     plot_->legend->setAutoMargins(QCP::msLeft);
     plot_->legend->setMarginGroup(QCP::msLeft, group);
@@ -318,6 +319,9 @@ void PlotDock::applyComparisonStyle() {
       styleNote_->setFont(small);
       styleNote_->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
       styleNote_->setMargins(QMargins(0, 0, 0, 0));
+      // Starts where the data area starts, like the legend.
+      styleNote_->setAutoMargins(QCP::msLeft);
+      styleNote_->setMarginGroup(QCP::msLeft, marginGroup_);
       legendGrid_->addElement(1, 0, styleNote_);
     }
     styleNote_->setTextColor(palette().color(QPalette::Text));

@@ -27,6 +27,7 @@ class QCPItemTracer;
 class QCPRange;
 class QCPTextElement;
 class QCPLayoutGrid;
+class QCPMarginGroup;
 class QCPGraphData;
 class QCustomPlot;
 
@@ -152,6 +153,7 @@ class PlotDock : public QDockWidget {
   double flatRelative_ = 1e-12;  // relative span below which a linear axis shows the data flat
   QCPTextElement* styleNote_ = nullptr;
   QCPLayoutGrid* legendGrid_ = nullptr;
+  QCPMarginGroup* marginGroup_ = nullptr;
 };
 
 }  // namespace ms::ui

@@ -21,7 +21,9 @@
 #include <osg/ComputeBoundsVisitor>
 #include <osg/Geode>
 #include <osg/LightModel>
+#include <osg/Depth>
 #include <osg/LineWidth>
+#include <osg/PolygonOffset>
 #include <osg/LightSource>
 #include <osg/MatrixTransform>
 #include <osg/ValueObject>
@@ -892,6 +894,11 @@ void ViewportWidget::Impl::updateGhosts(const std::vector<CopyStatus>& copies) {
       // Translucent tint over every shape of the body (the shapes' own materials are overridden).
       osg::StateSet* ss = g.group->getOrCreateStateSet();
       osg::ref_ptr<osg::Material> m = applySurface(ss, tint, true);
+      // Drawn over a coincident reference (a copy that agrees with it) without depth fighting:
+      // pulled slightly towards the camera, and equal depths pass.
+      ss->setAttributeAndModes(new osg::Depth(osg::Depth::LEQUAL, 0.0, 1.0, false),
+                               osg::StateAttribute::ON | osg::StateAttribute::OVERRIDE);
+      ss->setAttributeAndModes(new osg::PolygonOffset(-1.0f, -2.0f), osg::StateAttribute::ON | osg::StateAttribute::OVERRIDE);
       m->setEmission(osg::Material::FRONT_AND_BACK, osg::Vec4(tint.r() * 0.35f, tint.g() * 0.35f, tint.b() * 0.35f, tint.a()));
       for (const Body& b : bodies) {
         osg::ref_ptr<osg::MatrixTransform> x = new osg::MatrixTransform;
