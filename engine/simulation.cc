@@ -17,10 +17,10 @@ namespace {
 // The baselines integrate ν̇ with G ν̇ = −Ġν: they keep ġ = Gν as it starts. The variational
 // integrator's velocities (and the initial ones, which are built for it) are discrete, g(z ⊕ νΔt) = 0,
 // so Gν = O(Δt): project them onto Gν = 0 (mass metric) when a baseline takes over.
-void projectForBaseline(const std::shared_ptr<const CompiledSystem>& sys, State& s) {
-  if (sys->joints.empty()) return;
+bool projectForBaseline(const std::shared_ptr<const CompiledSystem>& sys, State& s) {
+  if (sys->joints.empty()) return true;
   AccelDynamics dyn(sys);
-  dyn.projectVelocities(s);  // singular (degenerate pose): keep the velocities as they are
+  return dyn.projectVelocities(s);  // singular (degenerate pose): the velocities stay as they are
 }
 
 bool stateFinite(const State& s) {
@@ -77,6 +77,12 @@ void Simulation::setIntegrator(const IntegratorOptions& options) {
   // The state is kept (pose, time, step); leaving the VI its discrete velocities become tangent.
   if (fromVi && options.kind != IntegratorKind::Variational) projectForBaseline(sys_, state_);
   updateMetrics();
+}
+
+bool Simulation::projectVelocitiesOntoConstraints() {
+  const bool ok = projectForBaseline(sys_, state_);
+  updateMetrics();
+  return ok;
 }
 
 void Simulation::setState(const State& s) {

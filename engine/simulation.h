@@ -59,6 +59,10 @@ class Simulation {
   // (the VI's are discrete: g(z ⊕ νΔt) = 0), and reset() does the same while a baseline is set.
   void setIntegrator(const IntegratorOptions& options);
   const IntegratorOptions& integratorOptions() const { return integratorOptions_; }
+  // Projects the current velocities onto Gν = 0 in the mass metric (one KKT solve). For a baseline
+  // that starts from a state the VI made (e.g. setState with a VI history state after setIntegrator):
+  // setIntegrator and reset do it themselves. False if the KKT matrix is singular (state unchanged).
+  bool projectVelocitiesOntoConstraints();
   const StepSettings& settings() const { return settings_; }
 
   // Back to t = 0 with the initial conditions (clears a failure).
