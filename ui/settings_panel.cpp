@@ -83,7 +83,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
 
   // Step.
   dt_ = spin(1e-5, 0.5, 5, 0.001, " s");
-  dt_->setToolTip("Time step Δt of the variational integrator (1e-5 … 0.5 s)");
+  dt_->setToolTip("Time step Δt of the integrator (1e-5 … 0.5 s)");
   form->addRow("Time step Δt", dt_);
   tolerance_ = new QLineEdit;
   tolerance_->setToolTip("Newton tolerance on the ∞-norm of the residual (1e-15 … 1e-2)");

@@ -14,7 +14,8 @@
 // its own integrator and Δt. Copy 0 is the reference (the simulation the rest of the app sees);
 // each reference step advances a clock by its Δt and every other copy takes steps of its own Δt
 // while its next knot is not past the clock (smaller steps: several per reference step). A copy
-// whose step fails (or whose state leaves ±1e5 m) stops with "failed at t" while the others go on;
+// whose step fails (or whose state leaves ±1e5 m, or whose energy leaves 100× its initial scale)
+// stops with its time and reason while the others go on;
 // when all have stopped the run pauses. History, step back and seek cover every copy.
 #pragma once
 
