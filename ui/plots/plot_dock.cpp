@@ -338,8 +338,12 @@ void PlotDock::layoutLegend() {
   std::vector<int> widths;
   for (int i = 0; i < plot_->legend->itemCount(); ++i)
     if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot_->legend->item(i)))
-      widths.push_back(fm.horizontalAdvance(item->plottable()->name()) + 18 + 6 + 12);
-  const int available = std::max(100, plot_->width() - 60);
+      widths.push_back(fm.horizontalAdvance(item->plottable()->name()) + plot_->legend->iconSize().width() +
+                       plot_->legend->iconTextPadding() + item->margins().left() + item->margins().right() +
+                       plot_->legend->columnSpacing() + 4);
+  // The legend starts where the data area does (shared left margin) and may reach the right edge.
+  const int axisWidth = plot_->axisRect()->width();
+  const int available = std::max(100, axisWidth >= 20 ? axisWidth + 10 : plot_->width() - 70);
   int columns = std::max(1, int(widths.size()));
   for (; columns > 1; --columns) {
     int total = 0;
