@@ -650,6 +650,13 @@ int runLessons(const std::vector<std::string>& args) {
   return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
 }
 
+// A number as %g prints it.
+std::string shortNumber(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
 // Per-copy figures of a lesson run.
 struct CopyStats {
   double e0 = 0, l0 = 0, maxEnergyError = 0, maxViolation = 0, maxPenetration = 0, maxMomentumError = 0;
@@ -777,14 +784,14 @@ int runLesson(const std::vector<std::string>& args) {
     }
   }
   std::fprintf(out, "\nSummary over %g s:\n", T);
-  std::fprintf(out, "  %-24s %-40s %12s %12s %12s %12s %12s\n", "copy", "integrator", "max|dE| J", "max viol.",
+  std::fprintf(out, "  %-24s %-58s %12s %12s %12s %12s %12s\n", "copy", "integrator", "max|dE| J", "max viol.",
               "max pen. m", "max|dL|", "us per sim s");
   for (int i = 0; i < n; ++i) {
     const CopyStats& c = stats[size_t(i)];
     const ms::Simulation& s = cmp.simulation(i);
     const double usPerSimSecond = c.steps ? c.stepUs / (double(c.steps) * s.settings().dt) : 0;
-    std::fprintf(out, "  %-24s %-40s %12.4g %12.4g %12.4g %12.4g %12.4g\n", cmp.copy(i).label.c_str(),
-                (ms::describe(cmp.copy(i).options) + ", dt " + std::to_string(s.settings().dt).substr(0, 6)).c_str(),
+    std::fprintf(out, "  %-24s %-58s %12.4g %12.4g %12.4g %12.4g %12.4g\n", cmp.copy(i).label.c_str(),
+                (ms::describe(cmp.copy(i).options) + ", dt " + shortNumber(s.settings().dt) + " s").c_str(),
                 c.maxEnergyError, c.maxViolation, c.maxPenetration, c.maxMomentumError, usPerSimSecond);
     if (s.failed()) std::fprintf(out, "  %-24s diverged: %s\n", "", oneLine(s.metrics().message).c_str());
   }

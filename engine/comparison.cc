@@ -44,7 +44,11 @@ int Comparison::running() const {
 }
 
 void Comparison::setState(const State& s) {
-  for (auto& sim : sims_) sim->setState(s);
+  for (auto& sim : sims_) {
+    sim->setState(s);
+    // A baseline starts from the state's velocities made tangent to the constraints (Gν = 0).
+    if (sim->integratorOptions().kind != IntegratorKind::Variational) sim->projectVelocitiesOntoConstraints();
+  }
   target_ = s.time;
 }
 

@@ -40,7 +40,8 @@ class Comparison {
   double time() const { return target_; }
   int running() const;
 
-  // Every copy from state `s` (a branch from history); clears failures.
+  // Every copy from state `s` (a branch from history); clears failures. Baselines get the state's
+  // velocities projected onto Gν = 0 (Simulation::projectVelocitiesOntoConstraints).
   void setState(const State& s);
   // Every copy back to its initial conditions.
   void reset();
