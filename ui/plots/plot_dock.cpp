@@ -702,6 +702,7 @@ void PlotDock::updateTracers(const QPoint& pos) {
   cursor_->point1->setCoords(time, 0);
   cursor_->point2->setCoords(time, 1);
   cursor_->setVisible(true);
+  if (!compare_.empty()) text += QStringLiteral("\n") + compare_[0].label + QLatin1Char(':');
   for (Series& s : series_) {
     const double v = store_->value(s.field, i);
     const bool logAx = s.graph->valueAxis()->scaleType() == QCPAxis::stLogarithmic;
@@ -710,6 +711,18 @@ void PlotDock::updateTracers(const QPoint& pos) {
     s.tracer->setVisible(std::isfinite(v));
     const QString value = s.field == Field::Iterations ? QString::number(static_cast<long>(v)) : QString::number(v, 'g', 7);
     text += QStringLiteral("\n%1: %2%3").arg(s.name, value, s.unit.isEmpty() ? QString() : QStringLiteral(" ") + s.unit);
+  }
+  // Comparison: every other copy's values at its sample nearest the same time.
+  for (std::size_t k = 1; k < compare_.size(); ++k) {
+    const SampleStore* st = compare_[k].store;
+    if (!st || st->empty()) continue;
+    const std::size_t j = st->nearest(time);
+    QStringList values;
+    for (const Series& s : series_) {
+      const double v = st->value(s.field, j);
+      values << (s.field == Field::Iterations ? QString::number(static_cast<long>(v)) : QString::number(v, 'g', 7));
+    }
+    text += QStringLiteral("\n%1 (t = %2 s): %3").arg(compare_[k].label, QString::number(st->time(j), 'g', 8), values.join(QStringLiteral(", ")));
   }
   plot_->layer(QStringLiteral("overlay"))->replot();
   QToolTip::showText(plot_->mapToGlobal(pos + QPoint(14, 14)), text, plot_);
