@@ -10,6 +10,9 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDockWidget>
+#include <QFile>
+#include <QFileInfo>
+#include <QTemporaryDir>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTableWidget>
@@ -126,6 +129,19 @@ class TestComparison : public QObject {
       }
       QVERIFY(named[0] && named[1]);
     }
+    // Export: the reference's samples in the file, the other copy's beside it (header + one row each).
+    QTemporaryDir dir;
+    const QString csv = dir.filePath("run.csv");
+    QString err2;
+    QVERIFY2(w.plots()->exportCsv(csv, &err2), qPrintable(err2));
+    const QString csv1 = w.plots()->copyCsvPath(csv, 1);
+    QCOMPARE(QFileInfo(csv1).fileName(), QString("run-1-VI_2.5_ms.csv"));
+    const auto lines = [](const QString& p) {
+      QFile f(p);
+      return f.open(QIODevice::ReadOnly) ? int(f.readAll().count('\n')) : -1;
+    };
+    QCOMPARE(lines(csv), n + 2);
+    QCOMPARE(lines(csv1), 4 * n + 2);
     // Step back: both copies return to the previous lockstep instant.
     w.sim().stepBack();
     settle(w);

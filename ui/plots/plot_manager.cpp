@@ -136,6 +136,21 @@ void PlotManager::refresh() {
 
 long PlotManager::sampleCount() const { return d_->store.receivedCount(); }
 
-bool PlotManager::exportCsv(const QString& path, QString* error) const { return d_->store.writeCsv(path, error); }
+bool PlotManager::exportCsv(const QString& path, QString* error) const {
+  if (!d_->store.writeCsv(path, error)) return false;
+  for (std::size_t k = 1; k <= d_->copyStores.size(); ++k)
+    if (!d_->copyStores[k - 1]->writeCsv(copyCsvPath(path, int(k)), error)) return false;
+  return true;
+}
+
+QString PlotManager::copyCsvPath(const QString& path, int copy) const {
+  QString label = copy >= 0 && std::size_t(copy) < d_->legends.size() ? d_->legends[std::size_t(copy)].label : QString();
+  for (QChar& c : label)
+    if (!(c.isLetterOrNumber() || c == QLatin1Char('-') || c == QLatin1Char('.'))) c = QLatin1Char('_');
+  const int dot = path.lastIndexOf(QLatin1Char('.'));
+  const int slash = path.lastIndexOf(QLatin1Char('/'));
+  const QString base = dot > slash ? path.left(dot) : path, suffix = dot > slash ? path.mid(dot) : QStringLiteral(".csv");
+  return QStringLiteral("%1-%2-%3%4").arg(base).arg(copy).arg(label, suffix);
+}
 
 }  // namespace ms::ui

@@ -58,8 +58,11 @@ class PlotManager : public QObject {
 
   // Samples received since the last clear() (for tests: one per step).
   long sampleCount() const;
-  // Writes every stored sample, all series, as CSV (atomically). Returns false with a reason.
+  // Writes every stored sample, all series, as CSV (atomically). Returns false with a reason. In a
+  // comparison the reference's go to `path` and copy k's to copyCsvPath(path, k).
   bool exportCsv(const QString& path, QString* error) const;
+  // "run.csv" → "run-2-RK4.csv" (copy k ≥ 1; its label with characters unsafe in file names as '_').
+  QString copyCsvPath(const QString& path, int copy) const;
 
  private:
   struct Impl;
