@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "contact/soft_contact.h"
 #include "core/check.h"
 #include "core/quaternion.h"
 #include "integrator/accel_dynamics.h"
@@ -161,17 +162,8 @@ int Simulation::jointDof(int j) const { return sys_->joints.at(j).geo.freeCoordi
 void Simulation::loadedContacts(std::vector<ContactPoint>& out) const {
   for (const CompiledContactGroup& grp : sys_->contactGroups) {
     contact::BodyPose z, za;
-    z.x = state_.bodies[grp.body].x;
-    z.q = state_.bodies[grp.body].q;
     contact::ContactSet set;
-    if (grp.bodyA < 0) {
-      contact::shapePlane(grp.plane, grp.shape, z, set);
-    } else {
-      za.x = state_.bodies[grp.bodyA].x;
-      za.q = state_.bodies[grp.bodyA].q;
-      set.count = 1;
-      contact::shapePair(grp.shapeA, za, grp.shape, z, set.contacts[0]);
-    }
+    groupCandidatesAt(grp, state_, set, z, za);
     for (int k = 0; k < grp.count; ++k) {
       const Vec6& y = state_.contactImpulse[grp.first + k];
       if (!(y[0] > 1e-6)) continue;

@@ -376,4 +376,14 @@ void frictionRows(const Contact& c, const BodyPose* za, const BodyPose& zb, int 
   }
 }
 
+void groupCandidates(const WorldPlane& plane, const ContactShape& a, const BodyPose* za, const ContactShape& b,
+                     const BodyPose& zb, ContactSet& out) {
+  if (!za) {
+    shapePlane(plane, b, zb, out);
+    return;
+  }
+  out.count = 1;
+  if (!shapePair(a, *za, b, zb, out.contacts[0])) out.contacts[0].phi = std::numeric_limits<double>::infinity();
+}
+
 }  // namespace ms::contact

@@ -141,6 +141,12 @@ bool shapePair(const ContactShape& a, const BodyPose& za, const ContactShape& b,
 // Exchange the roles of A and B in a contact (n → −n, points and gradients swapped; φ unchanged).
 void swapBodies(Contact& c);
 
+// The candidates of one contact group: shape b at zb against the world plane (za == nullptr), or
+// against shape a at *za (one candidate, the closest points; φ = +∞ for a pair without a distance
+// function).
+void groupCandidates(const WorldPlane& plane, const ContactShape& a, const BodyPose* za, const ContactShape& b,
+                     const BodyPose& zb, ContactSet& out);
+
 // ---- Friction (§3.4, Appendix C).
 // Orthonormal right-handed tangent basis (t1, t2, n), built continuously from n: the frame obtained by
 // the minimal rotation taking +z to n applied to (x, y) (Frisvad 2012; Duff et al. 2017, "Building an

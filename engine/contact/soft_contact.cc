@@ -10,6 +10,18 @@
 #include "core/quaternion.h"
 
 namespace ms {
+
+void groupCandidatesAt(const CompiledContactGroup& grp, const State& s, contact::ContactSet& out, contact::BodyPose& zb,
+                       contact::BodyPose& za) {
+  zb.x = s.bodies[grp.body].x;
+  zb.q = s.bodies[grp.body].q;
+  if (grp.bodyA >= 0) {
+    za.x = s.bodies[grp.bodyA].x;
+    za.q = s.bodies[grp.bodyA].q;
+  }
+  contact::groupCandidates(grp.plane, grp.shapeA, grp.bodyA >= 0 ? &za : nullptr, grp.shape, zb, out);
+}
+
 namespace {
 
 constexpr double kTwoPi = 6.283185307179586;
@@ -21,18 +33,8 @@ template <class Fn>
 void forEachCandidate(const CompiledSystem& sys, const State& s, Fn&& fn) {
   for (const CompiledContactGroup& grp : sys.contactGroups) {
     contact::BodyPose z, za;
-    z.x = s.bodies[grp.body].x;
-    z.q = s.bodies[grp.body].q;
     contact::ContactSet set;
-    if (grp.bodyA < 0) {
-      contact::shapePlane(grp.plane, grp.shape, z, set);
-    } else {
-      za.x = s.bodies[grp.bodyA].x;
-      za.q = s.bodies[grp.bodyA].q;
-      set.count = 1;
-      if (!contact::shapePair(grp.shapeA, za, grp.shape, z, set.contacts[0]))
-        set.contacts[0].phi = std::numeric_limits<double>::infinity();
-    }
+    groupCandidatesAt(grp, s, set, z, za);
     for (int k = 0; k < grp.count && k < set.count; ++k) fn(grp, grp.first + k, set.contacts[k]);
   }
 }

@@ -62,6 +62,11 @@ struct SoftPoint {
 };
 using SoftPoints = std::vector<SoftPoint, Eigen::aligned_allocator<SoftPoint>>;
 
+// The candidates of contact group `grp` at state s (a shape against its ground plane, or the closest
+// points of a pair); zb and za receive the poses of body B and of body A (pairs only).
+void groupCandidatesAt(const CompiledContactGroup& grp, const State& s, contact::ContactSet& out, contact::BodyPose& zb,
+                       contact::BodyPose& za);
+
 // The points in contact at s (φ ≤ 0) into `out` (resized to their number; reserve
 // sys.contacts.size() once and nothing allocates). A point without an anchor (softActive = 0, e.g.
 // the first step) gets A's witness point as a provisional anchor, sticking. Returns the smallest φ

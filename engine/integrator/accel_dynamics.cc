@@ -20,6 +20,7 @@
 // D_T, D_R are the rows the joint keeps (restrictConstraintRows drops redundant ones), so the bias
 // has exactly the rows of evalJointConstraint.
 #include "integrator/accel_dynamics.h"
+#include "dynamics/spring_force.h"
 
 #include <cmath>
 
@@ -61,25 +62,13 @@ void AccelDynamics::appliedForces(const StepSettings& st, const Inputs& in, cons
   // Springs between bodies: f = −(k(|d| − L) + c ḋ·n) n on B along n = d/|d|, −f on A.
   for (const SpringDesc& sp : sys_->model.springs) {
     const int a = sp.bodyA, b = sp.bodyB;
-    const Mat3 Ra = a >= 0 ? quat::rotation(s.bodies[a].q) : Mat3::Identity();
-    const Mat3 Rb = b >= 0 ? quat::rotation(s.bodies[b].q) : Mat3::Identity();
-    const Vec3 d = (b >= 0 ? Vec3(s.bodies[b].x + Rb * sp.anchorB) : sp.anchorB) -
-                   (a >= 0 ? Vec3(s.bodies[a].x + Ra * sp.anchorA) : sp.anchorA);
-    const double len = d.norm();
-    if (len < 1e-12) continue;  // direction undefined: no force at zero length
-    const Vec3 n = d / len;
-    Vec3 vrel = Vec3::Zero();
-    if (b >= 0) vrel += s.bodies[b].v + Rb * s.bodies[b].w.cross(sp.anchorB);
-    if (a >= 0) vrel -= s.bodies[a].v + Ra * s.bodies[a].w.cross(sp.anchorA);
-    const Vec3 fb = -(sp.stiffness * (len - sp.restLength) + sp.damping * n.dot(vrel)) * n;
-    if (b >= 0) {
-      f.segment<3>(6 * b) += fb;
-      f.segment<3>(6 * b + 3) += sp.anchorB.cross(Rb.transpose() * fb);
-    }
-    if (a >= 0) {
-      f.segment<3>(6 * a) -= fb;
-      f.segment<3>(6 * a + 3) -= sp.anchorA.cross(Ra.transpose() * fb);
-    }
+    SpringEnd A, B;
+    if (a >= 0) A = {s.bodies[a].x, quat::rotation(s.bodies[a].q), s.bodies[a].v, s.bodies[a].w};
+    if (b >= 0) B = {s.bodies[b].x, quat::rotation(s.bodies[b].q), s.bodies[b].v, s.bodies[b].w};
+    Vec3 fb, ta, tb;
+    if (!springForce(sp, A, B, fb, ta, tb)) continue;
+    if (b >= 0) f.segment<6>(6 * b) += (Vec6() << fb, tb).finished();
+    if (a >= 0) f.segment<6>(6 * a) += (Vec6() << -fb, ta).finished();
   }
   // Joint actuators, springs and dampers: effort u in minimal coordinates, f = (∂θ/∂x)ᵀu,
   // τ = (∂θ/∂θ_body)ᵀu (as the variational integrator, without its factor 2 of (16)).

@@ -61,6 +61,7 @@
 #include "core/check.h"
 #include "core/denormals.h"
 #include "core/quaternion.h"
+#include "dynamics/spring_force.h"
 #include "solver/interior_point.h"
 
 namespace ms {
@@ -259,18 +260,14 @@ inline JointPoses posesOf(const JointGeometry& j, const Vec3Vector& x, const Vec
 // The candidates of a contact group at the poses (x, q): a shape against a ground plane, or the
 // closest points of two bodies' shapes.
 void contactCandidates(const CompiledContactGroup& grp, const Vec3Vector& x, const Vec4Vector& q, contact::ContactSet& out) {
-  contact::BodyPose zb;
+  contact::BodyPose zb, za;
   zb.x = x[grp.body];
   zb.q = q[grp.body];
-  if (grp.bodyA < 0) {
-    contact::shapePlane(grp.plane, grp.shape, zb, out);
-    return;
+  if (grp.bodyA >= 0) {
+    za.x = x[grp.bodyA];
+    za.q = q[grp.bodyA];
   }
-  contact::BodyPose za;
-  za.x = x[grp.bodyA];
-  za.q = q[grp.bodyA];
-  out.count = 1;
-  contact::shapePair(grp.shapeA, za, grp.shape, zb, out.contacts[0]);
+  contact::groupCandidates(grp.plane, grp.shapeA, grp.bodyA >= 0 ? &za : nullptr, grp.shape, zb, out);
 }
 
 // Prepare the knot z1, constant forces and G(z1) for one step. Returns false if |ω₀| ≥ 2/Δt.
@@ -297,24 +294,18 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
   // ½k(|d| − L)², variational), damping from the velocities ż0 that led to z1 (explicit).
   for (const SpringDesc& sp : sys.model.springs) {
     const int a = sp.bodyA, b = sp.bodyB;
-    const Mat3 Ra = a >= 0 ? quat::rotation(m.q1[a]) : Mat3::Identity();
-    const Mat3 Rb = b >= 0 ? quat::rotation(m.q1[b]) : Mat3::Identity();
-    const Vec3 ra = Ra * sp.anchorA, rb = Rb * sp.anchorB;
-    const Vec3 d = (b >= 0 ? m.x1[b] : Vec3::Zero()) + rb - (a >= 0 ? m.x1[a] : Vec3::Zero()) - ra;
-    const double len = d.norm();
-    if (len < 1e-12) continue;  // direction undefined: no force at zero length
-    const Vec3 n = d / len;
-    Vec3 vrel = Vec3::Zero();
-    if (b >= 0) vrel += state.bodies[b].v + Rb * state.bodies[b].w.cross(sp.anchorB);
-    if (a >= 0) vrel -= state.bodies[a].v + Ra * state.bodies[a].w.cross(sp.anchorA);
-    const Vec3 f = -(sp.stiffness * (len - sp.restLength) + sp.damping * n.dot(vrel)) * n;  // on b
+    SpringEnd A, B;
+    if (a >= 0) A = {m.x1[a], quat::rotation(m.q1[a]), state.bodies[a].v, state.bodies[a].w};
+    if (b >= 0) B = {m.x1[b], quat::rotation(m.q1[b]), state.bodies[b].v, state.bodies[b].w};
+    Vec3 fb, ta, tb;
+    if (!springForce(sp, A, B, fb, ta, tb)) continue;  // direction undefined: no force at zero length
     if (b >= 0) {
-      m.force[b] += f;
-      m.torque[b] += sp.anchorB.cross(Rb.transpose() * f);
+      m.force[b] += fb;
+      m.torque[b] += tb;
     }
     if (a >= 0) {
-      m.force[a] -= f;
-      m.torque[a] -= sp.anchorA.cross(Ra.transpose() * f);
+      m.force[a] -= fb;
+      m.torque[a] += ta;
     }
   }
   // Joint Jacobians at z1; spring and actuator efforts mapped to body wrenches.
