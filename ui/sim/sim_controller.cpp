@@ -650,30 +650,14 @@ void SimController::restoreHistory(int index) {
   rewind(sim_->state().time);
 }
 
-void SimController::recordCopySample(Copy& c, int index) {
-  const StepMetrics& m = c.sim->metrics();
-  StepSample s;
-  s.copy = index;
-  s.step = m.step;
-  s.time = m.time;
-  s.kinetic = m.kinetic;
-  s.potential = m.potential;
-  s.energy = m.energy;
-  c.energyScale = std::max(c.energyScale, m.kinetic);
-  s.energyError = std::abs(m.energy - c.energy0) / c.energyScale;
-  s.violation = m.constraintViolation;
-  s.penetration = m.penetration;
-  s.limitViolation = m.limitViolation;
-  s.iterations = m.iterations;
-  s.residual = m.residual;
-  s.stepMicroseconds = m.stepMicroseconds;
-  s.angularMomentum = c.sim->angularMomentum().norm();
-  localSamples_.push_back(s);
-}
+void SimController::recordCopySample(Copy& c, int index) { recordSampleOf(*c.sim, index, c.energy0, c.energyScale); }
 
-void SimController::recordSample() {
-  const StepMetrics& m = sim_->metrics();
+void SimController::recordSample() { recordSampleOf(*sim_, 0, energy0_, energyScale_); }
+
+void SimController::recordSampleOf(const Simulation& sim, int copy, double energy0, double& energyScale) {
+  const StepMetrics& m = sim.metrics();
   StepSample s;
+  s.copy = copy;
   s.step = m.step;
   s.time = m.time;
   s.kinetic = m.kinetic;
@@ -681,15 +665,15 @@ void SimController::recordSample() {
   s.energy = m.energy;
   // Relative to the largest of |E0|, Σ m·|g|·L and the largest kinetic energy so far (E0 alone is
   // often ~0, e.g. a pendulum released at rest at the height of its pivot).
-  energyScale_ = std::max(energyScale_, m.kinetic);
-  s.energyError = std::abs(m.energy - energy0_) / energyScale_;
+  energyScale = std::max(energyScale, m.kinetic);
+  s.energyError = std::abs(m.energy - energy0) / energyScale;
   s.violation = m.constraintViolation;
   s.penetration = m.penetration;
   s.limitViolation = m.limitViolation;
   s.iterations = m.iterations;
   s.residual = m.residual;
   s.stepMicroseconds = m.stepMicroseconds;
-  s.angularMomentum = sim_->angularMomentum().norm();
+  s.angularMomentum = sim.angularMomentum().norm();
   localSamples_.push_back(s);
 }
 

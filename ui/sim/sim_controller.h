@@ -111,6 +111,9 @@ class SimController : public QObject {
   void recordSample();
   struct Copy;
   void recordCopySample(Copy& c, int index);
+  // One sample of `sim` (copy index; 0 = the reference), its energy error relative to energyScale,
+  // which grows with the largest kinetic energy seen.
+  void recordSampleOf(const Simulation& sim, int copy, double energy0, double& energyScale);
   void stepComparison();
   bool stepCopy(Copy& c, int index);
   double clockTime() const;
