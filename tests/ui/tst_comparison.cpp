@@ -34,11 +34,7 @@ using namespace ms::ui;
 
 namespace {
 using test::pump;
-void settle(MainWindow& w) {
-  w.sim().sync();
-  w.pullFromSimulation();
-  QCoreApplication::processEvents();
-}
+using test::settle;
 // n lockstep ticks (reference steps), then the window pulls the result.
 void stepN(MainWindow& w, int n) {
   for (int i = 0; i < n; ++i) w.sim().stepOnce();

@@ -32,12 +32,7 @@ using namespace ms::ui;
 
 namespace {
 using test::pump;
-// Applies every queued request, then lets the window pull the result.
-void settle(MainWindow& w) {
-  w.sim().sync();
-  w.pullFromSimulation();
-  QCoreApplication::processEvents();
-}
+using test::settle;
 // Fraction of pixels that differ from the most common (background) colour.
 double foregroundFraction(const QImage& img) {
   QHash<QRgb, int> counts;

@@ -20,6 +20,15 @@ inline void pump(int ms) {
   }
 }
 
+// Applies every request queued to a main window's simulation thread, then lets the window pull the
+// result (a template so that tests not linking the main window can include this header).
+template <class Window>
+void settle(Window& w) {
+  w.sim().sync();
+  w.pullFromSimulation();
+  QCoreApplication::processEvents();
+}
+
 }  // namespace ms::ui::test
 
 // main() of a GUI test: shared GL contexts (required before QApplication, see the design notes)
