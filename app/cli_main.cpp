@@ -740,7 +740,7 @@ int runLesson(const std::vector<std::string>& args) {
     const ms::StepMetrics& m = s.metrics();
     std::fprintf(csv->file(), "%d,%s,%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%s\n", i, csvField(cmp.copy(i).label).c_str(),
                  m.step, m.time, m.energy, m.constraintViolation, m.penetration, s.angularMomentum().norm(),
-                 s.failed() ? "failed" : "ok");
+                 cmp.stopped(i) ? "stopped" : "ok");
   };
 
   std::vector<CopyStats> stats(static_cast<size_t>(n));
@@ -757,27 +757,22 @@ int runLesson(const std::vector<std::string>& args) {
   }
   std::signal(SIGINT, onSignal);
   std::signal(SIGTERM, onSignal);
-  // Advance in steps of the reference copy; every copy's new steps are recorded.
+  // Advance in steps of the reference copy; every step of every copy is recorded.
   const double dt0 = cmp.copy(0).dt;
   const long total = std::max(1L, long(std::ceil(T / dt0 - 1e-9)));
+  const auto record = [&](int i) {
+    stats[size_t(i)].add(cmp.simulation(i));
+    if (csv) row(i);
+  };
   long nextRow = 0;
   for (long k = 1; k <= total && !gInterrupted; ++k) {
     const double t = double(k) * dt0;
-    for (int i = 0; i < n; ++i) {
-      // One copy at a time, so every step of a finer copy is recorded.
-      ms::Simulation& s = cmp.simulation(i);
-      const double dti = s.settings().dt;
-      while (!s.failed() && s.state().time + 0.5 * dti <= t) {
-        if (!s.step()) break;
-        stats[size_t(i)].add(s);
-        if (csv) row(i);
-      }
-    }
+    cmp.advanceTo(t, record);
     if (!quiet && (k * 10 >= nextRow * total)) {
       ++nextRow;
       std::fprintf(out, "%-10.4g", t);
       for (int i = 0; i < n; ++i) {
-        if (cmp.simulation(i).failed()) std::fprintf(out, "  %22s", "diverged");
+        if (cmp.stopped(i)) std::fprintf(out, "  %22s", "diverged");
         else std::fprintf(out, "  %22.6g", stats[size_t(i)].focus(lesson.focus));
       }
       std::fprintf(out, "\n");
@@ -793,13 +788,13 @@ int runLesson(const std::vector<std::string>& args) {
     std::fprintf(out, "  %-24s %-58s %12.4g %12.4g %12.4g %12.4g %12.4g\n", cmp.copy(i).label.c_str(),
                 (ms::describe(cmp.copy(i).options) + ", dt " + shortNumber(s.settings().dt) + " s").c_str(),
                 c.maxEnergyError, c.maxViolation, c.maxPenetration, c.maxMomentumError, usPerSimSecond);
-    if (s.failed()) std::fprintf(out, "  %-24s diverged: %s\n", "", oneLine(s.metrics().message).c_str());
+    if (cmp.stopped(i)) std::fprintf(out, "  %-24s diverged: %s\n", "", oneLine(cmp.stopReason(i)).c_str());
   }
   if (csv)
     if (std::string err = csv->flush(); !err.empty()) throw InputError{err};
   if (gInterrupted) return kExitInterrupted;
-  if (cmp.simulation(0).failed()) {
-    std::fprintf(stderr, "%s: the reference copy failed: %s\n", kProg, oneLine(cmp.simulation(0).metrics().message).c_str());
+  if (cmp.stopped(0)) {
+    std::fprintf(stderr, "%s: the reference copy failed: %s\n", kProg, oneLine(cmp.stopReason(0)).c_str());
     return kExitSolverFailure;
   }
   return std::fflush(out) == 0 ? kExitOk : kExitInternal;

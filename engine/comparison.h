@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Several copies of one compiled mechanism, each with its own integrator and time step, advanced in
-// lockstep in simulated time (the comparison mode of the app, the lessons of the CLI and their
-// tests). Copy 0 is the reference. A copy whose step fails stops where it failed and keeps its
-// report; the others go on.
+// lockstep in simulated time (the lessons of the CLI and their tests; the app's simulation thread
+// runs the same rule with its history and uses the blow-up test below). Copy 0 is the reference.
+// A copy whose step fails, or that blows up, stops where it did and keeps the reason; the others go on.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +14,16 @@
 #include "simulation.h"
 
 namespace ms {
+
+// Mass × |g| × the largest distance of a body from the centre of the joints to the world (or of the
+// bodies): the size of the energies a mechanism exchanges, for scaling energy errors.
+double characteristicEnergy(const Simulation& sim);
+// The scale of energy errors for a run starting at sim's state: max(|E0|, characteristicEnergy, 1e-12).
+double energyScale(const Simulation& sim);
+// A run that blew up: a non-finite state, a body beyond 1e5 m or faster than 1e6 m/s (or rad/s), or
+// its energy more than 100 × scale away from energy0 (an unstable explicit step pumps energy in
+// long before the numbers overflow). Sets *why.
+bool blewUp(const Simulation& sim, double energy0, double scale, std::string* why);
 
 struct ComparisonCopy {
   std::string label;  // legend entry
@@ -31,14 +42,18 @@ class Comparison {
   const Simulation& simulation(int i) const { return *sims_.at(size_t(i)); }
   const ComparisonCopy& copy(int i) const { return copies_.at(size_t(i)); }
 
-  // Steps every copy that has not failed while its time + Δt/2 ≤ t, so all live copies end within
-  // half a step of t. Returns the number of copies still running.
-  int advanceTo(double t);
+  // Steps every running copy while its next knot is not past t (within 1e-6 of its Δt), so each
+  // ends within one of its steps before t. `afterStep(i)` is called after every step of copy i
+  // (also the one that made it blow up). Returns the number of copies still running.
+  int advanceTo(double t, const std::function<void(int)>& afterStep = {});
   // Advances by one step of the reference copy's Δt (the others catch up).
   int step() { return advanceTo(target_ + copies_[0].dt); }
   // The time the copies were last advanced to.
   double time() const { return target_; }
   int running() const;
+  // A copy that failed a step or blew up (blewUp), and why ("step N (t = …): reason" or the blow-up).
+  bool stopped(int i) const;
+  std::string stopReason(int i) const;
 
   // Every copy from state `s` (a branch from history); clears failures. Baselines get the state's
   // velocities projected onto Gν = 0 (Simulation::projectVelocitiesOntoConstraints).
@@ -48,7 +63,10 @@ class Comparison {
 
  private:
   std::vector<ComparisonCopy> copies_;
+  void startRun();  // energy references of every copy at its current state; clears blow-ups
   std::vector<std::unique_ptr<Simulation>> sims_;
+  std::vector<double> energy0_, scale_;
+  std::vector<std::string> blowUp_;  // non-empty: the copy blew up
   double target_ = 0;
 };
 

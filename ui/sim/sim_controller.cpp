@@ -3,6 +3,8 @@
 // records one plot sample per step, keeps the history ring and publishes snapshots.
 #include "sim/sim_controller.h"
 
+#include "comparison.h"
+
 #include <QMetaObject>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -349,22 +351,6 @@ bool SimController::comparing() const {
   return comparingCopy_;
 }
 
-namespace {
-// A state that left the scene: non-finite, or a body beyond ±1e5 m or moving faster than 1e6 m/s.
-bool runaway(const State& s, std::string* why) {
-  for (const BodyState& b : s.bodies) {
-    if (!b.x.allFinite() || !b.v.allFinite() || !b.q.allFinite() || !b.w.allFinite()) {
-      *why = "non-finite state";
-      return true;
-    }
-    if (b.x.lpNorm<Eigen::Infinity>() > 1e5 || b.v.lpNorm<Eigen::Infinity>() > 1e6 || b.w.lpNorm<Eigen::Infinity>() > 1e6) {
-      *why = "the motion blew up (a body beyond 1e5 m or faster than 1e6 m/s)";
-      return true;
-    }
-  }
-  return false;
-}
-}  // namespace
 
 // Equal cost: mean µs per step of a scratch copy over ~40 ms (at least 5, at most 400 steps) from
 // `start`, after two warm-up steps. Returns false (leaving *microseconds) when a step fails.
@@ -537,7 +523,7 @@ void SimController::startTimeline() {
   copyHistory_.clear();
   historyCursor_ = -1;
   energy0_ = sim_->kineticEnergy() + sim_->potentialEnergy();
-  energyScale_ = std::max({std::abs(energy0_), characteristicEnergy(), 1e-12});
+  energyScale_ = energyScale(*sim_);
   localSamples_.clear();
   rewind(-std::numeric_limits<double>::infinity());
   if (comparing_) {
@@ -567,31 +553,6 @@ void SimController::startTimeline() {
 // Σ m·|g|·L, with L the mechanism's size (largest distance of a body from the centroid of the
 // world pivots, or of the bodies when nothing is hinged to the world): the energy scale of a
 // mechanism moving under gravity, used when E0 itself is near zero.
-double SimController::characteristicEnergy() const {
-  const CompiledSystem& sys = sim_->system();
-  const State& st = sim_->state();
-  Vec3 centre = Vec3::Zero();
-  int n = 0;
-  for (const CompiledJoint& j : sys.joints)
-    if (j.geo.parent < 0) {
-      centre += j.geo.pa;
-      ++n;
-    }
-  if (n == 0)
-    for (const BodyState& b : st.bodies) {
-      centre += b.x;
-      ++n;
-    }
-  if (n == 0) return 0;
-  centre /= n;
-  double size = 0, mass = 0;
-  for (size_t i = 0; i < st.bodies.size(); ++i) {
-    size = std::max(size, (st.bodies[i].x - centre).norm());
-    mass += sys.bodies[i].mass;
-  }
-  return mass * sim_->settings().gravity.norm() * size;
-}
-
 // Drops samples after `time` (already published and not yet published).
 void SimController::rewind(double time) {
   std::lock_guard<std::mutex> lk(mutex_);
@@ -694,18 +655,6 @@ void SimController::applyPerturbation(Inputs& in) const {
 }
 
 double SimController::clockTime() const { return comparing_ ? clock_ : sim_->state().time; }
-
-// A copy blew up: a runaway state, or its energy 100 times its initial scale away from E0 (an
-// unstable explicit step pumps energy in long before the numbers overflow).
-static bool blewUp(const Simulation& sim, double energy0, double scale, std::string* why) {
-  if (runaway(sim.state(), why)) return true;
-  const double e = sim.metrics().energy;
-  if (std::isfinite(e) && std::abs(e - energy0) <= 100 * scale) return false;
-  char buf[160];
-  std::snprintf(buf, sizeof buf, "unstable: the energy went from %.3g J to %.3g J", energy0, e);
-  *why = buf;
-  return true;
-}
 
 // One step of a non-reference copy; false (the copy marked failed) when it fails or runs away.
 bool SimController::stepCopy(Copy& c, int index) {

@@ -121,7 +121,6 @@ class SimController : public QObject {
   void pushHistory();
   void restoreHistory(int index);
   void startTimeline();
-  double characteristicEnergy() const;
   void rewind(double time);
   void stepOnceInThread();
   void emitFailed(const std::string& message);
