@@ -109,6 +109,8 @@ bool Simulation::step() {
   metrics_.stepMicroseconds = std::chrono::duration<double, std::micro>(t1 - t0).count();
   metrics_.iterations = rep.iterations;
   metrics_.residual = rep.residual;
+  metrics_.stalled = rep.stalled;
+  metrics_.substeps = rep.substeps;
   metrics_.status = rep.status;
   if (rep.status == StepStatus::Ok && !stateFinite(state_)) {
     metrics_.status = StepStatus::NonFinite;
@@ -249,7 +251,7 @@ double Simulation::potentialEnergy() const {
 }
 
 Vec3 Simulation::angularMomentum() const {
-  const double dt = settings_.dt;
+  const double dt = state_.interval > 0 ? state_.interval : settings_.dt;  // the velocities' interval
   Vec3 L = Vec3::Zero();
   if (integratorOptions_.kind != IntegratorKind::Variational) {
     // Continuous: Σ x×m v + Q(q) J ω (what the baselines' dynamics conserve).

@@ -32,6 +32,11 @@ struct StepReport {
   int activeContacts = 0;          // contacts with φ ≤ 1e-6 m and a positive normal impulse
   double limitViolation = 0;       // max(0, θ_lo − θ, θ − θ_hi) over the joint limits (rad or m)
   int activeLimits = 0;            // limits within 1e-6 of their bound with an effort > 1e-6
+  // Accepted at the attainable accuracy: the line search stalled with the residual at the round-off
+  // level of the problem (above the tolerance, below what double precision can resolve).
+  bool stalled = false;
+  // Solves that make up the step: 1, or more where the step was subdivided (variational_step.cc).
+  int substeps = 1;
   std::string message;             // reason, when status != Ok
 };
 

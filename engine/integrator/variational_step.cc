@@ -138,7 +138,12 @@ struct VariationalIntegrator::Impl {
   // Newton iterates (body velocities 6 per body; multipliers 6 per joint node; contact impulses 6
   // per contact node; node-major, contact nodes last).
   VecX cur, trial, delta, residual, trialResidual;
-  double dt = 0;
+  // Length of this solve's interval (the unknown velocities') and of the state's velocities'.
+  double dt = 0, h0 = 0;
+  // Body-row weight of the convergence test, 1/max(1 N, Σ m|g|), and the per-row round-off level
+  // of the attainable-accuracy test (equality path).
+  double bodyWeight = 1;
+  VecX roundoff;
   // Contacts: candidate sets per group at z1 (impulse directions N(z1), friction rows B(z1)) and
   // at the trial z2 (gaps φ(z2) and their gradients); slacks of the current/trial iterate and step.
   std::vector<contact::ContactSet> set1, set2;
@@ -233,6 +238,8 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
     m.start.setZero(n0);
   }
   const int n = 6 * sys_->numNodes;
+  m.roundoff.setZero(n);
+  for (const CompiledBody& b : sys_->bodies) totalMass_ += b.mass;
   m.cur.setZero(n);
   m.trial.setZero(n);
   m.delta.setZero(n);
@@ -270,23 +277,30 @@ void contactCandidates(const CompiledContactGroup& grp, const Vec3Vector& x, con
   contact::groupCandidates(grp.plane, grp.shapeA, grp.bodyA >= 0 ? &za : nullptr, grp.shape, zb, out);
 }
 
-// Prepare the knot z1, constant forces and G(z1) for one step. Returns false if |ω₀| ≥ 2/Δt.
+// Prepare the knot z1, constant forces and G(z1) for one step of length Δt = st.dt from a state
+// whose velocities belong to an interval of length h0 (= Δt except around a subdivided step, see
+// VariationalIntegrator::step). Returns false if |ω₀| ≥ 2/h0.
+// Variable steps (h0 ≠ Δt): the discrete momenta are those of each interval's own length, and the
+// forces at the knot z1 act over the mean of the two intervals. Multiplied by Δt/2, (16) reads
+//   (Δt/2)(Jω s_Δt(ω) + ω×Jω) − (h0/2)(Jω₀ s_h0(ω₀) − ω₀×Jω₀) − ((h0 + Δt)/2) τ − Δt G_θᵀλ = 0,
+// and (10) m v − m v₀ − ((h0 + Δt)/2) f − Δt G_xᵀλ = 0; with h0 = Δt both are (10) and (16).
 bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const StepSettings& st, const Inputs& in,
-             const State& state) {
+             const State& state, double h0) {
   const double dt = st.dt;
   m.dt = dt;
+  m.h0 = h0;
   const int nb = int(sys.bodies.size());
   // Knot z1 by (11) and (17); previous angular momentum term of (16); gravity and external wrenches.
   for (int i = 0; i < nb; ++i) {
     const BodyState& b = state.bodies[i];
     const CompiledBody& cb = sys.bodies[i];
     Vec4 inc;
-    if (!quat::incrementFromVelocity(b.w, dt, inc)) return false;
-    m.x1[i] = b.x + b.v * dt;
+    if (!quat::incrementFromVelocity(b.w, h0, inc)) return false;
+    m.x1[i] = b.x + b.v * h0;
     m.q1[i] = quat::mul(b.q, inc).normalized();
     m.v0[i] = b.v;
     const Vec3 Jw0 = cb.inertia * b.w;
-    m.momentum0[i] = Jw0 * std::sqrt(4.0 / (dt * dt) - b.w.squaredNorm()) - b.w.cross(Jw0);
+    m.momentum0[i] = (h0 / dt) * (Jw0 * std::sqrt(4.0 / (h0 * h0) - b.w.squaredNorm()) - b.w.cross(Jw0));
     m.force[i] = cb.mass * st.gravity + in.force[i];
     m.torque[i] = quat::rotation(m.q1[i]).transpose() * in.torque[i];
   }
@@ -326,6 +340,14 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     }
     m.force[j.geo.child] += me.dxb.transpose() * u;
     m.torque[j.geo.child] += me.dthb.transpose() * u;
+  }
+  // Forces at the knot act over the mean interval (h0 + Δt)/2: scaled to the residual's 1/Δt.
+  if (h0 != dt) {
+    const double scale = 0.5 * (h0 + dt) / dt;
+    for (int i = 0; i < nb; ++i) {
+      m.force[i] *= scale;
+      m.torque[i] *= scale;
+    }
   }
   // Joint limits: minimal-coordinate Jacobians at z1 (the limit efforts act through them).
   for (const CompiledLimit& l : sys.limits) {
@@ -758,7 +780,8 @@ class ContactStepProblem final : public InteriorPointProblem {
 bool VariationalIntegrator::residualAt(const StepSettings& settings, const Inputs& inputs, const State& state,
                                        const VecX& vel, const VecX& lambda, VecX& residual, bool assembleMatrix) {
   Impl& m = *impl_;
-  if (!prepare(*sys_, m, settings, inputs, state)) return false;
+  const double h0 = state.interval > 0 ? state.interval : settings.dt;
+  if (!prepare(*sys_, m, settings, inputs, state, h0)) return false;
   const int nb = int(sys_->bodies.size());
   VecX x = VecX::Zero(6 * sys_->numNodes);
   x.head(6 * nb) = vel;
@@ -767,12 +790,76 @@ bool VariationalIntegrator::residualAt(const StepSettings& settings, const Input
   return evaluate(*sys_, m, x, residual, assembleMatrix ? &matrix_ : nullptr);
 }
 
+namespace {
+// Deepest subdivision of a step whose equations have no solution at the full Δt: Δt/2^6.
+constexpr int kMaxHalvings = 6;
+bool retryable(StepStatus s) {
+  return s == StepStatus::NotConverged || s == StepStatus::SingularMatrix || s == StepStatus::AngularVelocityLimit;
+}
+}  // namespace
+
+// One step of st.dt as one or more solves of (20a)–(20b). Normally one solve over Δt. When it
+// fails (no solution near the warm start: measured on long chains, where the Newton matrix becomes
+// singular — docs/engine.md, "Steps without a solution"), the same solve is retried with the next
+// interval halved (down to Δt/2^kMaxHalvings), and the following solves fill the rest of Δt; the
+// interval of the state's velocities is kept in State::interval, so positions stay on the Δt grid
+// and the next steps grow the interval back to Δt (at most doubling per solve). Variable intervals
+// keep the method variational (prepare: each interval's own momenta, knot forces over the mean).
 StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inputs, State& state) {
   const FlushDenormalsScope noSubnormals;
+  const double dt = st.dt, tiny = 1e-9 * dt;
+  const long step0 = state.step;
+  const double time0 = state.time;
+  // A state whose velocities belong to a sub-interval needs more than one solve: keep it to undo them
+  // (otherwise the one solve, retried with shorter intervals, leaves the state unchanged on failure).
+  double h0 = state.interval > 0 && state.interval < dt - tiny ? state.interval : dt;
+  const bool several = h0 < dt - tiny;
+  if (several) backup_ = state;
+  StepReport total;
+  total.substeps = 0;
+  StepSettings sub = st;
+  for (double remaining = dt;;) {
+    remaining -= h0;
+    const bool last = remaining <= tiny;
+    // This solve's interval: what is left of Δt, or (last) up to Δt again, at most 2·h0.
+    double h = std::min(last ? dt : remaining, 2.0 * h0);
+    StepReport rep;
+    for (;;) {
+      sub.dt = h;
+      rep = solve(sub, h0, inputs, state);
+      total.iterations += rep.iterations;
+      if (rep.status == StepStatus::Ok) break;
+      if (!retryable(rep.status) || h <= dt / double(1 << kMaxHalvings) * (1 + 1e-9)) {
+        if (h < dt) rep.message += " (also with the step subdivided down to " + num(h) + " s)";
+        rep.iterations = total.iterations;
+        if (several) state = backup_;  // undo the sub-intervals already solved
+        return rep;
+      }
+      h *= 0.5;
+    }
+    state.interval = std::abs(h - dt) <= tiny ? 0.0 : h;
+    total.substeps += 1;
+    total.residual = std::max(total.residual, rep.residual);
+    total.constraintViolation = std::max(total.constraintViolation, rep.constraintViolation);
+    total.penetration = std::max(total.penetration, rep.penetration);
+    total.limitViolation = std::max(total.limitViolation, rep.limitViolation);
+    total.activeContacts = rep.activeContacts;
+    total.activeLimits = rep.activeLimits;
+    total.stalled = total.stalled || rep.stalled;
+    if (last) break;
+    h0 = h;
+  }
+  state.step = step0 + 1;
+  state.time = time0 + dt;
+  return total;
+}
+
+// One solve of (20a)–(20b) over the interval st.dt from a state whose velocities span h0.
+StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const Inputs& inputs, State& state) {
   Impl& m = *impl_;
   StepReport rep;
   const int nb = int(sys_->bodies.size());
-  if (!prepare(*sys_, m, st, inputs, state)) {
+  if (!prepare(*sys_, m, st, inputs, state, h0)) {
     rep.status = StepStatus::AngularVelocityLimit;
     rep.message = "|w| >= 2/dt at the start of the step: the time step is too large for this rotation speed";
     return rep;
@@ -802,8 +889,19 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
   if (!sys_->contacts.empty() || anyLimit) return stepWithContacts(st, state);
   evaluate(*sys_, m, m.cur, m.residual, &matrix_);
 
-  // Newton iterations with backtracking on the residual 2-norm.
-  double rnorm = m.residual.lpNorm<Eigen::Infinity>();
+  // Convergence test and line search on the scale-weighted residual: body rows (N, N·m) divided by
+  // the system's force scale max(1 N, Σ m|g|), constraint rows in m and rad as they are.
+  m.bodyWeight = 1.0 / std::max(1.0, totalMass_ * st.gravity.norm());
+  const int nbRows = 6 * nb, njRows = int(m.residual.size()) - nbRows;
+  auto infNorm = [&](const VecX& r) {
+    const double b = m.bodyWeight * r.head(nbRows).lpNorm<Eigen::Infinity>();
+    return njRows > 0 ? std::max(b, r.tail(njRows).lpNorm<Eigen::Infinity>()) : b;
+  };
+  auto twoNorm = [&](const VecX& r) {
+    return std::sqrt(m.bodyWeight * m.bodyWeight * r.head(nbRows).squaredNorm() + r.tail(njRows).squaredNorm());
+  };
+  // Newton iterations with backtracking on the weighted residual 2-norm.
+  double rnorm = infNorm(m.residual);
   int it = 0;
   bool reuseFactor = false;
   for (;; ++it) {
@@ -816,7 +914,7 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
     if (it >= st.maxIterations) {
       rep.status = StepStatus::NotConverged;
       rep.message = "Newton did not reach tolerance " + num(st.tolerance) + " in " +
-                    std::to_string(st.maxIterations) + " iterations (residual " + num(rnorm) + ")";
+                    std::to_string(st.maxIterations) + " iterations (weighted residual " + num(rnorm) + ")";
       rep.iterations = it;
       rep.residual = rnorm;
       return rep;
@@ -829,7 +927,7 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
     }
     m.delta = -m.residual;
     matrix_.solve(m.delta, m.delta);
-    const double r2 = m.residual.norm();
+    const double r2 = twoNorm(m.residual);
     double alpha = 1.0;
     bool accepted = false;
     bool omegaLimited = false;
@@ -840,7 +938,7 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
         omegaLimited = true;
         continue;
       }
-      if (m.trialResidual.norm() < r2) {
+      if (twoNorm(m.trialResidual) < r2) {
         accepted = true;
         break;
       }
@@ -851,10 +949,15 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
       evaluate(*sys_, m, m.cur, m.residual, &matrix_);
       continue;
     }
+    if (!accepted && !omegaLimited && atRoundoffLevel()) {
+      // Attainable accuracy: no decrease is possible below the round-off of the residual itself.
+      rep.stalled = true;
+      break;
+    }
     if (!accepted) {
       rep.status = omegaLimited ? StepStatus::AngularVelocityLimit : StepStatus::NotConverged;
       rep.message = omegaLimited ? "the solution needs |w| >= 2/dt (eq. 13): reduce the time step"
-                                 : "line search found no decrease of the residual (residual " + num(rnorm) + ")";
+                                 : "line search found no decrease of the residual (weighted residual " + num(rnorm) + ")";
       rep.iterations = it + 1;
       rep.residual = rnorm;
       return rep;
@@ -862,7 +965,7 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
     const double previous = rnorm;
     m.cur.swap(m.trial);
     m.residual.swap(m.trialResidual);
-    rnorm = m.residual.lpNorm<Eigen::Infinity>();
+    rnorm = infNorm(m.residual);
     if (rnorm >= st.tolerance && std::isfinite(rnorm)) {
       // Simplified Newton near convergence: after a full step that contracted the residual
       // strongly, the next iteration reuses this factorisation (the matrix barely changes);
@@ -877,6 +980,36 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
   if (!excludedLimitsHold()) return stepWithAllLimits(st, state);
   finish(st, state, rep);
   return rep;
+}
+
+// Round-off level of the equality residual at the current iterate (the matrix assembled there, the
+// last Newton direction in m.delta): row i of F(x) sums terms of total size
+//   a_i = (|F| (|x| + |Δx|))_i + |constant terms|_i
+// (momenta m|v₀|/Δt, |f|, |Jω₀ s − ω₀×Jω₀|, 2|τ| on body rows; the positions |x₂| + 1 m of the two
+// bodies on constraint rows), so a floating-point evaluation, and a Newton step solved with a
+// backward-stable factorisation, cannot bring |r_i| below about γ_n a_i, γ_n = n u with n the
+// number of terms per row (6 × the most blocks in a row of F) and u the unit round-off. True if
+// every row is within that level: the line search then cannot find a decrease, and the iterate is
+// as accurate as the problem allows in double precision.
+bool VariationalIntegrator::atRoundoffLevel() {
+  Impl& m = *impl_;
+  const int nb = int(sys_->bodies.size());
+  evaluate(*sys_, m, m.cur, m.residual, &matrix_);
+  m.trial = m.cur.cwiseAbs() + m.delta.cwiseAbs();
+  matrix_.multiplyAbs(m.trial, m.roundoff);
+  for (int i = 0; i < nb; ++i) {
+    const double mass = sys_->bodies[i].mass;
+    m.roundoff.segment<3>(6 * i).array() += mass * m.v0[i].cwiseAbs().array() / m.dt + m.force[i].cwiseAbs().array();
+    m.roundoff.segment<3>(6 * i + 3).array() += m.momentum0[i].cwiseAbs().array() + 2.0 * m.torque[i].cwiseAbs().array();
+  }
+  for (const CompiledJoint& j : sys_->joints) {
+    if (j.node < 0) continue;
+    const double pos = 1.0 + m.x2[j.geo.child].cwiseAbs().maxCoeff() +
+                       (j.geo.parent >= 0 ? m.x2[j.geo.parent].cwiseAbs().maxCoeff() : 0.0);
+    m.roundoff.segment<6>(6 * j.node).array() += pos;
+  }
+  const double gamma = 6.0 * matrix_.maxRowBlocks() * std::numeric_limits<double>::epsilon() / 2;
+  return (m.residual.array().abs() <= gamma * m.roundoff.array()).all();
 }
 
 // True if every limit left out of the step stays strictly inside its bounds at z2 (then its effort

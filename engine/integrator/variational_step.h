@@ -44,6 +44,8 @@ class VariationalIntegrator final : public Integrator {
   struct Impl;  // preallocated per-step workspace (defined in the .cc)
 
  private:
+  StepReport solve(const StepSettings& settings, double h0, const Inputs& inputs, State& state);
+  bool atRoundoffLevel();
   StepReport stepWithContacts(const StepSettings& settings, State& state);
   // Joint limits left out of a step (far from their bounds): check, and the step with all of them.
   bool excludedLimitsHold() const;
@@ -52,6 +54,8 @@ class VariationalIntegrator final : public Integrator {
   std::shared_ptr<const CompiledSystem> sys_;
   GraphLDU matrix_;
   std::shared_ptr<Impl> impl_;
+  double totalMass_ = 0;
+  State backup_;  // the state at the start of a step that is solved in sub-intervals
 };
 
 }  // namespace ms

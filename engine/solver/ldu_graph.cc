@@ -167,6 +167,21 @@ void GraphLDU::multiply(const VecX& x, VecX& y) const {
   }
 }
 
+void GraphLDU::multiplyAbs(const VecX& x, VecX& y) const {
+  // As multiply, with every entry and every x_j taken by absolute value.
+  for (int i = 0; i < numNodes(); ++i) {
+    Vec6 acc = diag_[i].cwiseAbs() * x.segment<6>(6 * i).cwiseAbs();
+    for (const auto& [j, k] : lookup_[i]) acc.noalias() += off_[k].cwiseAbs() * x.segment<6>(6 * j).cwiseAbs();
+    y.segment<6>(6 * i) = acc;
+  }
+}
+
+int GraphLDU::maxRowBlocks() const {
+  int most = 0;
+  for (int i = 0; i < numNodes(); ++i) most = std::max(most, 1 + int(lookup_[i].size()));
+  return most;
+}
+
 MatX GraphLDU::toDense() const {
   // Scatter diagonal and off-diagonal blocks into a node-major dense matrix.
   const int n = numNodes();

@@ -44,6 +44,10 @@ class GraphLDU {
   // y = F x with the matrix as currently stored (before factor(): fill-in blocks must be zero);
   // x and y node-major, not aliased. No allocation.
   void multiply(const VecX& x, VecX& y) const;
+  // y = |F| |x| (entrywise absolute values), as multiply: the scale of F x for round-off estimates.
+  void multiplyAbs(const VecX& x, VecX& y) const;
+  // The largest number of stored blocks in a block row (diagonal included).
+  int maxRowBlocks() const;
   // The matrix as currently stored (before factor()), as a dense 6n×6n matrix (tests, reference).
   MatX toDense() const;
 

@@ -22,6 +22,9 @@ struct BodyState {
 struct State {
   double time = 0;
   long step = 0;
+  // Variational integrator: the length of the interval the velocities belong to (the next knot is
+  // z ⊕ ż·interval), when it differs from the time step (around a subdivided step); 0: the time step.
+  double interval = 0;
   std::vector<BodyState, Eigen::aligned_allocator<BodyState>> bodies;
   std::vector<Vec6, Eigen::aligned_allocator<Vec6>> lambda;  // per joint (padded), warm start
   // Per contact (CompiledSystem::contacts) after the step that produced this state: impulses
