@@ -13,6 +13,13 @@
 //                      blocks.
 //  (c) four-link-segments — as (a) for the `four-link-segments` scene (closed loops).
 //  (d) box-drop, sphere-chain — as (a) with rigid contacts (interior point, §3.3–3.5, §5.2).
+//  (e) tolerance    — the paper's Fig. 10: revolute chains n = 2 … 100 at Newton tolerances 1e-6,
+//                      1e-8 and 1e-10 (as (a) otherwise).
+//  (f) scaled-pendulum — the paper's Fig. 11: the `scaled-pendulum` scene at scales s = 1, 0.5, 0.1
+//                      with Δt/s from 1e-4 to 1e-2 (two decades), released at π/2 and simulated for
+//                      half the small-swing period T/2 = π √(2l/(3g)); one benchmark iteration is the
+//                      whole half swing. Reports the final-angle error |−π/2 − θ_T| as the paper
+//                      measures it, and the error against the exact large-swing solution θ(t_end).
 // Every case is repeated (20 times in a full run; dense solves of > 256 nodes 5 times), with the
 // repetitions of all cases interleaved in random order, and reported as best (min) and median of
 // the repetitions. A case that fails (a step that does not converge, a singular matrix) gets a row
@@ -57,6 +64,7 @@ constexpr int kSteps = 1000;     // steps per benchmark iteration of a simulatio
 constexpr double kDt = 0.01;     // s
 constexpr double kTol = 1e-10;   // Newton tolerance on the residual ∞-norm
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kPi = 3.141592653589793;
 
 struct Options {
   bool quick = false;
@@ -85,6 +93,8 @@ struct RoleResult {
 struct Row {
   std::string family, variant, size;
   int n = 0;             // links / segments (0 for synthetic graphs)
+  int steps = kSteps;    // simulation cases: steps per benchmark iteration
+  double angleErrorPaper = kNaN, angleErrorExact = kNaN;  // (f): final-angle errors, rad
   int nodes = -1;        // graph nodes (bodies + constrained joints)
   int fillIn = -1;       // fill-in node pairs of the elimination order
   double relDiff = kNaN; // ‖x_sparse − x_dense‖ / ‖x_dense‖ for LDU rows
@@ -114,6 +124,12 @@ struct SimCase {
   std::string error;
 };
 
+// Settings of a simulation case (defaults: kDt, kTol).
+struct SimSettings {
+  double dt = kDt, tolerance = kTol;
+};
+std::map<int, SimSettings> g_simSettings;  // by row
+
 SimCase& simCase(int row, const std::string& scene, const std::map<std::string, std::string>& params) {
   static std::map<int, SimCase> cache;
   auto it = cache.find(row);
@@ -122,8 +138,9 @@ SimCase& simCase(int row, const std::string& scene, const std::map<std::string, 
   try {
     c.sys = compile(buildScene(scene, params));
     c.sim = std::make_unique<Simulation>(c.sys);
-    c.sim->settings().dt = kDt;
-    c.sim->settings().tolerance = kTol;
+    const SimSettings set = g_simSettings[row];
+    c.sim->settings().dt = set.dt;
+    c.sim->settings().tolerance = set.tolerance;
     c.sim->reset();  // initial conditions depend on Δt
     g_rows[row].nodes = c.sys->numNodes;
     g_rows[row].fillIn = c.sys->order.fillIn;
@@ -142,6 +159,7 @@ void benchSimulation(benchmark::State& st, int row, const std::string& scene,
     return;
   }
   Simulation& sim = *c.sim;
+  const int stepsPerIteration = g_rows[row].steps;
   long steps = 0, iterations = 0;
   double violation = 0;
   for (auto _ : st) {
@@ -149,7 +167,7 @@ void benchSimulation(benchmark::State& st, int row, const std::string& scene,
     bool ok = true;
     long its = 0;
     const auto t0 = Clock::now();
-    for (int s = 0; s < kSteps; ++s) {
+    for (int s = 0; s < stepsPerIteration; ++s) {
       if (!sim.step()) {
         ok = false;
         break;
@@ -164,13 +182,40 @@ void benchSimulation(benchmark::State& st, int row, const std::string& scene,
       break;
     }
     st.SetIterationTime(seconds(t0, t1));
-    steps += kSteps;
+    steps += stepsPerIteration;
     iterations += its;
   }
   if (steps > 0) {
     st.counters["iters_per_step"] = double(iterations) / double(steps);
     st.counters["max_violation"] = violation;
+    if (g_rows[row].family == "scaled-pendulum") {
+      st.counters["final_angle"] = sim.jointPosition(0)(0);
+      st.counters["final_time"] = sim.state().time;
+    }
   }
+}
+
+// (f): the exact angle of the scaled pendulum (a rod hinged at one end, at rest at θ0) at time t:
+// θ'' = −(m g c / J) sin θ with c the hinge–centre distance and J the inertia about the hinge,
+// integrated by RK4 with 2·10^5 steps per unit of ω0 t (converged to ~1e-13 rad).
+double exactPendulumAngle(const CompiledSystem& sys, double g, double theta0, double t) {
+  const BodyDesc& b = sys.model.bodies[0];
+  const double c = sys.model.joints[0].childAnchor.norm();
+  const Vec3 axis = sys.model.joints[0].axis.normalized();
+  const double J = axis.dot(b.inertia * axis) + b.mass * c * c, k = b.mass * g * c / J;
+  const int n = std::max(1000, int(2e5 * std::sqrt(k) * t));
+  const double h = t / n;
+  double th = theta0, om = 0;
+  auto acc = [k](double x) { return -k * std::sin(x); };
+  for (int i = 0; i < n; ++i) {
+    const double k1 = om, l1 = acc(th);
+    const double k2 = om + 0.5 * h * l1, l2 = acc(th + 0.5 * h * k1);
+    const double k3 = om + 0.5 * h * l2, l3 = acc(th + 0.5 * h * k2);
+    const double k4 = om + h * l3, l4 = acc(th + h * k3);
+    th += h / 6 * (k1 + 2 * k2 + 2 * k3 + k4);
+    om += h / 6 * (l1 + 2 * l2 + 2 * l3 + l4);
+  }
+  return th;
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -346,15 +391,18 @@ int addRow(Row r) {
 }
 
 void registerSimulation(const std::string& family, const std::string& scene, const std::string& variant, int n,
-                        std::map<std::string, std::string> params) {
+                        std::map<std::string, std::string> params, SimSettings settings = {}, int steps = kSteps,
+                        std::string size = "") {
   Row r;
   r.family = family;
   r.variant = variant;
-  r.size = "n=" + std::to_string(n);
+  r.size = size.empty() ? "n=" + std::to_string(n) : size;
   r.n = n;
+  r.steps = steps;
   r.roles = {Role::Simulation};
   const int row = addRow(r);
-  const std::string name = family + (variant.empty() ? "" : "/" + variant) + "/n=" + std::to_string(n);
+  g_simSettings[row] = settings;
+  const std::string name = family + (variant.empty() ? "" : "/" + variant) + "/" + r.size;
   g_byName[name] = {row, Role::Simulation};
   configure(benchmark::RegisterBenchmark(name.c_str(),
                                          [row, scene, params](benchmark::State& st) {
@@ -440,6 +488,24 @@ void registerAll() {
   // (c) chains of closed four-link segments.
   for (int n : {1, 2, 5, 10, 20})
     registerSimulation("four-link-segments", "four-link-segments", "", n, {{"n", std::to_string(n)}});
+  // (e) Fig. 10: revolute chains at three Newton tolerances.
+  for (const char* tol : {"1e-6", "1e-8", "1e-10"})
+    for (int n : {2, 5, 10, 20, 50, 100}) {
+      SimSettings set;
+      set.tolerance = std::atof(tol);
+      registerSimulation("tolerance", "chain", std::string("tol=") + tol, n, {{"n", std::to_string(n)}}, set);
+    }
+  // (f) Fig. 11: the scaled pendulum over two decades of Δt/s, each run a half swing.
+  for (const char* s : {"1", "0.5", "0.1"})
+    for (const char* dts : {"1e-4", "2e-4", "5e-4", "1e-3", "2e-3", "5e-3", "1e-2"}) {
+      const double scale = std::atof(s), l = scale * scale;
+      SimSettings set;
+      set.dt = std::atof(dts) * scale;
+      const double halfPeriod = kPi * std::sqrt(2 * l / (3 * 9.81));
+      const int steps = std::max(1, int(std::lround(halfPeriod / set.dt)));
+      registerSimulation("scaled-pendulum", "scaled-pendulum", std::string("s=") + s, 1, {{"scale", s}}, set, steps,
+                         std::string("dt/s=") + dts);
+    }
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -448,7 +514,8 @@ void registerAll() {
 const char* kHeader =
     "family,variant,size,n,nodes,fill_in,reps,us_per_step_best,us_per_step_median,newton_iters_per_step,"
     "max_violation,sparse_us_best,sparse_us_median,dense_us_best,dense_us_median,dense_reps,eigen_lu_us_best,"
-    "eigen_lu_us_median,speedup_dense_best,speedup_dense_median,speedup_eigen_lu_best,rel_diff_sparse_dense,error";
+    "eigen_lu_us_median,speedup_dense_best,speedup_dense_median,speedup_eigen_lu_best,rel_diff_sparse_dense,"
+    "angle_error_paper,angle_error_exact,error";
 
 std::string num(double v, int digits = 4) {
   if (!std::isfinite(v)) return "";
@@ -484,11 +551,13 @@ std::string csvRow(const Row& r) {
   if (r.family != "ldu") {
     const RoleResult s = get(Role::Simulation);
     f.push_back(std::to_string(s.reps));
-    f.push_back(num(s.best / kSteps));
-    f.push_back(num(s.median / kSteps));
+    f.push_back(num(s.best / r.steps));
+    f.push_back(num(s.median / r.steps));
     f.push_back(num(s.itersMedian, 4));
     f.push_back(sci(s.violationMax));
     for (int i = 0; i < 11; ++i) f.push_back("");
+    f.push_back(sci(r.angleErrorPaper));
+    f.push_back(sci(r.angleErrorExact));
   } else {
     const RoleResult s = get(Role::Sparse), d = get(Role::Dense), e = get(Role::EigenLU);
     f.push_back(std::to_string(s.reps));
@@ -504,11 +573,22 @@ std::string csvRow(const Row& r) {
     f.push_back(num(d.median / s.median, 3));
     f.push_back(num(e.best / s.best, 3));
     f.push_back(sci(r.relDiff));
+    f.push_back("");
+    f.push_back("");
   }
   f.push_back(quoted(r.error));
   std::string line;
   for (size_t i = 0; i < f.size(); ++i) line += (i ? "," : "") + f[i];
   return line;
+}
+
+// (f): the final-angle errors of a scaled-pendulum row from the run's last state.
+void finalAngleErrors(int row, double theta, double time) {
+  if (!std::isfinite(theta)) return;
+  Row& r = g_rows[row];
+  const SimCase& c = simCase(row, "", {});
+  r.angleErrorPaper = std::abs(-kPi / 2 - theta);
+  r.angleErrorExact = std::abs(exactPendulumAngle(*c.sys, 9.81, kPi / 2, time) - theta);
 }
 
 class CsvReporter : public benchmark::BenchmarkReporter {
@@ -547,6 +627,7 @@ class CsvReporter : public benchmark::BenchmarkReporter {
         res.itersMedian = counter("iters_per_step");
         res.violationMax = counter("max_violation");
         res.resolved = true;
+        if (g_rows[row].family == "scaled-pendulum") finalAngleErrors(row, counter("final_angle"), counter("final_time"));
       }
     }
     for (int row : touched) flushIfComplete(row);
@@ -582,8 +663,10 @@ class CsvReporter : public benchmark::BenchmarkReporter {
     std::string msg = r.family + " " + r.variant + " " + r.size + ": ";
     if (r.family != "ldu") {
       const RoleResult& s = r.results[Role::Simulation];
-      msg += num(s.best / kSteps) + " us/step best, " + num(s.median / kSteps) + " median, " + num(s.itersMedian, 3) +
+      msg += num(s.best / r.steps) + " us/step best, " + num(s.median / r.steps) + " median, " + num(s.itersMedian, 3) +
              " it/step";
+      if (std::isfinite(r.angleErrorExact))
+        msg += ", final angle error " + sci(r.angleErrorPaper) + " (paper's), " + sci(r.angleErrorExact) + " (exact)";
     } else {
       const RoleResult &s = r.results[Role::Sparse], &d = r.results[Role::Dense], &e = r.results[Role::EigenLU];
       msg += "sparse " + num(s.best) + " us, dense " + num(d.best) + " us (x" + num(d.best / s.best, 3) +

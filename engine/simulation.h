@@ -27,7 +27,7 @@ struct StepMetrics {
   int iterations = 0;
   double residual = 0;
   bool stalled = false;  // accepted at the attainable accuracy (StepReport::stalled)
-  int substeps = 1;      // solves in this step (> 1: subdivided, StepReport::substeps)
+  int substeps = 1;      // Δt / shortest interval solved for (> 1: subdivided, StepReport::substeps)
   double stepMicroseconds = 0;
   StepStatus status = StepStatus::Ok;
   std::string message;  // "step N: reason" when status != Ok

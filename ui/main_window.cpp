@@ -510,6 +510,10 @@ void MainWindow::buildStatusBar() {
   statusIter_ = mk("Newton iterations of the last step");
   statusRtf_ = mk("Achieved / desired real-time factor");
   statusContacts_ = mk("Active contacts");
+  statusSolver_ = mk("Steps since load/reset that the solver accepted at the attainable accuracy of the problem "
+                     "(the residual at round-off level, above the tolerance) and steps it solved in several "
+                     "sub-intervals after a failed Newton solve (docs/engine.md)");
+  statusSolver_->hide();
 }
 
 // ---- settings (QSettings) ----------------------------------------------------------------------
@@ -1278,6 +1282,9 @@ void MainWindow::updateStatus(const Snapshot& s) {
   else
     statusRtf_->setText("paused");
   statusContacts_->setText(QString("%1 contacts").arg(s.contacts.size()));
+  // Shown once the solver needed either remedy.
+  statusSolver_->setVisible(s.stalledSteps > 0 || s.subdividedSteps > 0);
+  statusSolver_->setText(QString("%1 stalled · %2 subdivided").arg(s.stalledSteps).arg(s.subdividedSteps));
 }
 
 void MainWindow::speedChosen(int index) { sim_.setSpeed(speed_->itemData(index).toDouble()); }

@@ -243,7 +243,7 @@ class MainWindow : public QMainWindow {
   QMenu *recentMenu_ = nullptr, *examplesMenu_ = nullptr, *viewMenu_ = nullptr, *plotsMenu_ = nullptr;
   QComboBox* speed_ = nullptr;
   QSlider* history_ = nullptr;
-  QLabel *statusTime_, *statusStep_, *statusIter_, *statusRtf_, *statusContacts_, *statusModel_;
+  QLabel *statusTime_, *statusStep_, *statusIter_, *statusRtf_, *statusContacts_, *statusModel_, *statusSolver_;
 
   // State of the window.
   QString source_;          // what is open (file path or scene:NAME)

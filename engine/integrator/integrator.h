@@ -35,7 +35,8 @@ struct StepReport {
   // Accepted at the attainable accuracy: the line search stalled with the residual at the round-off
   // level of the problem (above the tolerance, below what double precision can resolve).
   bool stalled = false;
-  // Solves that make up the step: 1, or more where the step was subdivided (variational_step.cc).
+  // Δt over the shortest interval solved for in the step: 1, or 2^k where the step was subdivided
+  // because the discrete equations had no solution at the full interval (variational_step.cc).
   int substeps = 1;
   std::string message;             // reason, when status != Ok
 };

@@ -816,7 +816,7 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
   const bool several = h0 < dt - tiny;
   if (several) backup_ = state;
   StepReport total;
-  total.substeps = 0;
+  double shortest = dt;
   StepSettings sub = st;
   for (double remaining = dt;;) {
     remaining -= h0;
@@ -829,7 +829,8 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
       rep = solve(sub, h0, inputs, state);
       total.iterations += rep.iterations;
       if (rep.status == StepStatus::Ok) break;
-      if (!retryable(rep.status) || h <= dt / double(1 << kMaxHalvings) * (1 + 1e-9)) {
+      // A start state beyond |ω| < 2/h0 is not cured by a shorter next interval.
+      if (!retryable(rep.status) || startInvalid_ || h <= dt / double(1 << kMaxHalvings) * (1 + 1e-9)) {
         if (h < dt) rep.message += " (also with the step subdivided down to " + num(h) + " s)";
         rep.iterations = total.iterations;
         if (several) state = backup_;  // undo the sub-intervals already solved
@@ -838,7 +839,7 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
       h *= 0.5;
     }
     state.interval = std::abs(h - dt) <= tiny ? 0.0 : h;
-    total.substeps += 1;
+    shortest = std::min(shortest, h);
     total.residual = std::max(total.residual, rep.residual);
     total.constraintViolation = std::max(total.constraintViolation, rep.constraintViolation);
     total.penetration = std::max(total.penetration, rep.penetration);
@@ -851,6 +852,7 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
   }
   state.step = step0 + 1;
   state.time = time0 + dt;
+  total.substeps = int(std::lround(dt / shortest));
   return total;
 }
 
@@ -859,15 +861,26 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
   Impl& m = *impl_;
   StepReport rep;
   const int nb = int(sys_->bodies.size());
+  startInvalid_ = false;
   if (!prepare(*sys_, m, st, inputs, state, h0)) {
+    startInvalid_ = true;
     rep.status = StepStatus::AngularVelocityLimit;
     rep.message = "|w| >= 2/dt at the start of the step: the time step is too large for this rotation speed";
     return rep;
   }
-  // Warm start: previous velocities and multipliers.
+  // Warm start: previous velocities and multipliers. Across a change of interval (h0 → Δt), ω is
+  // carried as the same turn rate: |ω| = (2/h) sin(φ/2) for a turn φ per interval h (eq. 13), with
+  // φ ≤ π/2, where the discrete momentum (h/2) Jω √(4/h² − |ω|²) ∝ sin φ (eq. 16) is largest: the
+  // physical branch of the momentum map.
   for (int i = 0; i < nb; ++i) {
     m.cur.segment<3>(6 * i) = state.bodies[i].v;
-    m.cur.segment<3>(6 * i + 3) = state.bodies[i].w;
+    Vec3 w = state.bodies[i].w;
+    const double wn = w.norm();
+    if (h0 != st.dt && wn > 0) {
+      const double halfTurn = std::asin(std::min(1.0, 0.5 * wn * h0)) * st.dt / h0;
+      w *= (2.0 / st.dt) * std::sin(std::min(halfTurn, 0.7853981633974483)) / wn;
+    }
+    m.cur.segment<3>(6 * i + 3) = w;
   }
   for (size_t k = 0; k < sys_->joints.size(); ++k)
     if (sys_->joints[k].node >= 0) m.cur.segment<6>(6 * sys_->joints[k].node) = state.lambda[k];
@@ -887,7 +900,11 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
   }
   selectPairs(*sys_, m);
   if (!sys_->contacts.empty() || anyLimit) return stepWithContacts(st, state);
-  evaluate(*sys_, m, m.cur, m.residual, &matrix_);
+  if (!evaluate(*sys_, m, m.cur, m.residual, &matrix_)) {
+    rep.status = StepStatus::AngularVelocityLimit;
+    rep.message = "the warm start needs |w| >= 2/dt (eq. 13): reduce the time step";
+    return rep;
+  }
 
   // Convergence test and line search on the scale-weighted residual: body rows (N, N·m) divided by
   // the system's force scale max(1 N, Σ m|g|), constraint rows in m and rad as they are.
@@ -987,10 +1004,12 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
 //   a_i = (|F| (|x| + |Δx|))_i + |constant terms|_i
 // (momenta m|v₀|/Δt, |f|, |Jω₀ s − ω₀×Jω₀|, 2|τ| on body rows; the positions |x₂| + 1 m of the two
 // bodies on constraint rows), so a floating-point evaluation, and a Newton step solved with a
-// backward-stable factorisation, cannot bring |r_i| below about γ_n a_i, γ_n = n u with n the
-// number of terms per row (6 × the most blocks in a row of F) and u the unit round-off. True if
-// every row is within that level: the line search then cannot find a decrease, and the iterate is
-// as accurate as the problem allows in double precision.
+// backward-stable factorisation, cannot bring the residual below about γ_n a, γ_n = n u with n the
+// number of terms per row (6 × the most blocks in a row of F) and u the unit round-off. The test is
+// normwise per kind of row (forces in N, torques in N·m, constraints in m and rad): a row whose own
+// terms are all tiny still carries the rounding of the large intermediate products (lever arms ×
+// forces, rotations of large vectors) of its kind. True if every kind is within that level: the line
+// search then cannot find a decrease, and the iterate is as accurate as double precision allows.
 bool VariationalIntegrator::atRoundoffLevel() {
   Impl& m = *impl_;
   const int nb = int(sys_->bodies.size());
@@ -1009,7 +1028,14 @@ bool VariationalIntegrator::atRoundoffLevel() {
     m.roundoff.segment<6>(6 * j.node).array() += pos;
   }
   const double gamma = 6.0 * matrix_.maxRowBlocks() * std::numeric_limits<double>::epsilon() / 2;
-  return (m.residual.array().abs() <= gamma * m.roundoff.array()).all();
+  // Largest residual and largest term per kind of row: 0 forces, 1 torques, 2 constraints.
+  double r[3] = {0, 0, 0}, a[3] = {0, 0, 0};
+  for (int i = 0; i < int(m.residual.size()); ++i) {
+    const int kind = i >= 6 * nb ? 2 : (i % 6 < 3 ? 0 : 1);
+    r[kind] = std::max(r[kind], std::abs(m.residual(i)));
+    a[kind] = std::max(a[kind], m.roundoff(i));
+  }
+  return r[0] <= gamma * a[0] && r[1] <= gamma * a[1] && r[2] <= gamma * a[2];
 }
 
 // True if every limit left out of the step stays strictly inside its bounds at z2 (then its effort

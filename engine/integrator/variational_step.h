@@ -56,6 +56,7 @@ class VariationalIntegrator final : public Integrator {
   std::shared_ptr<Impl> impl_;
   double totalMass_ = 0;
   State backup_;  // the state at the start of a step that is solved in sub-intervals
+  bool startInvalid_ = false;  // the last solve failed in prepare (|ω₀| ≥ 2/h0 at its start)
 };
 
 }  // namespace ms

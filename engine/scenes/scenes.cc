@@ -189,6 +189,19 @@ Model buildDampedPendulum(const Args& a) {
   return m;
 }
 
+Model buildScaledPendulum(const Args& a) {
+  // §5.3 Fig. 11: a pendulum of scale s: a thin rod of mass s and length s² hinged at one end
+  // (J = m l²/3 about the hinge, the rod's radius l/1000), started at rest at the angle (π/2:
+  // horizontal); its period for small swings is T = 2π √(2l/(3g)) ∝ s, so Δt scales with s.
+  const double s = a.num("scale", 1e-3, 1e3), l = s * s;
+  Model m;
+  m.name = "scaled-pendulum";
+  m.bodies.push_back(rod("rod", s, l, 1e-3 * l));
+  m.joints.push_back(joint("hinge", JointType::Revolute, -1, 0, Vec3::Zero(), top(l), a.num("angle", -10, 10)));
+  m.solver.dt = 0.01 * s;
+  return m;
+}
+
 Model buildFourLinkSegments(const Args& a) {
   // §5.2 Fig. 9a: a chain of n closed 4-link segments (rhombi of 1 m, 1 kg links), hanging from the
   // world at the top vertex; each segment's bottom vertex carries the next segment.
@@ -370,6 +383,9 @@ const std::vector<SceneEntry>& entries() {
       {{"damped-pendulum", "1 m, 1 kg link with joint damping 0.5 N m s, dt = 0.1 s",
         {{"angle", "1.5707963267948966", "initial angle from hanging [rad]"}, {"damping", "0.5", "joint damping [N m s]"}}},
        buildDampedPendulum},
+      {{"scaled-pendulum", "the paper's Fig. 11 pendulum of scale s: a thin rod of mass s kg and length s^2 m, dt = 0.01 s * s",
+        {{"scale", "1", "scale s (mass s, length s^2)"}, {"angle", "1.5707963267948966", "initial angle from hanging [rad]"}}},
+       buildScaledPendulum},
       {{"four-link-segments", "a chain of n closed 4-link segments (rhombi of 1 m, 1 kg links)", {{"n", "4", "number of segments"}}},
        buildFourLinkSegments},
       {{"double-four-bar", "three parallel 1 m cranks joined by two couplers, passing through singular configurations",

@@ -106,6 +106,7 @@ class TestResponsiveness : public QObject {
       qInfo("20-link chain, as fast as possible, all plots, run %d: %ld steps in %.2f s (%.0f steps/s), view %.1f "
             "frames/s, longest event-loop stall %.1f ms (GUI tick gap %.1f ms), plot samples %ld",
             run + 1, steps, seconds, steps / seconds, fps, probe.maxGapMs, tickGap, w.plots()->sampleCount());
+      QVERIFY2(!s.failed, s.failure.c_str());
       QVERIFY(steps > 1000);
       QCOMPARE(w.plots()->sampleCount(), s.state.step + 1);  // every step reached the plots
       if (fps > bestFps) {

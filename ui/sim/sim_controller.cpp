@@ -522,6 +522,7 @@ void SimController::startTimeline() {
   history_.clear();
   copyHistory_.clear();
   historyCursor_ = -1;
+  stalledSteps_ = subdividedSteps_ = 0;
   energy0_ = sim_->kineticEnergy() + sim_->potentialEnergy();
   energyScale_ = energyScale(*sim_);
   localSamples_.clear();
@@ -615,6 +616,13 @@ void SimController::recordCopySample(Copy& c, int index) { recordSampleOf(*c.sim
 
 void SimController::recordSample() { recordSampleOf(*sim_, 0, energy0_, energyScale_); }
 
+// After a step of the reference: its count of stalled and subdivided steps.
+void SimController::countRemedies() {
+  const StepMetrics& m = sim_->metrics();
+  stalledSteps_ += m.stalled ? 1 : 0;
+  subdividedSteps_ += m.substeps > 1 ? 1 : 0;
+}
+
 void SimController::recordSampleOf(const Simulation& sim, int copy, double energy0, double& energyScale) {
   const StepMetrics& m = sim.metrics();
   StepSample s;
@@ -683,6 +691,7 @@ void SimController::stepComparison() {
     if (ok && !blewUp(*sim_, refCopy_.energy0, refCopy_.initialScale, &why)) {
       refCopy_.microsecondsSum += sim_->metrics().stepMicroseconds;
       ++refCopy_.steps;
+      countRemedies();
       recordSample();
       clock_ = sim_->state().time;
     } else {
@@ -722,10 +731,12 @@ void SimController::stepOnceInThread() {
     failed_ = true;
     running_ = false;
     failure_ = sim_->metrics().message;
-    recordSample();
+    // No sample: the state did not advance (a sample here would repeat the last step's time and
+    // step, one more sample than steps taken). The failure reaches the GUI as its message.
     emitFailed(failure_);
     return;
   }
+  countRemedies();
   recordSample();
   pushHistory();
 }
@@ -753,6 +764,8 @@ void SimController::publish() {
   s.speed = speed_;
   s.achievedRealTimeFactor = running_ ? achievedRtf_ : 0.0;
   s.stepsPerSecond = running_ ? stepsPerSecond_ : 0.0;
+  s.stalledSteps = stalledSteps_;
+  s.subdividedSteps = subdividedSteps_;
   s.historyCount = int(history_.size());
   s.historyCursor = historyCursor_;
   s.integrator = sim_->integratorOptions();

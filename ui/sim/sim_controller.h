@@ -123,6 +123,7 @@ class SimController : public QObject {
   void startTimeline();
   void rewind(double time);
   void stepOnceInThread();
+  void countRemedies();
   void emitFailed(const std::string& message);
   void emitError(const std::string& message);
 
@@ -153,6 +154,7 @@ class SimController : public QObject {
   int historyCursor_ = -1;
   int historyCapacity_ = 10000;
   double achievedRtf_ = 0, stepsPerSecond_ = 0;
+  long stalledSteps_ = 0, subdividedSteps_ = 0;  // of sim_ since the timeline started
   std::vector<StepSample> localSamples_;
   std::vector<ContactPoint> contactScratch_;
   // Comparison (all owned by the simulation thread). The reference is sim_ with refCopy_'s figures.

@@ -67,6 +67,9 @@ struct Snapshot {
   double speed = 1.0;   // desired real-time factor; <= 0 means as fast as possible
   double achievedRealTimeFactor = 0;  // simulated seconds per wall second over the last ~0.5 s
   double stepsPerSecond = 0;          // wall-clock stepping rate over the last ~0.5 s
+  // Steps of the (reference) simulation since load/reset accepted at the attainable accuracy
+  // (StepMetrics::stalled) and solved in several sub-intervals (StepMetrics::substeps > 1).
+  long stalledSteps = 0, subdividedSteps = 0;
   int historyCount = 0;   // states kept
   int historyCursor = 0;  // index of `state` in the history (historyCount-1 = newest)
   IntegratorOptions integrator;  // of the (reference) simulation
