@@ -793,6 +793,8 @@ bool VariationalIntegrator::residualAt(const StepSettings& settings, const Input
 namespace {
 // Deepest subdivision of a step whose equations have no solution at the full Δt: Δt/2^6.
 constexpr int kMaxHalvings = 6;
+// Longest hold (in solves) after failed attempts to grow a subdivided interval back.
+constexpr int kMaxBackoff = 256;
 bool retryable(StepStatus s) {
   return s == StepStatus::NotConverged || s == StepStatus::SingularMatrix || s == StepStatus::AngularVelocityLimit;
 }
@@ -821,14 +823,28 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
   for (double remaining = dt;;) {
     remaining -= h0;
     const bool last = remaining <= tiny;
-    // This solve's interval: what is left of Δt, or (last) up to Δt again, at most 2·h0.
-    double h = std::min(last ? dt : remaining, 2.0 * h0);
+    // This solve's interval: what is left of Δt, or (last) up to Δt again, at most 2·h0; not
+    // longer than h0 while a failed attempt to grow is being backed off.
+    double h = std::min(last ? dt : remaining, (hold_ > 0 ? 1.0 : 2.0) * h0);
+    if (hold_ > 0) --hold_;
+    const bool growing = h > h0 * (1 + 1e-9);
     StepReport rep;
     for (;;) {
       sub.dt = h;
       rep = solve(sub, h0, inputs, state);
       total.iterations += rep.iterations;
-      if (rep.status == StepStatus::Ok) break;
+      if (rep.status == StepStatus::Ok) {
+        // A longer interval worked: back off less next time.
+        if (growing && h > h0 * (1 + 1e-9)) backoff_ = std::max(1, backoff_ / 2);
+        break;
+      }
+      // A failed attempt to grow the interval: the next 1, 2, 4, … 256 solves keep theirs (each
+      // failed attempt costs a whole Newton solve; on a long chain whose equations have no solution
+      // at the full Δt it would be repeated every step).
+      if (growing && h > h0 * (1 + 1e-9)) {
+        hold_ = backoff_;
+        backoff_ = std::min(2 * backoff_, kMaxBackoff);
+      }
       // A start state beyond |ω| < 2/h0 is not cured by a shorter next interval.
       if (!retryable(rep.status) || startInvalid_ || h <= dt / double(1 << kMaxHalvings) * (1 + 1e-9)) {
         if (h < dt) rep.message += " (also with the step subdivided down to " + num(h) + " s)";

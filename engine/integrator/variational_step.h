@@ -57,6 +57,8 @@ class VariationalIntegrator final : public Integrator {
   double totalMass_ = 0;
   State backup_;  // the state at the start of a step that is solved in sub-intervals
   bool startInvalid_ = false;  // the last solve failed in prepare (|ω₀| ≥ 2/h0 at its start)
+  // Growth of a subdivided interval: solves left before the next attempt, and the next hold.
+  int hold_ = 0, backoff_ = 1;
 };
 
 }  // namespace ms
