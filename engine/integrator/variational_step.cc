@@ -743,6 +743,12 @@ class ContactStepProblem final : public InteriorPointProblem {
     m_.yCur.swap(m_.yTrial);
     m_.residual.swap(m_.trialResidual);
   }
+  void raisePairs(const Eigen::Ref<const VecX>& s, const Eigen::Ref<const VecX>& y) override {
+    for (int p = 0; p < m_.numPairs; ++p) {
+      m_.sCur[p] = s[p];
+      m_.cur[m_.pairRow[p]] = y[p];
+    }
+  }
   // Applies the companion swaps of the current factorisation to a node-major vector.
   void permuteCompanions(VecX& v) const {
     for (size_t ci = 0; ci < m_.numSwaps.size(); ++ci)
@@ -1198,12 +1204,29 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   startSlacks(kWarmShift);
   InteriorPointReport ipr = m.ip.solve(problem);
   rep.iterations = ipr.iterations;
-  if (!accepted(ipr) && ipr.status != InteriorPointStatus::NonFinite) {
-    // Retry from the same start with the monotone rule.
+  // Retries from other starts (the warm start may sit next to the wrong face of the problem):
+  //  1. Impulses at the scale that stops the whole system within the step, F = Σ m(|g| + |v|/Δt)
+  //     shared by the contacts, slacks max(c, 1), Mehrotra rule. A sliding foot with μ ≥ 0.75
+  //     (quadruped) needs a tangential impact — a normal impulse thousands of times its weight for
+  //     one step, the time-stepping resolution of Painlevé's paradox — which the path from the
+  //     warm start (normal impulse ~0.1 N) cannot reach: the gap slack pins at ~1e-8 while the
+  //     direction asks for Δγ ~ 1e4 N, and the fraction to the boundary cuts every step to nothing.
+  //  2. The warm start with the monotone rule.
+  constexpr double kStartScales[] = {1.0, 0.1, 10.0};
+  constexpr int kRetries = int(sizeof kStartScales / sizeof kStartScales[0]) + 1;
+  for (int retry = 0; retry < kRetries && !accepted(ipr) && ipr.status != InteriorPointStatus::NonFinite; ++retry) {
     m.cur = m.start;
+    const bool scaled = retry + 1 < kRetries;
+    if (scaled) {
+      double stop = 0;
+      for (int i = 0; i < nb; ++i)
+        stop += sys_->bodies[i].mass * (st.gravity.norm() + state.bodies[i].v.norm() / st.dt);
+      const double y0 = kStartScales[retry] * stop / double(std::max<size_t>(1, sys_->contacts.size()));
+      for (const CompiledContact& c : sys_->contacts) m.cur.segment<6>(6 * c.node).array() += y0;
+    }
     evaluate(*sys_, m, m.cur, m.residual, nullptr);
     startSlacks(1.0);
-    ips.muRule = InteriorPointMuRule::Monotone;
+    ips.muRule = scaled ? InteriorPointMuRule::Mehrotra : InteriorPointMuRule::Monotone;
     ipr = m.ip.solve(problem);
     rep.iterations += ipr.iterations;
   }

@@ -196,7 +196,7 @@ Model buildScaledPendulum(const Args& a) {
   const double s = a.num("scale", 1e-3, 1e3), l = s * s;
   Model m;
   m.name = "scaled-pendulum";
-  m.bodies.push_back(rod("rod", s, l, 1e-3 * l));
+  m.bodies.push_back(rod("rod", s, l, 1e-3 * s * s));  // the radius as models/scaled-pendulum.mech computes it
   m.joints.push_back(joint("hinge", JointType::Revolute, -1, 0, Vec3::Zero(), top(l), a.num("angle", -10, 10)));
   m.solver.dt = 0.01 * s;
   return m;

@@ -143,6 +143,7 @@ InteriorPointReport InteriorPointSolver::solve(InteriorPointProblem& problem, In
     observer->onIterate(problem, tr);
   }
 
+  int shortSteps = 0;  // consecutive accepted steps shorter than jamAlpha
   for (int iter = 0;; ++iter) {
     // 1. Convergence on both the equalities and the complementarity.
     if (eq.maxAbs <= cfg.tol && cs.max <= cfg.complementarityTol) {
@@ -302,6 +303,27 @@ InteriorPointReport InteriorPointSolver::solve(InteriorPointProblem& problem, In
     problem.accept();
     eq = eqTrial;
     cs = complementarity(problem.slack(IpIterate::Current), problem.dual(IpIterate::Current), 0.0);
+    // Jammed (every step cut to almost nothing by a pair at the boundary far off the central path):
+    // recentre the off-centre pairs — the smaller of s_i, γ_i raised so that s_i γ_i = sᵀγ/m.
+    shortSteps = alpha < cfg.jamAlpha ? shortSteps + 1 : 0;
+    if (shortSteps >= cfg.jamSteps && m > 0 && cs.max > cfg.complementarityTol) {
+      const double avg = cs.sum / m;
+      rhs_.head(m) = problem.slack(IpIterate::Current);
+      corr_.head(m) = problem.dual(IpIterate::Current);
+      bool raised = false;
+      for (int i = 0; i < m; ++i) {
+        if (!(rhs_[i] * corr_[i] < cfg.jamCentrality * avg)) continue;
+        if (rhs_[i] < corr_[i]) rhs_[i] = avg / corr_[i];
+        else corr_[i] = avg / rhs_[i];
+        raised = true;
+      }
+      if (raised) {
+        problem.raisePairs(rhs_.head(m), corr_.head(m));
+        eq = problem.evaluate(IpIterate::Current);
+        cs = complementarity(problem.slack(IpIterate::Current), problem.dual(IpIterate::Current), 0.0);
+        shortSteps = 0;
+      }
+    }
     rep.residual = eq.maxAbs;
     rep.complementarity = cs.max;
     rep.mu = mu;
@@ -455,6 +477,11 @@ void DenseNcp::apply(double alpha) {
   trial_.y = cur_.y + alpha * dy_;
   trial_.s = cur_.s + alpha * ds_;
   trial_.g = cur_.g + alpha * dg_;
+}
+
+void DenseNcp::raisePairs(const Eigen::Ref<const VecX>& s, const Eigen::Ref<const VecX>& gamma) {
+  cur_.s = s;
+  cur_.g = gamma;
 }
 
 void DenseNcp::accept() {

@@ -76,6 +76,11 @@ struct InteriorPointSettings {
   double muSuperlinear = 1.5;        // θ (monotone rule)
   double barrierTolFactor = 10.0;    // κ_ε: decrease μ when the barrier error ≤ κ_ε·μ
   double infeasibilityMuFactor = 0.1; // Mehrotra: μ_t ≥ this · min(μ, ‖[F; c − s]‖∞) (anti-jamming)
+  // Recentring (anti-jamming): after jamSteps consecutive accepted steps shorter than jamAlpha, every
+  // pair with s_i γ_i < jamCentrality · sᵀγ/m has its smaller member raised so that s_i γ_i = sᵀγ/m.
+  double jamAlpha = 1e-6;
+  int jamSteps = 2;
+  double jamCentrality = 1e-2;
 };
 
 enum class InteriorPointStatus {
@@ -155,6 +160,9 @@ class InteriorPointProblem {
   virtual void apply(double alpha) = 0;
   // current = trial (together with the residual evaluated at the trial).
   virtual void accept() = 0;
+  // Raises the current iterate's slack s_i to s_i' and dual γ_i to γ_i' (recentring of jammed
+  // pairs; both ≥ the current values). The driver re-evaluates the current iterate afterwards.
+  virtual void raisePairs(const Eigen::Ref<const VecX>& s, const Eigen::Ref<const VecX>& gamma) = 0;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -233,6 +241,7 @@ class DenseNcp final : public InteriorPointProblem {
   bool solveNewton(const Eigen::Ref<const VecX>& complementarityRhs) override;
   void apply(double alpha) override;
   void accept() override;
+  void raisePairs(const Eigen::Ref<const VecX>& s, const Eigen::Ref<const VecX>& gamma) override;
 
  private:
   // One iterate with its residuals F and c − s.

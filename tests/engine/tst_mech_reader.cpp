@@ -546,6 +546,8 @@ void TestMechReader::galleryFilesEqualTheirScenes() {
       {"box-incline", "box-incline", {}, {}},
       {"sphere-chain", "sphere-chain", {}, {}},
       {"sphere-chain", "sphere-chain", {{"n", "3"}}, {{"n", "3"}}},
+      {"scaled-pendulum", "scaled-pendulum", {}, {}},
+      {"scaled-pendulum", "scaled-pendulum", {{"scale", "0.1"}}, {{"scale", "0.1"}}},
       {"box-incline", "box-incline", {{"angle_deg", "30"}, {"mu", "0.3"}, {"tilt_axis", "y"}},
        {{"angle_deg", "30"}, {"mu", "0.3"}, {"tilt_y", "1"}}},
   };
