@@ -13,6 +13,7 @@ packages=(
   libopenscenegraph-dev openscenegraph
   liburdfdom-dev libtinyxml2-dev
   libbenchmark-dev
+  python3
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
 )
 
