@@ -168,6 +168,11 @@ class TestSim : public QObject {
     QVERIFY(s.failed);
     QVERIFY(!s.running);
     QCOMPARE(QString::fromStdString(s.failure), msg);
+    // The failed step adds no plot sample: one per step taken, plus t = 0 (a repeated sample here
+    // made tst_responsiveness count step + 2 when its chain failed at step 115567).
+    Timeline tl;
+    tl.drain(c);
+    QCOMPARE(long(tl.samples.size()), s.state.step + 1);
     // Running again is refused until reset.
     c.setRunning(true);
     c.sync();
