@@ -39,6 +39,11 @@
 //      direction or its line search fails, the pure Newton direction (corr = 0) is tried. Once
 //      ‖[F; c − s]‖∞ ≤ tol at both points (its rounding noise would dominate φ), sufficient decrease
 //      of the complementarity part ‖s∘γ − μ_t‖² alone is also accepted.
+//   5. recentring (anti-jamming): after jamSteps accepted steps in a row shorter than jamAlpha (a
+//      pair pinned at the boundary far off the central path cuts every step to nothing), each pair
+//      with s_i γ_i < jamCentrality·sᵀγ/m has its smaller member raised so that s_i γ_i = sᵀγ/m
+//      (InteriorPointProblem::raisePairs); the iteration goes on from there. Measured on the
+//      rubber-footed quadruped (docs/engine.md, contacts).
 // Degenerate pairs (s_i = γ_i = 0 at the solution) converge only like √μ, linearly: expect ~20–35
 // iterations to reach s_i, γ_i ≤ 1e-9 there, 5–15 for nondegenerate problems.
 // Allocation: the driver allocates two m-vectors in reserve() (called by solve() when a problem has
