@@ -75,6 +75,25 @@ Model twoBodyModel(JointType t) {
   return m;
 }
 
+// Largest |F − Fd| / (1 + |Fd|) over the real rows, with its place. Padding rows of joint nodes are
+// identity in F and zero in the residual: they are skipped.
+struct MatrixError {
+  double worst = 0;
+  int row = 0, col = 0;
+};
+MatrixError newtonMatrixError(const CompiledSystem& sys, int nb, const MatX& F, const MatX& Fd) {
+  MatrixError e;
+  for (int row = 0; row < F.rows(); ++row) {
+    const int node = row / 6, k = row % 6;
+    if (node >= nb && k >= sys.joints[sys.nodeJoint[node]].geo.constrained()) continue;
+    for (int col = 0; col < F.cols(); ++col) {
+      const double err = std::abs(F(row, col) - Fd(row, col)) / (1.0 + std::abs(Fd(row, col)));
+      if (!std::isnan(e.worst) && !(err <= e.worst)) e = {err, row, col};  // a NaN is the worst and stays
+    }
+  }
+  return e;
+}
+
 }  // namespace
 
 class TestVariationalStep : public QObject {
@@ -113,26 +132,15 @@ void TestVariationalStep::newtonMatrixMatchesFiniteDifferences() {
     // Central differences of the residual in every unknown.
     MatX Fd;
     QVERIFY(test::newtonByFiniteDifferences(vi, st, in, sim.state(), vel, lam, Fd));
-    // Padding rows of joints are identity in F and zero in the residual: compare real rows only.
-    for (int row = 0; row < F.rows(); ++row) {
-      const int node = row / 6, k = row % 6;
-      if (node >= nb) {
-        const int joint = sys->nodeJoint[node];
-        if (k >= sys->joints[joint].geo.constrained()) continue;
-      }
-      for (int col = 0; col < F.cols(); ++col) {
-        const double scale = 1.0 + std::abs(Fd(row, col));
-        const double err = std::abs(F(row, col) - Fd(row, col)) / scale;
-        // The damper's parent–child coupling is deliberately left out of the matrix (quasi-Newton);
-        // joint j0 is attached to the world, so there is none here and every entry must match.
-        QVERIFY2(err < 2e-6, qPrintable(QString("%1: F(%2,%3) = %4, finite difference %5")
+    // The damper's parent–child coupling is deliberately left out of the matrix (quasi-Newton);
+    // joint j0 is attached to the world, so there is none here and every entry must match.
+    const MatrixError e = newtonMatrixError(*sys, nb, F, Fd);
+    QVERIFY2(e.worst < 2e-6, qPrintable(QString("%1: F(%2,%3) = %4, finite difference %5")
                                             .arg(jointKindAt(t).name)
-                                            .arg(row)
-                                            .arg(col)
-                                            .arg(F(row, col))
-                                            .arg(Fd(row, col))));
-      }
-    }
+                                            .arg(e.row)
+                                            .arg(e.col)
+                                            .arg(F(e.row, e.col))
+                                            .arg(Fd(e.row, e.col))));
   }
 }
 
@@ -263,13 +271,7 @@ void TestVariationalStep::variableIntervalMatrixMatchesFiniteDifferences() {
     const MatX F = vi.matrix().toDense();
     MatX Fd;
     QVERIFY(test::newtonByFiniteDifferences(vi, st, sim.inputs(), s, vel, lam, Fd));
-    double worst = 0;
-    for (int row = 0; row < F.rows(); ++row) {
-      const int node = row / 6, k = row % 6;
-      if (node >= nb && k >= sys->joints[sys->nodeJoint[node]].geo.constrained()) continue;
-      for (int col = 0; col < F.cols(); ++col)
-        worst = std::max(worst, std::abs(F(row, col) - Fd(row, col)) / (1.0 + std::abs(Fd(row, col))));
-    }
+    const double worst = newtonMatrixError(*sys, nb, F, Fd).worst;
     QVERIFY2(worst < 2e-6, qPrintable(QString("%1: %2").arg(jointKindAt(t).name).arg(worst)));
   }
 }
