@@ -833,7 +833,7 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
     // longer than h0 while a failed attempt to grow is being backed off.
     double h = std::min(last ? dt : remaining, (hold_ > 0 ? 1.0 : 2.0) * h0);
     if (hold_ > 0) --hold_;
-    const bool growing = h > h0 * (1 + 1e-9);
+    const auto growing = [&] { return h > h0 * (1 + 1e-9); };  // this attempt lengthens the interval
     StepReport rep;
     for (;;) {
       sub.dt = h;
@@ -841,13 +841,13 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
       total.iterations += rep.iterations;
       if (rep.status == StepStatus::Ok) {
         // A longer interval worked: back off less next time.
-        if (growing && h > h0 * (1 + 1e-9)) backoff_ = std::max(1, backoff_ / 2);
+        if (growing()) backoff_ = std::max(1, backoff_ / 2);
         break;
       }
       // A failed attempt to grow the interval: the next 1, 2, 4, … 256 solves keep theirs (each
       // failed attempt costs a whole Newton solve; on a long chain whose equations have no solution
       // at the full Δt it would be repeated every step).
-      if (growing && h > h0 * (1 + 1e-9)) {
+      if (growing()) {
         hold_ = backoff_;
         backoff_ = std::min(2 * backoff_, kMaxBackoff);
       }
@@ -900,7 +900,8 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
     const double wn = w.norm();
     if (h0 != st.dt && wn > 0) {
       const double halfTurn = std::asin(std::min(1.0, 0.5 * wn * h0)) * st.dt / h0;
-      w *= (2.0 / st.dt) * std::sin(std::min(halfTurn, 0.7853981633974483)) / wn;
+      constexpr double kQuarterPi = 0.7853981633974483;  // φ/2 at φ = π/2
+      w *= (2.0 / st.dt) * std::sin(std::min(halfTurn, kQuarterPi)) / wn;
     }
     m.cur.segment<3>(6 * i + 3) = w;
   }
@@ -921,6 +922,9 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
     anyLimit = anyLimit || m.limitOn[li];
   }
   selectPairs(*sys_, m);
+  // Both paths weight the body rows (N, N·m) of the residual by the system's force scale
+  // max(1 N, Σ m|g|); constraint rows stay in m and rad.
+  m.bodyWeight = 1.0 / std::max(1.0, totalMass_ * st.gravity.norm());
   if (!sys_->contacts.empty() || anyLimit) return stepWithContacts(st, state);
   if (!evaluate(*sys_, m, m.cur, m.residual, &matrix_)) {
     rep.status = StepStatus::AngularVelocityLimit;
@@ -928,9 +932,7 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
     return rep;
   }
 
-  // Convergence test and line search on the scale-weighted residual: body rows (N, N·m) divided by
-  // the system's force scale max(1 N, Σ m|g|), constraint rows in m and rad as they are.
-  m.bodyWeight = 1.0 / std::max(1.0, totalMass_ * st.gravity.norm());
+  // Convergence test and line search on the weighted residual.
   const int nbRows = 6 * nb, njRows = int(m.residual.size()) - nbRows;
   auto infNorm = [&](const VecX& r) {
     const double b = m.bodyWeight * r.head(nbRows).lpNorm<Eigen::Infinity>();
@@ -1182,9 +1184,7 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
     return rep;
   }
   m.start = m.cur;
-  double weight = 0;
-  for (const CompiledBody& b : sys_->bodies) weight += b.mass * st.gravity.norm();
-  m.rowWeight.head(6 * nb).setConstant(1.0 / std::max(1.0, weight));
+  m.rowWeight.head(6 * nb).setConstant(m.bodyWeight);
   InteriorPointSettings& ips = m.ip.settings();
   ips.tol = st.tolerance;
   ips.complementarityTol = st.complementarityTolerance;
@@ -1206,7 +1206,7 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   rep.iterations = ipr.iterations;
   // Retries from other starts (the warm start may sit next to the wrong face of the problem):
   //  1. Impulses at the scale that stops the whole system within the step, F = Σ m(|g| + |v|/Δt)
-  //     shared by the contacts, slacks max(c, 1), Mehrotra rule. A sliding foot with μ ≥ 0.75
+  //     shared by the contacts, times 1, 0.1 and 10 (kStartScales), slacks max(c, 1), Mehrotra. A sliding foot with μ ≥ 0.75
   //     (quadruped) needs a tangential impact — a normal impulse thousands of times its weight for
   //     one step, the time-stepping resolution of Painlevé's paradox — which the path from the
   //     warm start (normal impulse ~0.1 N) cannot reach: the gap slack pins at ~1e-8 while the
