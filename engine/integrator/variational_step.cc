@@ -240,6 +240,18 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   const int n = 6 * sys_->numNodes;
   m.roundoff.setZero(n);
   for (const CompiledBody& b : sys_->bodies) totalMass_ += b.mass;
+  // The state copy kept while a step is solved in sub-intervals: sized here, so that taking it
+  // inside a step does not allocate (copy-assignment reuses the capacity).
+  const size_t nc = sys_->contacts.size(), nl = sys_->limits.size();
+  backup_.bodies.reserve(nb);
+  backup_.lambda.reserve(nj);
+  backup_.contactImpulse.reserve(nc);
+  backup_.contactGap.reserve(nc);
+  backup_.contactFriction.reserve(nc);
+  backup_.limitImpulse.reserve(nl);
+  backup_.limitPosition.reserve(nl);
+  backup_.softAnchor.reserve(nc);
+  backup_.softActive.reserve(nc);
   m.cur.setZero(n);
   m.trial.setZero(n);
   m.delta.setZero(n);
@@ -837,6 +849,8 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
     StepReport rep;
     for (;;) {
       sub.dt = h;
+      // Messages of retryable failures are written only on the last try (no allocation otherwise).
+      finalAttempt_ = h <= dt / double(1 << kMaxHalvings) * (1 + 1e-9);
       rep = solve(sub, h0, inputs, state);
       total.iterations += rep.iterations;
       if (rep.status == StepStatus::Ok) {
@@ -852,7 +866,7 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
         backoff_ = std::min(2 * backoff_, kMaxBackoff);
       }
       // A start state beyond |ω| < 2/h0 is not cured by a shorter next interval.
-      if (!retryable(rep.status) || startInvalid_ || h <= dt / double(1 << kMaxHalvings) * (1 + 1e-9)) {
+      if (!retryable(rep.status) || startInvalid_ || finalAttempt_) {
         if (h < dt) rep.message += " (also with the step subdivided down to " + num(h) + " s)";
         rep.iterations = total.iterations;
         if (several) state = backup_;  // undo the sub-intervals already solved
@@ -928,7 +942,7 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
   if (!sys_->contacts.empty() || anyLimit) return stepWithContacts(st, state);
   if (!evaluate(*sys_, m, m.cur, m.residual, &matrix_)) {
     rep.status = StepStatus::AngularVelocityLimit;
-    rep.message = "the warm start needs |w| >= 2/dt (eq. 13): reduce the time step";
+    if (finalAttempt_) rep.message = "the warm start needs |w| >= 2/dt (eq. 13): reduce the time step";
     return rep;
   }
 
@@ -954,16 +968,18 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
     if (rnorm < st.tolerance) break;
     if (it >= st.maxIterations) {
       rep.status = StepStatus::NotConverged;
-      rep.message = "Newton did not reach tolerance " + num(st.tolerance) + " in " +
-                    std::to_string(st.maxIterations) + " iterations (weighted residual " + num(rnorm) + ")";
+      if (finalAttempt_)
+        rep.message = "Newton did not reach tolerance " + num(st.tolerance) + " in " +
+                      std::to_string(st.maxIterations) + " iterations (weighted residual " + num(rnorm) + ")";
       rep.iterations = it;
       rep.residual = rnorm;
       return rep;
     }
     if (!reuseFactor && !matrix_.factor()) {
       rep.status = StepStatus::SingularMatrix;
-      rep.message = "singular Newton matrix in iteration " + std::to_string(it + 1) +
-                    " (redundant or degenerate constraints?)";
+      if (finalAttempt_)
+        rep.message = "singular Newton matrix in iteration " + std::to_string(it + 1) +
+                      " (redundant or degenerate constraints?)";
       return rep;
     }
     m.delta = -m.residual;
@@ -997,8 +1013,9 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
     }
     if (!accepted) {
       rep.status = omegaLimited ? StepStatus::AngularVelocityLimit : StepStatus::NotConverged;
-      rep.message = omegaLimited ? "the solution needs |w| >= 2/dt (eq. 13): reduce the time step"
-                                 : "line search found no decrease of the residual (weighted residual " + num(rnorm) + ")";
+      if (finalAttempt_)
+        rep.message = omegaLimited ? "the solution needs |w| >= 2/dt (eq. 13): reduce the time step"
+                                   : "line search found no decrease of the residual (weighted residual " + num(rnorm) + ")";
       rep.iterations = it + 1;
       rep.residual = rnorm;
       return rep;
@@ -1235,7 +1252,7 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
     rep.status = ipr.status == InteriorPointStatus::NonFinite ? StepStatus::NonFinite
                  : ipr.status == InteriorPointStatus::Singular ? StepStatus::SingularMatrix
                                                                  : StepStatus::NotConverged;
-    rep.message = "interior point: " + ipr.message;
+    if (finalAttempt_ || rep.status == StepStatus::NonFinite) rep.message = "interior point: " + ipr.message;
     return rep;
   }
   // The final iterate's residual and gaps (the line search may have evaluated other points last).
