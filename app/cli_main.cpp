@@ -46,7 +46,7 @@ namespace {
 constexpr const char* kProg = "mechstudio-cli";
 constexpr const char* kMetricsHeader =
     "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us,penetration,contacts,"
-    "limit_violation,limits,stalled,substeps";
+    "limit_violation,limits,stalled,substeps,singular";
 constexpr const char* kLessonHeader =
     "copy,label,step,time,energy,constraint_violation,penetration,angular_momentum,status";
 constexpr const char* kPosesHeader = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
@@ -384,9 +384,9 @@ std::string csvField(const std::string& s) {
 }
 
 void writeMetricsRow(std::FILE* f, const ms::StepMetrics& m) {
-  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f,%.17g,%d,%.17g,%d,%d,%d\n", m.step, m.time,
+  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f,%.17g,%d,%.17g,%d,%d,%d,%d\n", m.step, m.time,
                m.kinetic, m.potential, m.energy, m.constraintViolation, m.iterations, m.residual, m.stepMicroseconds,
-               m.penetration, m.contacts, m.limitViolation, m.limits, int(m.stalled), m.substeps);
+               m.penetration, m.contacts, m.limitViolation, m.limits, int(m.stalled), m.substeps, m.singular);
 }
 
 void writePoseRows(std::FILE* f, const ms::Simulation& sim, const std::vector<std::string>& names) {
@@ -404,7 +404,7 @@ void writePoseRows(std::FILE* f, const ms::Simulation& sim, const std::vector<st
 // ---- run statistics for the summary ------------------------------------------------------------
 
 struct RunStats {
-  long steps = 0, stalled = 0, subdivided = 0;
+  long steps = 0, stalled = 0, subdivided = 0, singularPassed = 0, singularKept = 0;
   double e0 = 0, maxDrift = 0, maxViolation = 0, sumIterations = 0, sumStepUs = 0;
   void initial(const ms::StepMetrics& m) {
     e0 = m.energy;
@@ -418,6 +418,8 @@ struct RunStats {
     sumStepUs += m.stepMicroseconds;
     stalled += m.stalled;
     subdivided += m.substeps > 1;
+    singularPassed += m.singular == 1;
+    singularKept += m.singular == 2;
   }
 };
 
@@ -542,11 +544,12 @@ int runSimulate(const std::vector<std::string>& args) {
                  "%s: %s, %s, dt = %g s: %ld of %lld steps (%.6g s simulated) in %.3f s wall time; "
                  "mean %.2f us/step, mean %.2f %s/step; max constraint violation %.3g; "
                  "energy drift max|E-E0| = %.3g J (E0 = %.10g J); %ld steps stalled at the attainable accuracy, "
-                 "%ld subdivided%s\n",
+                 "%ld subdivided; singular configurations: %ld passed by solving the previous step again, "
+                 "%ld with constraint work kept%s\n",
                  kProg, o.model.c_str(), ms::describe(o.integrator).c_str(), dt, stats.steps, steps, stats.steps * dt,
                  wall, stats.sumStepUs / n, stats.sumIterations / n, vi ? "Newton iterations" : "KKT solves",
                  stats.maxViolation, stats.maxDrift, stats.e0, stats.stalled, stats.subdivided,
-                 failed ? "; stopped by a solver failure" : "");
+                 stats.singularPassed, stats.singularKept, failed ? "; stopped by a solver failure" : "");
   }
   if (!writeError.empty()) throw InputError{writeError};
   if (failed) {

@@ -62,6 +62,7 @@ Simulation::~Simulation() = default;
 void Simulation::reset() {
   state_ = makeInitialState(*sys_, initial_, settings_.dt);
   if (integratorOptions_.kind != IntegratorKind::Variational) projectForBaseline(sys_, state_);
+  integrator_->restart();
   failed_ = false;
   setTimeOrigin();
   metrics_ = StepMetrics();
@@ -82,6 +83,7 @@ void Simulation::setIntegrator(const IntegratorOptions& options) {
 
 bool Simulation::projectVelocitiesOntoConstraints() {
   const bool ok = projectForBaseline(sys_, state_);
+  integrator_->restart();
   updateMetrics();
   return ok;
 }
@@ -89,6 +91,7 @@ bool Simulation::projectVelocitiesOntoConstraints() {
 void Simulation::setState(const State& s) {
   MS_ASSERT(s.bodies.size() == sys_->bodies.size(), "state from another system");
   state_ = s;
+  integrator_->restart();
   failed_ = false;
   setTimeOrigin();
   updateMetrics();
@@ -111,6 +114,7 @@ bool Simulation::step() {
   metrics_.residual = rep.residual;
   metrics_.stalled = rep.stalled;
   metrics_.substeps = rep.substeps;
+  metrics_.singular = int(rep.singular);
   metrics_.status = rep.status;
   if (rep.status == StepStatus::Ok && !stateFinite(state_)) {
     metrics_.status = StepStatus::NonFinite;

@@ -28,6 +28,9 @@ struct StepMetrics {
   double residual = 0;
   bool stalled = false;  // accepted at the attainable accuracy (StepReport::stalled)
   int substeps = 1;      // Δt / shortest interval solved for (> 1: subdivided, StepReport::substeps)
+  // A closed loop met a singular configuration (StepReport::singular): 0 no, 1 passed by solving the
+  // previous step again in sub-intervals, 2 its joint impulses did work that could not be avoided.
+  int singular = 0;
   double stepMicroseconds = 0;
   StepStatus status = StepStatus::Ok;
   std::string message;  // "step N: reason" when status != Ok

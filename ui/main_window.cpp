@@ -512,7 +512,8 @@ void MainWindow::buildStatusBar() {
   statusContacts_ = mk("Active contacts");
   statusSolver_ = mk("Steps since load/reset that the solver accepted at the attainable accuracy of the problem "
                      "(the residual at round-off level, above the tolerance) and steps it solved in several "
-                     "sub-intervals after a failed Newton solve (docs/engine.md)");
+                     "sub-intervals after a failed Newton solve, and steps where a closed loop met a singular "
+                     "configuration (docs/engine.md)");
   statusSolver_->hide();
 }
 
@@ -1283,8 +1284,10 @@ void MainWindow::updateStatus(const Snapshot& s) {
     statusRtf_->setText("paused");
   statusContacts_->setText(QString("%1 contacts").arg(s.contacts.size()));
   // Shown once the solver needed either remedy.
-  statusSolver_->setVisible(s.stalledSteps > 0 || s.subdividedSteps > 0);
-  statusSolver_->setText(QString("%1 stalled · %2 subdivided").arg(s.stalledSteps).arg(s.subdividedSteps));
+  statusSolver_->setVisible(s.stalledSteps > 0 || s.subdividedSteps > 0 || s.singularSteps > 0);
+  QString solver = QString("%1 stalled · %2 subdivided").arg(s.stalledSteps).arg(s.subdividedSteps);
+  if (s.singularSteps > 0) solver += QString(" · %1 singular").arg(s.singularSteps);
+  statusSolver_->setText(solver);
 }
 
 void MainWindow::speedChosen(int index) { sim_.setSpeed(speed_->itemData(index).toDouble()); }

@@ -38,6 +38,11 @@ struct StepReport {
   // Δt over the shortest interval solved for in the step: 1, or 2^k where the step was subdivided
   // because the discrete equations had no solution at the full interval (variational_step.cc).
   int substeps = 1;
+  // Closed loops: the step met a singular configuration (its joint impulses did work). Revisited:
+  // the previous step was solved again in sub-intervals and the work avoided; Kept: it could not be
+  // avoided and the step keeps its solution (variational_step.cc, VariationalIntegrator::step).
+  enum class Singular { None, Revisited, Kept };
+  Singular singular = Singular::None;
   std::string message;             // reason, when status != Ok
 };
 
@@ -47,6 +52,9 @@ class Integrator {
   virtual const char* name() const = 0;
   // Advance `state` by one step of settings.dt. On failure the state is left unchanged.
   virtual StepReport step(const StepSettings& settings, const Inputs& inputs, State& state) = 0;
+  // The next state passed to step() is not the one the last step produced (reset, a state set from
+  // outside): forget what was kept about the steps before it.
+  virtual void restart() {}
 };
 
 }  // namespace ms

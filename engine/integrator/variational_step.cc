@@ -243,15 +243,29 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   // The state copy kept while a step is solved in sub-intervals: sized here, so that taking it
   // inside a step does not allocate (copy-assignment reuses the capacity).
   const size_t nc = sys_->contacts.size(), nl = sys_->limits.size();
-  backup_.bodies.reserve(nb);
-  backup_.lambda.reserve(nj);
-  backup_.contactImpulse.reserve(nc);
-  backup_.contactGap.reserve(nc);
-  backup_.contactFriction.reserve(nc);
-  backup_.limitImpulse.reserve(nl);
-  backup_.limitPosition.reserve(nl);
-  backup_.softAnchor.reserve(nc);
-  backup_.softActive.reserve(nc);
+  auto reserve = [&](State& s) {
+    s.bodies.reserve(nb);
+    s.lambda.reserve(nj);
+    s.contactImpulse.reserve(nc);
+    s.contactGap.reserve(nc);
+    s.contactFriction.reserve(nc);
+    s.limitImpulse.reserve(nl);
+    s.limitPosition.reserve(nl);
+    s.softAnchor.reserve(nc);
+    s.softActive.reserve(nc);
+  };
+  reserve(backup_);
+  // Closed loops can meet singular configurations: the start states of this and the previous step
+  // and the first outcome of a step are kept (docs/engine.md, "Singular configurations").
+  watchSingular_ = !sys_->loopJoints.empty() && sys_->contacts.empty();
+  if (watchSingular_) {
+    for (State* s : {&start_, &previous_, &outcome_}) reserve(*s);
+    for (Inputs* in : {&startInputs_, &previousInputs_}) {
+      in->force.reserve(nb);
+      in->torque.reserve(nb);
+      in->actuator.reserve(nj);
+    }
+  }
   m.cur.setZero(n);
   m.trial.setZero(n);
   m.delta.setZero(n);
@@ -825,8 +839,7 @@ bool retryable(StepStatus s) {
 // interval of the state's velocities is kept in State::interval, so positions stay on the Δt grid
 // and the next steps grow the interval back to Δt (at most doubling per solve). Variable intervals
 // keep the method variational (prepare: each interval's own momenta, knot forces over the mean).
-StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inputs, State& state) {
-  const FlushDenormalsScope noSubnormals;
+StepReport VariationalIntegrator::advance(const StepSettings& st, const Inputs& inputs, State& state, int firstHalvings) {
   const double dt = st.dt, tiny = 1e-9 * dt;
   const long step0 = state.step;
   const double time0 = state.time;
@@ -845,6 +858,9 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
     // longer than h0 while a failed attempt to grow is being backed off.
     double h = std::min(last ? dt : remaining, (hold_ > 0 ? 1.0 : 2.0) * h0);
     if (hold_ > 0) --hold_;
+    // A step solved again to pass a singular configuration starts with a shorter interval.
+    h /= double(1 << firstHalvings);
+    firstHalvings = 0;
     const auto growing = [&] { return h > h0 * (1 + 1e-9); };  // this attempt lengthens the interval
     StepReport rep;
     for (;;) {
@@ -891,6 +907,132 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
   total.substeps = int(std::lround(dt / shortest));
   return total;
 }
+
+namespace {
+// A step of a closed loop whose joint impulses did work beyond this fraction of the kinetic energy
+// passed a singular configuration by switching branch (docs/engine.md, "Singular configurations").
+constexpr double kSingularWork = 0.03;
+// Shortest first interval of the previous step when it is solved again: Δt/2^kMaxRevisitHalvings.
+constexpr int kMaxRevisitHalvings = 4;
+}  // namespace
+
+// Kinetic energy of the state's velocities, J.
+double VariationalIntegrator::kineticEnergy(const State& state) const {
+  double ke = 0;
+  for (size_t i = 0; i < sys_->bodies.size(); ++i) {
+    const CompiledBody& cb = sys_->bodies[i];
+    const BodyState& b = state.bodies[i];
+    ke += 0.5 * (cb.mass * b.v.squaredNorm() + b.w.dot(cb.inertia * b.w));
+  }
+  return ke;
+}
+
+// Work of the joint impulses over the solve just converged (interval h, from the state's velocities
+// to the iterate's): h λᵀ G(z1) (ż₀ + ż)/2 per joint, with torques G_θᵀλ on the body-frame rates.
+// Ideal joints do no work (G ż = 0 along the motion); at a configuration where a loop's constraint
+// Jacobian loses rank the discrete solution can switch branch with an impulse that does.
+double VariationalIntegrator::constraintWork(double h, const State& state) const {
+  const Impl& m = *impl_;
+  double work = 0;
+  for (size_t k = 0; k < sys_->joints.size(); ++k) {
+    const CompiledJoint& j = sys_->joints[k];
+    if (j.node < 0) continue;
+    const JointConstraintEval& G = m.g1[k];
+    // Mean linear and angular velocity of a body over the two intervals at the knot.
+    auto v = [&](int i) { return Vec3(0.5 * (m.cur.segment<3>(6 * i) + state.bodies[i].v)); };
+    auto w = [&](int i) { return Vec3(0.5 * (m.cur.segment<3>(6 * i + 3) + state.bodies[i].w)); };
+    Vec6 rate = G.dxb * v(j.geo.child) + G.dthb * w(j.geo.child);
+    if (j.geo.parent >= 0) rate += G.dxa * v(j.geo.parent) + G.dtha * w(j.geo.parent);
+    work += h * m.cur.segment<6>(6 * j.node).dot(rate);
+  }
+  return work;
+}
+
+// One step of st.dt. Closed loops: a step whose joint impulses did work (> kSingularWork of the
+// kinetic energy) switched branch at a singular configuration — measured on four-link-segments: the
+// knot of the step lands within ~0.05° of a rhombus's flat configuration, the step needs an impulse
+// 2000× the usual and leaves 50 J less kinetic energy, and subdividing that step does not help
+// because its knot is already fixed. The previous step is then solved again in sub-intervals
+// (first interval Δt/2, …, Δt/2^kMaxRevisitHalvings), which places the knot elsewhere, and this step
+// after it. If none avoids the work, the first outcome is kept and the step is flagged.
+StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inputs, State& state) {
+  const FlushDenormalsScope noSubnormals;
+  if (!watchSingular_) return advance(st, inputs, state, 0);
+  // The previous step can be solved again only if this state is the one it produced.
+  const bool canRevisit = havePrevious_ && state.step == lastStep_ && state.interval == lastInterval_ &&
+                          !state.bodies.empty() && state.bodies[0].x == lastX0_ && st.dt == previousSettings_.dt;
+  start_ = state;
+  startInputs_ = inputs;
+  int startHold = hold_, startBackoff = backoff_;
+  const double floor = 1e-9 * std::max(1.0, totalMass_ * st.gravity.norm());  // J, for a state at rest
+  const auto passedSingular = [&](double ke0, double ke1) {
+    return std::abs(stepWork_) > kSingularWork * std::max({ke0, ke1, floor});
+  };
+  stepWork_ = 0;
+  bool revisitable = true;
+  double ke0 = kineticEnergy(state);
+  StepReport rep = advance(st, inputs, state, 0);
+  if (rep.status == StepStatus::Ok && passedSingular(ke0, kineticEnergy(state))) {
+    if (!canRevisit) {
+      rep.singular = StepReport::Singular::Kept;
+    } else {
+      outcome_ = state;
+      const int outcomeHold = hold_, outcomeBackoff = backoff_;
+      int iterations = rep.iterations;
+      bool passed = false;
+      for (int k = 1; k <= kMaxRevisitHalvings && !passed; ++k) {
+        // The previous step again, its first interval Δt/2^k, then this step after it.
+        state = previous_;
+        hold_ = previousHold_;
+        backoff_ = previousBackoff_;
+        // The work of both steps counts: the previous one, solved again, must not switch branch either.
+        stepWork_ = 0;
+        const double keBefore = kineticEnergy(state);
+        const StepReport again = advance(previousSettings_, previousInputs_, state, k);
+        iterations += again.iterations;
+        if (again.status != StepStatus::Ok) continue;
+        start_ = state;
+        startHold = hold_;
+        startBackoff = backoff_;
+        ke0 = std::max(keBefore, kineticEnergy(state));
+        StepReport next = advance(st, inputs, state, 0);
+        iterations += next.iterations;
+        if (next.status != StepStatus::Ok || passedSingular(ke0, kineticEnergy(state))) continue;
+        next.substeps = std::max(next.substeps, again.substeps);
+        next.stalled = next.stalled || again.stalled;
+        next.residual = std::max(next.residual, again.residual);
+        rep = next;
+        rep.singular = StepReport::Singular::Revisited;
+        passed = true;
+      }
+      if (!passed) {
+        // Keep the first outcome (start_ may hold a re-solved start by now: the next step cannot
+        // go back to this one).
+        revisitable = false;
+        state = outcome_;
+        hold_ = outcomeHold;
+        backoff_ = outcomeBackoff;
+        rep.singular = StepReport::Singular::Kept;
+      }
+      rep.iterations = iterations;
+    }
+  }
+  havePrevious_ = rep.status == StepStatus::Ok && revisitable;
+  if (havePrevious_) {
+    // This step's start becomes the previous step's (swaps: no allocation).
+    std::swap(previous_, start_);
+    std::swap(previousInputs_, startInputs_);
+    previousSettings_ = st;
+    previousHold_ = startHold;
+    previousBackoff_ = startBackoff;
+    lastStep_ = state.step;
+    lastInterval_ = state.interval;
+    lastX0_ = state.bodies.empty() ? Vec3::Zero() : state.bodies[0].x;
+  }
+  return rep;
+}
+
+void VariationalIntegrator::restart() { havePrevious_ = false; }
 
 // One solve of (20a)–(20b) over the interval st.dt from a state whose velocities span h0.
 StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const Inputs& inputs, State& state) {
@@ -1116,6 +1258,7 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
   // Rows dropped as redundant are measured too (they must hold through the others).
   for (const CompiledJoint& j : sys_->joints)
     if (j.hasDroppedRows) viol = std::max(viol, jointConstraintValue(j.full, posesOf(j.geo, m.x2, m.q2)).lpNorm<Eigen::Infinity>());
+  if (watchSingular_) stepWork_ += constraintWork(st.dt, state);
   for (int i = 0; i < nb; ++i) {
     BodyState& b = state.bodies[i];
     b.x = m.x1[i];

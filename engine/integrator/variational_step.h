@@ -31,6 +31,7 @@ class VariationalIntegrator final : public Integrator {
   explicit VariationalIntegrator(std::shared_ptr<const CompiledSystem> system);
   const char* name() const override { return "vi"; }
   StepReport step(const StepSettings& settings, const Inputs& inputs, State& state) override;
+  void restart() override;
 
   // The Newton matrix assembled by the last residualAt(..., true) call (before factorisation), for
   // tests comparing against finite differences and against the dense LDU.
@@ -44,7 +45,11 @@ class VariationalIntegrator final : public Integrator {
   struct Impl;  // preallocated per-step workspace (defined in the .cc)
 
  private:
+  // One step as one or more solves; the first interval shortened by 2^firstHalvings.
+  StepReport advance(const StepSettings& settings, const Inputs& inputs, State& state, int firstHalvings);
   StepReport solve(const StepSettings& settings, double h0, const Inputs& inputs, State& state);
+  double kineticEnergy(const State& state) const;
+  double constraintWork(double h, const State& state) const;
   bool atRoundoffLevel();
   StepReport stepWithContacts(const StepSettings& settings, State& state);
   // Joint limits left out of a step (far from their bounds): check, and the step with all of them.
@@ -60,6 +65,18 @@ class VariationalIntegrator final : public Integrator {
   bool finalAttempt_ = true;   // the solve is the last try of its step (shortest interval)
   // Growth of a subdivided interval: solves left before the next attempt, and the next hold.
   int hold_ = 0, backoff_ = 1;
+  // Singular configurations of closed loops (step): the start of this step and of the previous one
+  // with its inputs and settings, the first outcome of a step solved again, the joint work so far.
+  bool watchSingular_ = false;
+  State start_, previous_, outcome_;
+  Inputs startInputs_, previousInputs_;
+  StepSettings previousSettings_;
+  int previousHold_ = 0, previousBackoff_ = 1;
+  bool havePrevious_ = false;
+  long lastStep_ = -1;
+  double lastInterval_ = 0;
+  Vec3 lastX0_ = Vec3::Zero();
+  double stepWork_ = 0;
 };
 
 }  // namespace ms

@@ -3,6 +3,7 @@
 // decimation bounds, spikes surviving decimation, exact CSV export, rewind/clear, time window,
 // log/autoscale toggles, pause-on-hover, hidden docks, PNG/SVG export, refresh timing, and a
 // screenshot of a 1280×800 window with synthetic pendulum data.
+#include <QCoreApplication>
 #include <QCursor>
 #include <QDir>
 #include <QDockWidget>
@@ -254,7 +255,8 @@ class TestPlots : public QObject {
   void screenshot() {
     reload();
     QTest::qWait(100);
-    const QString path = QDir::current().filePath(QStringLiteral("tst_plots_screenshot.png"));
+    // Next to the test binary (the build tree), never in the source tree.
+    const QString path = QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("tst_plots_screenshot.png"));
     QVERIFY(window_->grab().save(path));
     qInfo("screenshot: %s", qPrintable(path));
   }

@@ -522,7 +522,7 @@ void SimController::startTimeline() {
   history_.clear();
   copyHistory_.clear();
   historyCursor_ = -1;
-  stalledSteps_ = subdividedSteps_ = 0;
+  stalledSteps_ = subdividedSteps_ = singularSteps_ = 0;
   energy0_ = sim_->kineticEnergy() + sim_->potentialEnergy();
   energyScale_ = energyScale(*sim_);
   localSamples_.clear();
@@ -621,6 +621,7 @@ void SimController::countRemedies() {
   const StepMetrics& m = sim_->metrics();
   stalledSteps_ += m.stalled ? 1 : 0;
   subdividedSteps_ += m.substeps > 1 ? 1 : 0;
+  singularSteps_ += m.singular > 0 ? 1 : 0;
 }
 
 void SimController::recordSampleOf(const Simulation& sim, int copy, double energy0, double& energyScale) {
@@ -765,6 +766,7 @@ void SimController::publish() {
   s.achievedRealTimeFactor = running_ ? achievedRtf_ : 0.0;
   s.stepsPerSecond = running_ ? stepsPerSecond_ : 0.0;
   s.stalledSteps = stalledSteps_;
+  s.singularSteps = singularSteps_;
   s.subdividedSteps = subdividedSteps_;
   s.historyCount = int(history_.size());
   s.historyCursor = historyCursor_;

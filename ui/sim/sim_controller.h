@@ -154,7 +154,7 @@ class SimController : public QObject {
   int historyCursor_ = -1;
   int historyCapacity_ = 10000;
   double achievedRtf_ = 0, stepsPerSecond_ = 0;
-  long stalledSteps_ = 0, subdividedSteps_ = 0;  // of sim_ since the timeline started
+  long stalledSteps_ = 0, subdividedSteps_ = 0, singularSteps_ = 0;  // of sim_ since the timeline started
   std::vector<StepSample> localSamples_;
   std::vector<ContactPoint> contactScratch_;
   // Comparison (all owned by the simulation thread). The reference is sim_ with refCopy_'s figures.

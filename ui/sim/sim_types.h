@@ -70,6 +70,8 @@ struct Snapshot {
   // Steps of the (reference) simulation since load/reset accepted at the attainable accuracy
   // (StepMetrics::stalled) and solved in several sub-intervals (StepMetrics::substeps > 1).
   long stalledSteps = 0, subdividedSteps = 0;
+  // Steps that met a singular configuration of a closed loop (StepMetrics::singular 1 or 2).
+  long singularSteps = 0;
   int historyCount = 0;   // states kept
   int historyCursor = 0;  // index of `state` in the history (historyCount-1 = newest)
   IntegratorOptions integrator;  // of the (reference) simulation
