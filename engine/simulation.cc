@@ -137,7 +137,7 @@ bool Simulation::step() {
 
 void Simulation::applyControllers(Inputs& in) const {
   // PD controllers of the model on their joint coordinates, sinusoidal targets (model.h).
-  const double t = state_.time, twoPi = 6.283185307179586;
+  const double t = state_.time, twoPi = 2.0 * kPi;
   for (const ControllerDesc& c : sys_->model.controllers) {
     const double arg = twoPi * c.frequency * t + c.phase;
     const double target = c.offset + c.amplitude * std::sin(arg);

@@ -15,7 +15,6 @@
 namespace ms::contact {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 // Below this distance two closest points are taken as coincident (normal from the fallback rules).
 constexpr double kTinyDistance = 1e-12;
 // Below this sin² of the angle two segments are treated as parallel.
@@ -342,7 +341,7 @@ void frictionBasis(const Vec3& n, Vec3& t1, Vec3& t2) {
 }
 
 // Friction cone directions and per-body velocity rows [dᵀ, (l × Qᵀd)ᵀ].
-void frictionRows(const Contact& c, const BodyPose* za, const BodyPose& zb, int nf, FrictionRows& out) {
+void frictionRows(const Contact& c, const BodyPose* za, const BodyPose& zb, int nf, FrictionRows& out, double twist) {
   MS_ASSERT(nf >= 4 && nf <= kMaxFrictionDirections, "friction cone directions must be in [4, 16]");
   frictionBasis(c.normal, out.t1, out.t2);
   out.count = nf;
@@ -360,7 +359,7 @@ void frictionRows(const Contact& c, const BodyPose* za, const BodyPose& zb, int 
     if (even && k >= nf / 2) {
       d = -out.d.row(k - nf / 2).transpose();
     } else {
-      const double ang = 2.0 * kPi * k / nf;
+      const double ang = 2.0 * kPi * k / nf + twist;
       d = std::cos(ang) * out.t1 + std::sin(ang) * out.t2;
     }
     out.d.row(k) = d.transpose();
@@ -374,6 +373,25 @@ void frictionRows(const Contact& c, const BodyPose* za, const BodyPose& zb, int 
       out.dwA.row(k) = dw;
     }
   }
+}
+
+void frictionInPolygon(const Vec3& f, const FrictionRows& to, double* beta) {
+  const int nf = to.count;
+  for (int k = 0; k < nf; ++k) beta[k] = 0.0;
+  const double f1 = f.dot(to.t1), f2 = f.dot(to.t2);
+  if (f1 == 0.0 && f2 == 0.0) return;
+  // Sector of f between directions k and k+1 (angles 2πk/n_f from t1 and the next).
+  double ang = std::atan2(f2, f1);
+  if (ang < 0) ang += 2.0 * kPi;
+  const double sector = 2.0 * kPi / nf;
+  const int k = std::min(nf - 1, int(ang / sector));
+  const int k1 = (k + 1) % nf;
+  // f = a d_k + b d_k1 (2×2 system in the tangent plane, a, b ≥ 0 inside the sector).
+  const double c0 = to.d.row(k).dot(to.t1), s0 = to.d.row(k).dot(to.t2);
+  const double c1 = to.d.row(k1).dot(to.t1), s1 = to.d.row(k1).dot(to.t2);
+  const double det = c0 * s1 - s0 * c1;
+  beta[k] = std::max(0.0, (f1 * s1 - f2 * c1) / det);
+  beta[k1] = std::max(0.0, (c0 * f2 - s0 * f1) / det);
 }
 
 void groupCandidates(const WorldPlane& plane, const ContactShape& a, const BodyPose* za, const ContactShape& b,

@@ -164,6 +164,8 @@ void frictionBasis(const Vec3& n, Vec3& t1, Vec3& t2);
 // that body's (v world, ω body) to d_k·(velocity of its contact point):  [d_kᵀ,  (l × Q(q)ᵀ d_k)ᵀ].
 // The relative sliding velocity of B over A along d_k is dvB·v_B + dwB·ω_B − dvA·v_A − dwA·ω_A.
 // za = nullptr: A is the world (rows zero). Rows ≥ count are zero. 4 ≤ n_f ≤ kMaxFrictionDirections.
+// `twist` turns the polygon about the normal: d_k at 2πk/n_f + twist (a step whose interior point
+// fails with one orientation is solved with the other, variational_step.cc).
 constexpr int kMaxFrictionDirections = 16;
 struct FrictionRows {
   int count = 0;
@@ -171,6 +173,11 @@ struct FrictionRows {
   Eigen::Matrix<double, kMaxFrictionDirections, 3> d;  // row k: d_kᵀ (world)
   Eigen::Matrix<double, kMaxFrictionDirections, 3> dvA, dwA, dvB, dwB;
 };
-void frictionRows(const Contact& c, const BodyPose* za, const BodyPose& zb, int nf, FrictionRows& out);
+void frictionRows(const Contact& c, const BodyPose* za, const BodyPose& zb, int nf, FrictionRows& out,
+                  double twist = 0.0);
+// Friction force f (tangent, world) of the polygon `from` as non-negative impulses along the
+// directions of `to` (the two directions that span its sector): the conversion of a twisted
+// polygon's impulses back to the untwisted one. beta has to.count entries.
+void frictionInPolygon(const Vec3& f, const FrictionRows& to, double* beta);
 
 }  // namespace ms::contact

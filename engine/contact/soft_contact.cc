@@ -24,7 +24,7 @@ void groupCandidatesAt(const CompiledContactGroup& grp, const State& s, contact:
 
 namespace {
 
-constexpr double kTwoPi = 6.283185307179586;
+constexpr double kTwoPi = 2.0 * kPi;
 // Below this tangential speed [m/s] a slipping point takes its slip direction from its anchor offset.
 constexpr double kSlipSpeed = 1e-6;
 

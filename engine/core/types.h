@@ -20,4 +20,6 @@ using Mat63 = Eigen::Matrix<double, 6, 3>;
 using VecX = Eigen::VectorXd;
 using MatX = Eigen::MatrixXd;
 
+inline constexpr double kPi = 3.14159265358979323846;
+
 }  // namespace ms

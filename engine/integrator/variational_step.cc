@@ -148,6 +148,10 @@ struct VariationalIntegrator::Impl {
   // at the trial z2 (gaps φ(z2) and their gradients); slacks of the current/trial iterate and step.
   std::vector<contact::ContactSet> set1, set2;
   std::vector<contact::FrictionRows> fr;
+  // Orientation of the friction polygons about their normals in this solve (0, or π/n_f when the
+  // interior point failed with the first; stepWithContacts).
+  double frictionTwist = 0;
+  std::vector<contact::FrictionRows> frPlain;  // the untwisted rows, to store a twisted step's impulses
   VecX sCur, sTrial, ds;
   // Joint limits: θ(z2) and its Jacobians per limit (evaluated with the residual). The interior-
   // point pairs are the contact rows and rows 0–1 of each limit node: pairRow[p] is the row of pair
@@ -214,6 +218,7 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   m.set1.resize(sys_->contactGroups.size());
   m.set2.resize(sys_->contactGroups.size());
   m.fr.resize(sys_->contacts.size());
+  m.frPlain.resize(sys_->contacts.size());
   // Interior-point pairs: every contact row, then rows 0–1 (lower, upper) of every limit node.
   // (Rebuilt per step by selectPairs when limits are candidates or not; all on until then.)
   m.lim2.resize(sys_->limits.size());
@@ -303,6 +308,20 @@ void contactCandidates(const CompiledContactGroup& grp, const Vec3Vector& x, con
   contact::groupCandidates(grp.plane, grp.shapeA, grp.bodyA >= 0 ? &za : nullptr, grp.shape, zb, out);
 }
 
+// Friction rows B(z1) of every contact candidate at the knot, polygons turned by `twist`.
+void frictionRowsAtKnot(const CompiledSystem& sys, const VariationalIntegrator::Impl& m,
+                        std::vector<contact::FrictionRows>& out, double twist) {
+  for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) {
+    const CompiledContactGroup& grp = sys.contactGroups[gi];
+    contact::BodyPose za, zb;
+    if (grp.bodyA >= 0) za = {m.x1[grp.bodyA], m.q1[grp.bodyA]};
+    zb = {m.x1[grp.body], m.q1[grp.body]};
+    for (int k = 0; k < grp.count; ++k)
+      contact::frictionRows(m.set1[gi].contacts[k], grp.bodyA >= 0 ? &za : nullptr, zb, sys.frictionDirections,
+                            out[grp.first + k], twist);
+  }
+}
+
 // Prepare the knot z1, constant forces and G(z1) for one step of length Δt = st.dt from a state
 // whose velocities belong to an interval of length h0 (= Δt except around a subdivided step, see
 // VariationalIntegrator::step). Returns false if |ω₀| ≥ 2/h0.
@@ -381,16 +400,8 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     if (!m.needsMinimal[l.joint]) evalJointMinimal(j.geo, posesOf(j.geo, m.x1, m.q1), m.m1[l.joint]);
   }
   // Contact candidates at z1: normals and points for the impulses, friction rows B(z1).
-  for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) {
-    const CompiledContactGroup& grp = sys.contactGroups[gi];
-    contactCandidates(grp, m.x1, m.q1, m.set1[gi]);
-    contact::BodyPose za, zb;
-    if (grp.bodyA >= 0) za = {m.x1[grp.bodyA], m.q1[grp.bodyA]};
-    zb = {m.x1[grp.body], m.q1[grp.body]};
-    for (int k = 0; k < grp.count; ++k)
-      contact::frictionRows(m.set1[gi].contacts[k], grp.bodyA >= 0 ? &za : nullptr, zb, sys.frictionDirections,
-                            m.fr[grp.first + k]);
-  }
+  for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) contactCandidates(sys.contactGroups[gi], m.x1, m.q1, m.set1[gi]);
+  frictionRowsAtKnot(sys, m, m.fr, m.frictionTwist);
   return true;
 }
 
@@ -1040,6 +1051,7 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
   StepReport rep;
   const int nb = int(sys_->bodies.size());
   startInvalid_ = false;
+  m.frictionTwist = 0;
   if (!prepare(*sys_, m, st, inputs, state, h0)) {
     startInvalid_ = true;
     rep.status = StepStatus::AngularVelocityLimit;
@@ -1249,6 +1261,25 @@ StepReport VariationalIntegrator::stepWithAllLimits(const StepSettings& st, Stat
 
 // Converged: the new state is (z1, ż1); g(z2) is the joint part of the final residual (evaluated
 // at the final iterate), φ(z2) the contact part (before the slacks are subtracted).
+void VariationalIntegrator::storeUntwisted(int ci, State& state) {
+  Impl& m = *impl_;
+  const CompiledContact& c = sys_->contacts[ci];
+  const contact::FrictionRows& twisted = m.fr[ci];
+  const int nf = sys_->frictionDirections;
+  // The friction impulse Σ β_k d_k of the twisted polygon (directions 5..n_f in the companion).
+  Vec3 f = Vec3::Zero();
+  for (int k = 0; k < nf; ++k) {
+    const double beta = k < kFrictionDirections ? m.cur[6 * c.node + 2 + k] : m.cur[6 * c.extraNode + k - kFrictionDirections];
+    f += twisted.d.row(k).transpose() * beta;
+  }
+  double beta[contact::kMaxFrictionDirections];
+  contact::frictionInPolygon(f, m.frPlain[ci], beta);
+  for (int k = 0; k < nf; ++k) {
+    if (k < kFrictionDirections) state.contactImpulse[ci][2 + k] = beta[k];
+    else if (ci < int(state.contactFriction.size())) state.contactFriction[ci][k - kFrictionDirections] = beta[k];
+  }
+}
+
 void VariationalIntegrator::finish(const StepSettings& st, State& state, StepReport& rep) {
   Impl& m = *impl_;
   const int nb = int(sys_->bodies.size());
@@ -1269,6 +1300,7 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
   for (size_t k = 0; k < sys_->joints.size(); ++k)
     if (sys_->joints[k].node >= 0) state.lambda[k] = m.cur.segment<6>(6 * sys_->joints[k].node);
   // Contacts: impulses, gaps at the next knot, penetration and the contacts that carry load.
+  if (m.frictionTwist != 0) frictionRowsAtKnot(*sys_, m, m.frPlain, 0.0);
   double minGap = std::numeric_limits<double>::infinity();
   int active = 0;
   for (size_t gi = 0; gi < sys_->contactGroups.size(); ++gi) {
@@ -1279,6 +1311,7 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
       state.contactImpulse[ci] = m.cur.segment<6>(6 * sys_->contacts[ci].node);
       if (sys_->contacts[ci].extraNode >= 0 && ci < int(state.contactFriction.size()))
         state.contactFriction[ci] = m.cur.segment<6>(6 * sys_->contacts[ci].extraNode);
+      if (m.frictionTwist != 0) storeUntwisted(ci, state);
       state.contactGap[ci] = gap;
       minGap = std::min(minGap, gap);
       active += gap <= 1e-6 && state.contactImpulse[ci][0] > 1e-6;
@@ -1360,10 +1393,21 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
                              r.residual <= std::max(ips.tol, kContactAttainable) &&
                              r.complementarity <= 100 * ips.complementarityTol);
   };
+  // The whole sequence below runs with the friction polygons as built, then (if it fails) turned
+  // by half a sector, π/n_f: a degenerate friction pair of one orientation is not one of the other.
+  InteriorPointReport ipr;
+  for (int orientation = 0; orientation < 2 && (orientation == 0 || !accepted(ipr)); ++orientation) {
+  if (orientation == 1) {
+    if (ipr.status == InteriorPointStatus::NonFinite || sys_->contacts.empty()) break;
+    m.frictionTwist = kPi / sys_->frictionDirections;
+    frictionRowsAtKnot(*sys_, m, m.fr, m.frictionTwist);
+    m.cur = m.start;
+    evaluate(*sys_, m, m.cur, m.residual, nullptr);
+  }
   ips.muRule = InteriorPointMuRule::Mehrotra;
   startSlacks(kWarmShift);
-  InteriorPointReport ipr = m.ip.solve(problem);
-  rep.iterations = ipr.iterations;
+  ipr = m.ip.solve(problem);
+  rep.iterations += ipr.iterations;
   // Retries from other starts (the warm start may sit next to the wrong face of the problem):
   //  1. Impulses at the scale that stops the whole system within the step, F = Σ m(|g| + |v|/Δt)
   //     shared by the contacts, times 1, 0.1 and 10 (kStartScales), slacks max(c, 1), Mehrotra. A sliding foot with μ ≥ 0.75
@@ -1389,6 +1433,7 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
     ips.muRule = scaled ? InteriorPointMuRule::Mehrotra : InteriorPointMuRule::Monotone;
     ipr = m.ip.solve(problem);
     rep.iterations += ipr.iterations;
+  }
   }
   rep.residual = ipr.residual;
   if (!accepted(ipr)) {

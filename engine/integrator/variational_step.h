@@ -56,6 +56,9 @@ class VariationalIntegrator final : public Integrator {
   bool excludedLimitsHold() const;
   StepReport stepWithAllLimits(const StepSettings& settings, State& state);
   void finish(const StepSettings& settings, State& state, StepReport& report);
+  // A step solved with turned friction polygons: contact ci's friction impulses stored along the
+  // untwisted directions (the warm start of the next step and the displayed force use those).
+  void storeUntwisted(int ci, State& state);
   std::shared_ptr<const CompiledSystem> sys_;
   GraphLDU matrix_;
   std::shared_ptr<Impl> impl_;

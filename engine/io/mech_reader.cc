@@ -27,7 +27,6 @@ namespace {
 using sexpr::Kind;
 using sexpr::Node;
 
-constexpr double kPi = 3.14159265358979323846;
 // Diagnostics one read reports before it stops with a note.
 constexpr int kMaxDiagnostics = 500;
 // Largest magnitude accepted for integers (repeat bounds, coordinates, iteration counts).

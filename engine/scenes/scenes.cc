@@ -15,7 +15,6 @@
 namespace ms {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 using Params = std::map<std::string, std::string>;
 
 // Typed access to scene parameters with validation.

@@ -24,7 +24,6 @@ using namespace ms::contact;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr int kPoses = 200;  // random poses per pair type (≥ 50 required)
 
 std::mt19937 rng(24680);
@@ -186,6 +185,7 @@ class TestContactGeometry : public QObject {
   void frictionBasisOrthonormal();
   void frictionBasisContinuous();
   void frictionRowsMatchFiniteDifferences();
+  void twistedPolygonConvertsBack();
   void evaluationDoesNotAllocate();
   void cleanupTestCase();
 };
@@ -636,6 +636,50 @@ void TestContactGeometry::frictionRowsMatchFiniteDifferences() {
     QVERIFY((fr.dwB.row(0) - (-(fr.d.row(0) * quat::rotation(zb.q) * quat::skew(c.localB)))).norm() < 1e-14);
   }
   record("tangential velocity rows", worst);
+}
+
+void TestContactGeometry::twistedPolygonConvertsBack() {
+  // A polygon turned by π/n_f has the directions of the plain one turned about the normal; the
+  // friction impulse of any non-negative impulses along it is the same force as the non-negative
+  // impulses frictionInPolygon puts on (at most) two neighbouring plain directions.
+  double worst = 0;
+  for (int trial = 0; trial < kPoses; ++trial) {
+    const int nf = 4 + 2 * (trial % 4);
+    const BodyPose zb = pose(randVec(1), randQuat());
+    ContactSet set;
+    boxPlane(makeWorldPlane(randVec(0.5), randUnit()), box(Vec3(0.3, 0.4, 0.5), true), zb, set);
+    const Contact& c = set.contacts[trial % 8];
+    FrictionRows plain, turned;
+    frictionRows(c, nullptr, zb, nf, plain);
+    frictionRows(c, nullptr, zb, nf, turned, kPi / nf);
+    Vec3 f = Vec3::Zero();
+    for (int k = 0; k < nf; ++k) {
+      QVERIFY(std::abs(turned.d.row(k).dot(plain.d.row(k)) - std::cos(kPi / nf)) < 1e-12);
+      QVERIFY(std::abs(turned.d.row(k).dot(c.normal)) < 1e-12);
+      f += turned.d.row(k).transpose() * (trial % 5 == 0 && k != 1 ? 0.0 : uni(0, 2));
+    }
+    double beta[kMaxFrictionDirections];
+    frictionInPolygon(f, plain, beta);
+    Vec3 back = Vec3::Zero();
+    int nonzero = 0;
+    for (int k = 0; k < nf; ++k) {
+      QVERIFY(beta[k] >= 0);
+      nonzero += beta[k] > 0;
+      back += plain.d.row(k).transpose() * beta[k];
+    }
+    QVERIFY(nonzero <= 2);
+    worst = std::max(worst, (back - f).norm() / std::max(1e-300, f.norm()));
+  }
+  qInfo("twisted polygon: friction force recovered to a relative %.2e", worst);
+  QVERIFY(worst < 1e-12);
+  // No friction: no impulses.
+  FrictionRows plain;
+  ContactSet set;
+  boxPlane(makeWorldPlane(Vec3::Zero(), Vec3::UnitZ()), box(Vec3(0.3, 0.4, 0.5), true), pose(Vec3::Zero(), randQuat()), set);
+  frictionRows(set.contacts[0], nullptr, pose(Vec3::Zero(), Vec4(1, 0, 0, 0)), 4, plain);
+  double beta[kMaxFrictionDirections];
+  frictionInPolygon(Vec3::Zero(), plain, beta);
+  for (int k = 0; k < 4; ++k) QCOMPARE(beta[k], 0.0);
 }
 
 void TestContactGeometry::evaluationDoesNotAllocate() {

@@ -27,7 +27,6 @@ using namespace ms;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
 // Algorithm 8's trajectories, sin(t) with t in seconds.
 double shoulderTarget(double t) { return kPi / 4 + kPi / 4 * std::sin(t); }

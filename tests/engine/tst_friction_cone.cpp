@@ -28,7 +28,6 @@
 using namespace ms;
 
 namespace {
-constexpr double kPi = 3.14159265358979323846;
 }
 
 namespace {

@@ -26,7 +26,6 @@ using namespace ms;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
 using test::modelPath;
 

@@ -24,7 +24,6 @@ using namespace ms;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
 // tests/data (MS_TEST_DATA_DIR when the build defines it, else found from this file's path).
 std::string dataDir() {

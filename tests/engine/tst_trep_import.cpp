@@ -24,7 +24,6 @@ using namespace ms;
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 
 using test::modelPath;
 

@@ -43,7 +43,6 @@ namespace {
 constexpr double kFovY = 40.0;            // vertical field of view, degrees
 constexpr double kOrbitRadPerPixel = 0.008;
 constexpr double kClickSlop = 4.0;        // press/release within this many pixels is a click
-constexpr double kPi = 3.14159265358979323846;
 const osg::Vec4 kBackground(0.17f, 0.19f, 0.23f, 1.0f);
 const osg::Vec4 kHighlight(0.32f, 0.17f, 0.0f, 1.0f);
 const char* const kBodyKey = "ms_body";
