@@ -13,9 +13,9 @@ what the product promises:
   scripts/robustness.py [--cli PATH] [--short] [--no-energy] [--jobs N] [--markdown FILE]
 
 --short runs a reduced set (registered in CTest, with --no-energy: the energy criterion is printed
-but not checked there, because the one-time energy jumps of four-link chains through singular
-configurations at dt = 0.01 are open, docs/engine.md); the full set with every check is the
-benchmark job whose table is committed in docs/benchmarks.md. Prints one line per run and exits 1
+but not checked there, because its long chains run only 0.2-6 s, the first moments of their fall,
+where a first tenth says nothing about the last); the full set with every check is the benchmark
+job whose table is committed in docs/benchmarks.md. Prints one line per run and exits 1
 if any run fails a check.
 """
 import argparse

@@ -74,7 +74,7 @@ class VariationalIntegrator final : public Integrator {
   State start_, previous_, outcome_;
   Inputs startInputs_, previousInputs_;
   StepSettings previousSettings_;
-  int previousHold_ = 0, previousBackoff_ = 1;
+  int previousBackoff_ = 1;
   bool havePrevious_ = false;
   long lastStep_ = -1;
   double lastInterval_ = 0;
