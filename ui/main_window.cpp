@@ -47,6 +47,7 @@
 #include "editor/model_editor.h"
 #include "editor/model_tree.h"
 #include "gallery.h"
+#include "io/mech_writer.h"
 #include "io/model_file.h"
 #include "joint_panel.h"
 #include "lesson_panel.h"
@@ -615,7 +616,7 @@ bool MainWindow::openModel(const QString& source, QString* error, const std::map
                                 .arg(QString::fromStdString(model.name.empty() ? path.toStdString() : model.name))
                                 .arg(sys->bodies.size())
                                 .arg(sys->joints.size()));
-      syncEditor(path, isScene);
+      syncEditor(path, isScene, model);
       if (!isScene) {
         addRecent(path);
         watchFile(path);
@@ -648,22 +649,52 @@ bool MainWindow::reload(QString* error) {
 
 // ---- the editor dock ----------------------------------------------------------------------------
 
-void MainWindow::syncEditor(const QString& path, bool isScene) {
+void MainWindow::syncEditor(const QString& path, bool isScene, const Model& model) {
+  ModelEditor* ed = editor_->editor();
+  // The text is read with the parameter values the model was opened with (--set), so that the tree
+  // shows the bodies that are simulated.
+  const bool newOverrides = ed->overrides() != params_;
+  ed->setOverrides(params_);
   // A scene: its gallery file, read-only (editing it would not change the built-in scene).
   if (isScene) {
     const QString name = path.mid(6);
-    for (const GalleryEntry& e : galleryEntries())
-      if (e.title == name && editor_->loadFile(e.resource, nullptr, true)) return updateEditorTitle();
+    QString setting;
+    for (const auto& [k, v] : params_) setting += QString(" %1=%2").arg(QString::fromStdString(k), QString::fromStdString(v));
+    for (const GalleryEntry& e : galleryEntries()) {
+      if (e.title != name || !editor_->loadFile(e.resource, nullptr, true)) continue;
+      if (params_.empty()) return updateEditorTitle();
+      // With parameters: the gallery file read with them, unless it lacks one of them (then the
+      // scene's model written out as .mech).
+      ed->checkNow();
+      const bool fits = std::none_of(ed->problems().begin(), ed->problems().end(),
+                                     [](const ModelEditor::Problem& p) { return p.severity == Severity::Error; });
+      if (fits) {
+        editor_->setNote("Read-only: a built-in scene, shown as its gallery file with" + setting + ".");
+        return updateEditorTitle();
+      }
+      break;
+    }
+    if (!params_.empty()) {
+      ed->setOverrides({});
+      editor_->showText(QString::fromStdString(writeMech(model)), name + ".mech",
+                        "Read-only: the built-in scene " + name + " with" + setting + ", written out as .mech.");
+      return updateEditorTitle();
+    }
     editor_->showText(QString(), QString(), path + " is built in: it has no text to edit.");
     return updateEditorTitle();
   }
   // Unsaved edits of this file stay (a later version offers to reload or keep them).
-  ModelEditor* ed = editor_->editor();
-  if (ed->fileName() == path && ed->isModified()) return;
+  if (ed->fileName() == path && ed->isModified()) {
+    if (newOverrides) ed->checkNow();
+    return;
+  }
   QFile f(path);
   if (!f.open(QIODevice::ReadOnly)) return;
   const QString text = QString::fromUtf8(f.readAll());
-  if (ed->fileName() == path && text == ed->toPlainText() && !ed->isReadOnly()) return;
+  if (ed->fileName() == path && text == ed->toPlainText() && !ed->isReadOnly()) {
+    if (newOverrides) ed->checkNow();
+    return;
+  }
   // The same file changed on disk: keep the cursor and scroll position.
   const bool same = ed->fileName() == path;
   const int cursor = ed->textCursor().position(), scroll = ed->verticalScrollBar()->value();

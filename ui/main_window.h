@@ -187,7 +187,7 @@ class MainWindow : public QMainWindow {
   void toggleRecording(bool on);
   void recordFrame();
   void speedChosen(int index);
-  void syncEditor(const QString& path, bool isScene);
+  void syncEditor(const QString& path, bool isScene, const Model& model);
   void updateEditorTitle();
   Answer ask(Question q, const QString& file);
   void writeRecovery();

@@ -256,6 +256,21 @@ class TestMainWindow : public QObject {
     QVERIFY(w.openModel("scene:double-pendulum", &err));
     QVERIFY(ed->isReadOnly());
     QVERIFY(ed->toPlainText().contains("(mechanism \"double-pendulum\""));
+    // With parameters the text is read with them: the tree shows the simulated bodies. The gallery
+    // file of four-link-segments has n; that of chain has no "joint": its model is written out.
+    QVERIFY(w.openModel("scene:four-link-segments", &err, {{"n", "3"}}));
+    QVERIFY(ed->toPlainText().contains("(mechanism \"four-link-segments\""));
+    QVERIFY(ed->lastValidModel());
+    QCOMPARE(int(ed->lastValidModel()->result.model.bodies.size()), 12);
+    QCOMPARE(int(w.sim().snapshot().state.bodies.size()), 12);
+    QVERIFY(w.editorPanel()->note().contains("n=3"));
+    QVERIFY(w.openModel("scene:chain", &err, {{"n", "30"}, {"joint", "spherical"}}));
+    QVERIFY(ed->isReadOnly());
+    QVERIFY(ed->toPlainText().contains("written by MechStudio"));
+    ed->checkNow();
+    QVERIFY(ed->lastValidModel());
+    QCOMPARE(int(ed->lastValidModel()->result.model.bodies.size()), 30);
+    QVERIFY(w.editorPanel()->note().contains("joint=spherical"));
   }
 
   // Speed, history length and window layout survive a restart.

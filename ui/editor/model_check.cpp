@@ -19,7 +19,7 @@ ModelLanguage languageForPath(const QString& path) {
 }
 
 std::vector<Diagnostic> checkModelText(const std::string& text, const std::string& fileName, ModelLanguage language,
-                                       MechParseResult* parsed) {
+                                       MechParseResult* parsed, const std::map<std::string, std::string>& overrides) {
   if (language == ModelLanguage::Plain) return {};
   // Read (every problem with its location), as the application's loader does.
   Diagnostics diags;
@@ -27,7 +27,7 @@ std::vector<Diagnostic> checkModelText(const std::string& text, const std::strin
   bool ok = false;
   if (language == ModelLanguage::Mech) {
     MechParseResult result;
-    ok = readMechText(text, fileName, {}, result, diags);
+    ok = readMechText(text, fileName, overrides, result, diags);
     if (ok) model = result.model;
     if (parsed) *parsed = std::move(result);
   } else {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <QString>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -20,7 +21,9 @@ ModelLanguage languageForPath(const QString& path);
 // Reads and compiles `text` (named `fileName` in the diagnostics). Diagnostics from other files
 // (none today) and compile errors come without a location (line 0). Plain text gives none.
 // When `parsed` is given, a .mech text's read result (model and source map) is stored there.
+// `overrides` are the parameter values the model was opened with (--set k=v), as the loader uses them.
 std::vector<Diagnostic> checkModelText(const std::string& text, const std::string& fileName, ModelLanguage language,
-                                       MechParseResult* parsed = nullptr);
+                                       MechParseResult* parsed = nullptr,
+                                       const std::map<std::string, std::string>& overrides = {});
 
 }  // namespace ms::ui

@@ -187,7 +187,8 @@ void ModelEditor::checkNow() {
   // The engine's reader and compiler on the whole buffer.
   std::string text = toPlainText().toStdString();
   auto parsed = std::make_shared<ParsedModel>();
-  const std::vector<Diagnostic> diags = checkModelText(text, fileName_.toStdString(), language_, &parsed->result);
+  const std::vector<Diagnostic> diags =
+      checkModelText(text, fileName_.toStdString(), language_, &parsed->result, overrides_);
   // The model behind the text: replaced when the text has no errors, marked stale otherwise.
   const bool hasError =
       std::any_of(diags.begin(), diags.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; });
@@ -288,7 +289,7 @@ bool ModelEditor::applyEdit(const std::function<MechEdit(const sexpr::Document&,
 
 bool ModelEditor::replaceText(const std::string& newText, const QString& label, QString* error) {
   // The same rules as when the text is typed: read and compile the result; any error refuses it.
-  for (const Diagnostic& d : checkModelText(newText, fileName_.toStdString(), language_))
+  for (const Diagnostic& d : checkModelText(newText, fileName_.toStdString(), language_, nullptr, overrides_))
     if (d.severity == Severity::Error) {
       if (error) *error = QString::fromStdString(d.message);
       return false;

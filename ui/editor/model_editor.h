@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,10 @@ class ModelEditor : public QPlainTextEdit {
   bool isModified() const;
 
   // ---- diagnostics
+  // Parameter values the text is read with (the --set values the model was opened with; empty: the
+  // file's own). Set before setSource/loadFile; the next check uses them.
+  void setOverrides(const std::map<std::string, std::string>& overrides) { overrides_ = overrides; }
+  const std::map<std::string, std::string>& overrides() const { return overrides_; }
   // Debounce after the last edit (default 300 ms).
   void setCheckDelay(int ms) { checkTimer_.setInterval(ms); }
   // Reads and compiles the buffer now and shows the result (the debounce timer calls this).
@@ -143,6 +148,7 @@ class ModelEditor : public QPlainTextEdit {
   QString fileName_;
   ModelLanguage language_ = ModelLanguage::Plain;
   QTimer checkTimer_;
+  std::map<std::string, std::string> overrides_;
   bool settingText_ = false;
   std::vector<Problem> problems_;
   double lastCheckMs_ = 0;
