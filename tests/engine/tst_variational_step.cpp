@@ -330,9 +330,22 @@ void TestVariationalStep::subdividedStepKeepsMomentum() {
     QVERIFY(std::abs(axialMomentum(sim.state()) - Jwz) <= 1e-9 * Jwz);
     QVERIFY((b.v - Vec3(0.3, -0.2, 0.1)).norm() <= 1e-12);
     QVERIFY((b.x - (x0 + (sim.state().time - t0) * b.v)).norm() <= 1e-12);
+    // Intervals are whole multiples of Δt/64, exactly (they are counted in integers).
+    const double units = sim.state().interval / (sim.settings().dt / 64);
+    QCOMPARE(units, std::round(units));
   }
   QCOMPARE(sim.state().step, 28L);
   QVERIFY(std::abs(sim.state().time - 0.28) <= 1e-12);
+  // A state whose interval carries rounding noise (e.g. restored from a file) is read as the whole
+  // multiple it is closest to: the next intervals are exact again.
+  State noisy = sim.state();
+  noisy.interval = sim.settings().dt / 4 * (1 + 3e-12);
+  sim.setState(noisy);
+  for (int s = 0; s < 3; ++s) {
+    QVERIFY2(sim.step(), sim.metrics().message.c_str());
+    const double units = sim.state().interval / (sim.settings().dt / 64);
+    QCOMPARE(units, std::round(units));
+  }
 }
 
 void TestVariationalStep::velocityBeyondTheLimitIsSubdivided() {
