@@ -108,6 +108,9 @@ def one(cli, spec, energy_check=True):
     res["penetration"] = max(pen)
     res["stalled"] = sum(int(x["stalled"]) for x in rows)
     res["subdivided"] = sum(int(x["substeps"]) > 1 for x in rows)
+    # Singular configurations of closed loops: passed (1) and with the joint work kept (2).
+    res["singular"] = sum(x.get("singular", "0") == "1" for x in rows)
+    res["kept"] = sum(x.get("singular", "0") == "2" for x in rows)
     res["us_per_step"] = sum(float(x["step_us"]) for x in rows[1:]) / max(1, len(rows) - 1)
     res["iterations"] = sum(int(x["iterations"]) for x in rows[1:]) / max(1, len(rows) - 1)
     e0 = energy[0]
@@ -135,22 +138,24 @@ def fmt(res):
     e = f"{res['energy_ratio']:.2f}" if res["conservative"] else "-"
     return (f"{res['label']:34s} {'ok  ' if res['ok'] else 'FAIL'} exit {res['exit']} steps {res['steps']:7d} "
             f"viol {res['violation']:.2e} pen {res['penetration']:.1e} E last/first {e:>5s} "
-            f"stalled {res['stalled']:5d} subdivided {res['subdivided']:5d} {res['iterations']:5.2f} it "
+            f"stalled {res['stalled']:5d} subdivided {res['subdivided']:5d} singular {res['singular']:4d}/{res['kept']:d} "
+            f"{res['iterations']:5.2f} it "
             f"{res['us_per_step']:8.1f} us/step {res['wall']:6.1f} s {res['message']}")
 
 
 def markdown(results, short):
     lines = [f"| run ({'short' if short else 'full'} suite) | exit | steps | max violation | max penetration | "
-             "E drift last/first tenth | stalled | subdivided | it/step | µs/step |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "E drift last/first tenth | stalled | subdivided | singular passed / kept | it/step | µs/step |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         if "violation" not in r:
-            lines.append(f"| {r['label']} | {r['exit']} | — | — | — | — | — | — | — | — |")
+            lines.append(f"| {r['label']} | {r['exit']} | — | — | — | — | — | — | — | — | — |")
             continue
         e = (f"{r['energy_ratio']:.2f} ({r['drift_first']:.3g} → {r['drift_last']:.3g} J)"
              if r["conservative"] else "dissipative")
         lines.append(f"| {r['label']} | {r['exit']} | {r['steps']} | {r['violation']:.2e} | {r['penetration']:.1e} | "
-                     f"{e} | {r['stalled']} | {r['subdivided']} | {r['iterations']:.2f} | {r['us_per_step']:.0f} |")
+                     f"{e} | {r['stalled']} | {r['subdivided']} | {r['singular']} / {r['kept']} | {r['iterations']:.2f} | "
+                     f"{r['us_per_step']:.0f} |")
     return "\n".join(lines) + "\n"
 
 
