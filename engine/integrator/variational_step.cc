@@ -935,7 +935,7 @@ constexpr double kSingularWork = 0.03;
 constexpr int kMaxRevisitHalvings = 4;
 // Solves that keep the shortened interval after the previous step is solved again (the passage and
 // the motion right after it at the finer interval: on four-link-segments n = 20, 600 s at Δt = 0.01,
-// max |E − E0| per 30 s stayed ≤ 878 J with 8, against a growth to 1.1e5 J with none).
+// max |E − E0| per 30 s stayed ≤ 922 J with 8, against a growth to 1.1e5 J with none).
 constexpr int kSingularHold = 8;
 }  // namespace
 
