@@ -112,16 +112,23 @@ class TestQuadruped : public QObject {
     QVERIFY(r.x1 - r.x0 >= minSpeed * duration);
   }
 
+  // trots() for each foot friction of `mus` over 10 s; the sanitizer build (memory errors, not
+  // physics) only `sanitizerMu` over `sanitizerDuration`.
+  void trotsEach(std::initializer_list<const char*> mus, const char* sanitizerMu, double sanitizerDuration,
+                 double minSpeed) {
+    const bool sanitizer = qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD");
+    for (const char* mu : mus) {
+      if (sanitizer && std::string(mu) != sanitizerMu) continue;
+      trots(mu, sanitizer ? sanitizerDuration : 10.0, minSpeed);
+      if (QTest::currentTestFailed()) return;
+    }
+  }
+
  private Q_SLOTS:
   // The acceptance criterion: the default trot walks forward for 10 s without penetration.
   void trotsForwardFor10s() {
-    // The sanitizer build (memory errors, not physics) walks the default for 2 s.
-    const bool sanitizer = qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD");
-    for (const char* mu : {"0.6", "0.5", "0.7"}) {
-      if (sanitizer && std::string(mu) != "0.6") break;
-      trots(mu, sanitizer ? 2.0 : 10.0, 0.3);
-      if (QTest::currentTestFailed()) return;
-    }
+    // The sanitizer build walks the default for 2 s.
+    trotsEach({"0.6", "0.5", "0.7"}, "0.6", 2.0, 0.3);
   }
 
   // a1 = a2 = 0: Algorithm 6's stance for 10 s, in place.
@@ -141,28 +148,14 @@ class TestQuadruped : public QObject {
   // normal impulse thousands of times its weight for one step); the contact step reaches it from a
   // start at the momentum scale and by recentring jammed pairs (variational_step.cc,
   // interior_point.h). Every step completes (some subdivided), feet do not sink, the trot goes on.
-  void highFrictionTrots() {
-    const bool sanitizer = qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD");
-    for (const char* mu : {"0.75", "0.8", "1.0"}) {
-      if (sanitizer && std::string(mu) != "1.0") continue;
-      trots(mu, sanitizer ? 1.0 : 10.0, 0.2);
-      if (QTest::currentTestFailed()) return;
-    }
-  }
+  void highFrictionTrots() { trotsEach({"0.75", "0.8", "1.0"}, "1.0", 1.0, 0.2); }
 
   // μ = 1.5 and 2.0: on a sticking foot one friction pair (η, β) of the pyramid is degenerate and
   // the interior point zig-zags on it (its slack and its dual alternately ~1e-10) in every retry
   // and at every subdivision; the contact step then solves the step again with the friction
   // polygons turned by π/n_f, where that pair is not degenerate (variational_step.cc,
   // stepWithContacts; docs/engine.md, contacts). Until then μ = 1.5 stopped at t = 6.995 s.
-  void rubberFeetTrots() {
-    const bool sanitizer = qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD");
-    for (const char* mu : {"1.5", "2.0"}) {
-      if (sanitizer && std::string(mu) != "1.5") continue;
-      trots(mu, sanitizer ? 1.0 : 10.0, 0.2);
-      if (QTest::currentTestFailed()) return;
-    }
-  }
+  void rubberFeetTrots() { trotsEach({"1.5", "2.0"}, "1.5", 1.0, 0.2); }
 };
 
 QTEST_GUILESS_MAIN(TestQuadruped)
