@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   QCommandLineOption follow("follow", "The 3D view follows the body of that name.", "BODY");
   QCommandLineOption select("select", "Select the body of that name (model tree, text and 3D view).", "BODY");
   QCommandLineOption set("set", "Override a parameter of a .mech file or scene (repeatable).", "key=value");
-  QCommandLineOption integrator("integrator", "Integrator of the model: vi (default), euler, symplectic-euler, heun, rk4, exponential.", "NAME");
+  QCommandLineOption integrator("integrator", "Integrator of the model: vi (default), euler, symplectic-euler, heun, rk4, exponential, midpoint-gc, riqn, mujoco.", "NAME");
   QCommandLineOption contacts("contacts", "Contact model with --integrator: rigid (default) or soft.", "MODEL");
   QCommandLineOption lesson("lesson", "Open a lesson (1-6 or its id, e.g. drift): its scene, its integrators compared, its explanation.", "N|ID");
   QCommandLineOption sideBySide("side-by-side", "Draw compared copies (--lesson) beside the reference instead of as ghosts over it.");

@@ -18,8 +18,6 @@
 namespace ms::ui {
 
 namespace {
-const IntegratorKind kKinds[] = {IntegratorKind::Variational, IntegratorKind::ExplicitEuler, IntegratorKind::SymplecticEuler,
-                                 IntegratorKind::Heun,        IntegratorKind::RK4,           IntegratorKind::Exponential};
 
 QColor toColor(unsigned rgb) { return QColor(int((rgb >> 16) & 0xff), int((rgb >> 8) & 0xff), int(rgb & 0xff)); }
 
@@ -41,6 +39,9 @@ QString shortLabel(const IntegratorOptions& o) {
     case IntegratorKind::Heun: s = "Heun"; break;
     case IntegratorKind::RK4: s = "RK4"; break;
     case IntegratorKind::Exponential: s = "exponential"; break;
+    case IntegratorKind::MidpointGC: s = "midpoint GC"; break;
+    case IntegratorKind::RIQN: s = "RIQN"; break;
+    case IntegratorKind::MuJoCo: s = "MuJoCo"; break;
   }
   return s;
 }
@@ -120,7 +121,7 @@ void ComparisonPanel::addRow(const CopySpec& c) {
   color->setData(Qt::UserRole, c.color);
   table_->setItem(row, Color, color);
   auto* kind = new QComboBox;
-  for (IntegratorKind k : kKinds) kind->addItem(QString::fromUtf8(displayName(k)), int(k));
+  for (IntegratorKind k : kIntegratorKinds) kind->addItem(QString::fromUtf8(displayName(k)), int(k));
   kind->setCurrentIndex(kind->findData(int(c.options.kind)));
   table_->setCellWidget(row, Integrator, kind);
   auto* contacts = new QComboBox;
@@ -144,7 +145,7 @@ void ComparisonPanel::addRow(const CopySpec& c) {
         o.kind = IntegratorKind(kind->currentData().toInt());
         QTableWidgetItem* label = table_->item(r, Label);
         bool isDefault = false;
-        for (IntegratorKind k : kKinds) {
+        for (IntegratorKind k : kIntegratorKinds) {
           IntegratorOptions d;
           d.kind = k;
           isDefault = isDefault || label->text() == shortLabel(d) || label->text().isEmpty();

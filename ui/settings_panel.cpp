@@ -36,9 +36,7 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   // Integrator choice: kind, contact model, soft-contact K and B, Baumgarte gains.
   integrator_ = new QComboBox;
   integrator_->setObjectName("settings-integrator");
-  for (IntegratorKind k : {IntegratorKind::Variational, IntegratorKind::ExplicitEuler, IntegratorKind::SymplecticEuler,
-                           IntegratorKind::Heun, IntegratorKind::RK4, IntegratorKind::Exponential})
-    integrator_->addItem(QString::fromUtf8(displayName(k)), int(k));
+  for (IntegratorKind k : kIntegratorKinds) integrator_->addItem(QString::fromUtf8(displayName(k)), int(k));
   integrator_->setToolTip("Time stepper: the variational integrator (default), or a baseline on acceleration-level "
                           "dynamics (explicit Euler, symplectic Euler, Heun, RK4) or the exponential integrator (soft contacts)");
   form->addRow("Integrator", integrator_);

@@ -59,8 +59,13 @@ void AccelDynamics::appliedForces(const StepSettings& st, const Inputs& in, cons
     f.segment<3>(6 * i) = force;
     f.segment<3>(6 * i + 3) = torque;
   }
+  addForceElements(*sys_, in, s, f, minimal_);
+}
+
+void addForceElements(const CompiledSystem& sys, const Inputs& in, const State& s, VecX& f, JointMinimalEval& me,
+                      const std::vector<char>* skipJoint) {
   // Springs between bodies: f = −(k(|d| − L) + c ḋ·n) n on B along n = d/|d|, −f on A.
-  for (const SpringDesc& sp : sys_->model.springs) {
+  for (const SpringDesc& sp : sys.model.springs) {
     const int a = sp.bodyA, b = sp.bodyB;
     SpringEnd A, B;
     if (a >= 0) A = {s.bodies[a].x, quat::rotation(s.bodies[a].q), s.bodies[a].v, s.bodies[a].w};
@@ -72,9 +77,9 @@ void AccelDynamics::appliedForces(const StepSettings& st, const Inputs& in, cons
   }
   // Joint actuators, springs and dampers: effort u in minimal coordinates, f = (∂θ/∂x)ᵀu,
   // τ = (∂θ/∂θ_body)ᵀu (as the variational integrator, without its factor 2 of (16)).
-  JointMinimalEval& me = minimal_;
-  for (size_t k = 0; k < sys_->joints.size(); ++k) {
-    const CompiledJoint& j = sys_->joints[k];
+  for (size_t k = 0; k < sys.joints.size(); ++k) {
+    const CompiledJoint& j = sys.joints[k];
+    if (skipJoint && (*skipJoint)[k]) continue;
     const bool act = k < in.actuator.size() && in.actuator[k].any();
     if (!(j.hasSpring || j.hasDamper || act)) continue;
     const int a = j.geo.parent, b = j.geo.child;

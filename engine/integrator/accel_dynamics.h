@@ -18,6 +18,12 @@
 
 namespace ms {
 
+// Springs between bodies, and joint actuators, springs and dampers (efforts in minimal coordinates),
+// added to f (6 per body: force world at the COM, torque body frame) at state s. Joints with
+// skipJoint[k] != 0 are left out. `scratch` is workspace.
+void addForceElements(const CompiledSystem& sys, const Inputs& in, const State& s, VecX& f, JointMinimalEval& scratch,
+                      const std::vector<char>* skipJoint = nullptr);
+
 class AccelDynamics {
  public:
   explicit AccelDynamics(std::shared_ptr<const CompiledSystem> system);

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Derivation: midpoint_gc_step.h and gc_step.h.
+#include "integrator/gc/midpoint_gc_step.h"
+
+#include <cstdio>
+#include <string>
+
+namespace ms {
+
+MidpointGCIntegrator::MidpointGCIntegrator(std::shared_ptr<const CompiledSystem> sys)
+    : GcIntegrator(std::move(sys), false), lu_(n() + m()) {
+  dz_.setZero(n() + m());
+  q1try_.setZero(n());
+  ltry_.setZero(m());
+}
+
+bool MidpointGCIntegrator::solve(const StepSettings& st, const Inputs& in, StepReport& rep) {
+  const int nc = n(), nm = m();
+  evaluate(st, in, q1_, lambda_, true);
+  double r = residualNorm();
+  for (int it = 0;; ++it) {
+    rep.iterations = it;
+    rep.residual = r;
+    if (!std::isfinite(r)) {
+      rep.status = StepStatus::NonFinite;
+      rep.message = "the residual of the discrete Euler-Lagrange equations is not finite";
+      return false;
+    }
+    if (r <= st.tolerance) return true;
+    if (it >= st.maxIterations) {
+      char buf[160];
+      std::snprintf(buf, sizeof buf, "Newton did not converge in %d iterations (residual %.3g > tolerance %.3g)",
+                    st.maxIterations, r, st.tolerance);
+      rep.status = StepStatus::NotConverged;
+      rep.message = buf;
+      return false;
+    }
+    // Newton direction from the dense LU of the analytic Jacobian.
+    assembleJacobian(st, in, q1_, lambda_);
+    lu_.compute(jac_);
+    dz_ = lu_.solve(res_);
+    dz_ = -dz_;
+    if (!dz_.allFinite()) {
+      rep.status = StepStatus::SingularMatrix;
+      rep.message = "the Newton matrix of the discrete Euler-Lagrange equations is singular";
+      return false;
+    }
+    // Backtracking: the first step length that lowers the residual.
+    double alpha = 1;
+    bool accepted = false;
+    for (int ls = 0; ls <= st.maxLineSearch; ++ls, alpha *= 0.5) {
+      q1try_ = q1_ + alpha * dz_.head(nc);
+      if (nm > 0) ltry_ = lambda_ + alpha * dz_.tail(nm);
+      evaluate(st, in, q1try_, ltry_, true);
+      const double rt = residualNorm();
+      if (rt < r) {
+        q1_ = q1try_;
+        lambda_ = ltry_;
+        r = rt;
+        accepted = true;
+        break;
+      }
+    }
+    if (!accepted) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf,
+                    "Newton stalled after %d iterations: no step length lowers the residual %.3g (tolerance %.3g)",
+                    it + 1, r, st.tolerance);
+      rep.iterations = it + 1;
+      rep.status = StepStatus::NotConverged;
+      rep.message = buf;
+      return false;
+    }
+  }
+}
+
+}  // namespace ms
