@@ -15,6 +15,9 @@
 //  (d) box-drop, sphere-chain — as (a) with rigid contacts (interior point, §3.3–3.5, §5.2).
 //  (e) tolerance    — the paper's Fig. 10: revolute chains n = 2 … 100 at Newton tolerances 1e-6,
 //                      1e-8 and 1e-10 (as (a) otherwise).
+//  (g) gc-chain     — revolute chains for vi, midpoint-gc and riqn at Δt 0.01 and 1 ms, tol 1e-8
+//                      (RIQN against Newton on the same midpoint DEL, Lee et al. 2016 §4.3); the
+//                      tolerance family (e) also runs midpoint-gc and riqn.
 //  (f) scaled-pendulum — the paper's Fig. 11: the `scaled-pendulum` scene at scales s = 1, 0.5, 0.1
 //                      with Δt/s from 1e-4 to 1e-2 (two decades), released at π/2 and simulated for
 //                      half the small-swing period T/2 = π √(2l/(3g)); one benchmark iteration is the
@@ -47,6 +50,7 @@
 
 #include "core/check.h"
 #include "core/types.h"
+#include "integrator/integrator_options.h"
 #include "integrator/variational_step.h"
 #include "scenes/scenes.h"
 #include "simulation.h"
@@ -127,6 +131,7 @@ struct SimCase {
 // Settings of a simulation case (defaults: kDt, kTol).
 struct SimSettings {
   double dt = kDt, tolerance = kTol;
+  IntegratorKind integrator = IntegratorKind::Variational;
 };
 std::map<int, SimSettings> g_simSettings;  // by row
 
@@ -141,6 +146,11 @@ SimCase& simCase(int row, const std::string& scene, const std::map<std::string, 
     const SimSettings set = g_simSettings[row];
     c.sim->settings().dt = set.dt;
     c.sim->settings().tolerance = set.tolerance;
+    if (set.integrator != IntegratorKind::Variational) {
+      IntegratorOptions o;
+      o.kind = set.integrator;
+      c.sim->setIntegrator(o);
+    }
     c.sim->reset();  // initial conditions depend on Δt
     g_rows[row].nodes = c.sys->numNodes;
     g_rows[row].fillIn = c.sys->order.fillIn;
@@ -495,6 +505,29 @@ void registerAll() {
       set.tolerance = std::atof(tol);
       registerSimulation("tolerance", "chain", std::string("tol=") + tol, n, {{"n", std::to_string(n)}}, set);
     }
+  // (g) generalized coordinates: revolute chains for the variational integrator in maximal
+  // coordinates, trep's midpoint VI (Newton, dense) and Lee et al.'s RIQN on the same midpoint DEL,
+  // at Δt = 0.01 and at Lee et al.'s Δt = 1 ms, tolerance 1e-8 (at 1e-10 the generalized-coordinate
+  // solvers stop on the longer chains: family (e) with these integrators shows where).
+  for (IntegratorKind k : {IntegratorKind::Variational, IntegratorKind::MidpointGC, IntegratorKind::RIQN})
+    for (const char* dts : {"1e-2", "1e-3"})
+      for (int n : {1, 2, 5, 10, 20, 50, 100}) {
+        SimSettings set;
+        set.dt = std::atof(dts);
+        set.tolerance = 1e-8;
+        set.integrator = k;
+        registerSimulation("gc-chain", "chain", std::string(toString(k)) + "/dt=" + dts, n, {{"n", std::to_string(n)}},
+                           set);
+      }
+  for (IntegratorKind k : {IntegratorKind::MidpointGC, IntegratorKind::RIQN})
+    for (const char* tol : {"1e-6", "1e-8", "1e-10"})
+      for (int n : {2, 5, 10, 20, 50, 100}) {
+        SimSettings set;
+        set.tolerance = std::atof(tol);
+        set.integrator = k;
+        registerSimulation("tolerance", "chain", std::string(toString(k)) + "/tol=" + tol, n, {{"n", std::to_string(n)}},
+                           set);
+      }
   // (f) Fig. 11: the scaled pendulum over two decades of Δt/s, each run a half swing.
   for (const char* s : {"1", "0.5", "0.1"})
     for (const char* dts : {"1e-4", "2e-4", "5e-4", "1e-3", "2e-3", "5e-3", "1e-2"}) {

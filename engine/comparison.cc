@@ -72,6 +72,11 @@ Comparison::Comparison(std::shared_ptr<const CompiledSystem> system, std::vector
       throw UserError("copy '" + c.label + "': " + e.what());
     }
     sim->settings().dt = c.dt;
+    if (c.tolerance != 0) {
+      if (!(std::isfinite(c.tolerance) && c.tolerance > 0))
+        throw UserError("copy '" + c.label + "': the Newton tolerance must be a positive number");
+      sim->settings().tolerance = c.tolerance;
+    }
     sim->reset();
     sims_.push_back(std::move(sim));
   }

@@ -29,6 +29,7 @@ struct ComparisonCopy {
   std::string label;  // legend entry
   IntegratorOptions options;
   double dt = 0.01;
+  double tolerance = 0;  // Newton tolerance on the residual ∞-norm; 0: the model's
 };
 
 class Comparison {

@@ -48,9 +48,9 @@ QString shortLabel(const IntegratorOptions& o) {
 }  // namespace
 
 unsigned ComparisonPanel::defaultColor(int k) {
-  // Reference blue, then vermilion, green, orange, purple, brown (colour-blind friendly order).
-  static const unsigned palette[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0xff7f0e, 0x9467bd, 0x8c564b};
-  return palette[std::abs(k) % 6];
+  // Reference blue, then vermilion, green, orange, purple, brown, pink, grey (colour-blind friendly order).
+  static const unsigned palette[] = {0x1f77b4, 0xd62728, 0x2ca02c, 0xff7f0e, 0x9467bd, 0x8c564b, 0xe377c2, 0x7f7f7f};
+  return palette[std::abs(k) % 8];
 }
 
 QString ComparisonPanel::stoppedNote(const CopyStatus& c) {

@@ -1264,6 +1264,7 @@ bool MainWindow::openLesson(const QString& numberOrId, QString* error) {
     c.label = v.label;
     c.options = v.options;
     c.dt = v.dt;
+    c.tolerance = v.tolerance;
     c.color = ComparisonPanel::defaultColor(int(k));
     copies.push_back(c);
   }
@@ -1276,6 +1277,7 @@ bool MainWindow::openLesson(const QString& numberOrId, QString* error) {
     case LessonFocus::Energy: focus = PlotManager::Figure::EnergyError; break;
     case LessonFocus::Penetration: focus = PlotManager::Figure::Penetration; break;
     case LessonFocus::AngularMomentum: focus = PlotManager::Figure::Momentum; break;
+    case LessonFocus::Iterations: focus = PlotManager::Figure::Solver; break;
   }
   if (auto* dock = qobject_cast<PlotDock*>(plots_->dock(focus))) {
     dock->show();

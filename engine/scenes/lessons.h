@@ -18,10 +18,11 @@ struct LessonVariant {
   std::string label;          // legend entry, e.g. "VI" or "RK4"
   IntegratorOptions options;
   double dt = 0.01;
+  double tolerance = 0;       // Newton tolerance; 0: the model's
 };
 
 // Which quantity a lesson is about (the plot it brings to the front).
-enum class LessonFocus { ConstraintViolation, Energy, Penetration, AngularMomentum };
+enum class LessonFocus { ConstraintViolation, Energy, Penetration, AngularMomentum, Iterations };
 
 struct Lesson {
   int number = 0;              // 1-based, menu order

@@ -3,7 +3,7 @@
 # Included by tests/CMakeLists.txt after cli_tests.cmake (which defines the helper functions).
 
 mechstudio_cli_test(lessons_list EXIT 0 ARGS lessons CHECKS "STDOUT_REGEX=1  drift.*6  stiff-contact")
-mechstudio_cli_bad(lesson_unknown REASON "unknown lesson '9'; give 1-6" ARGS lesson 9)
+mechstudio_cli_bad(lesson_unknown REASON "unknown lesson '11'; give 1-10" ARGS lesson 11)
 mechstudio_cli_bad(lesson_missing REASON "lesson needs a number or a name" ARGS lesson)
 mechstudio_cli_bad(lesson_two REASON "give one lesson" ARGS lesson 1 2)
 mechstudio_cli_bad(lesson_bad_duration REASON "--duration must be positive" ARGS lesson drift --duration 0)
@@ -16,6 +16,11 @@ foreach(n 1 2 3 5)
            "STDOUT_REGEX=Summary over 0.5 s")
 endforeach()
 mechstudio_cli_test(lesson_4 EXIT 0 ARGS lesson contact --duration 0.5 --quiet CHECKS "STDOUT_REGEX=exponential, soft")
+# Lessons 7 and 8 (generalized coordinates): every copy of lesson 7 is listed, the 1e-10 midpoint-gc
+# copy stops at its first step with the reason; lesson 8 runs both copies.
+mechstudio_cli_test(lesson_7 EXIT 0 ARGS lesson tolerance --duration 0.05 --quiet
+  CHECKS "STDOUT_REGEX=riqn, tol 1e-10" "STDOUT_REGEX=diverged: step 1 \\(t = 0.010000 s\\): Newton stalled")
+mechstudio_cli_test(lesson_8 EXIT 0 ARGS lesson singular --duration 0.5 --quiet CHECKS "STDOUT_REGEX=midpoint-gc, dt 0.01 s")
 mechstudio_cli_test(lesson_6 EXIT 0 ARGS lesson stiff-contact --duration 0.5 --quiet CHECKS "STDOUT_REGEX=explicit Euler, soft")
 # Lesson 2 over 0.5 s: 50 steps of each copy at dt = 0.01 -> 1 + 2 x 51 rows.
 mechstudio_cli_test(lesson_rows EXIT 0 ARGS lesson energy --duration 0.5 --csv - --quiet CHECKS STDOUT_REGEX=^copy,label

@@ -360,6 +360,7 @@ bool SimController::calibrate(const CopySpec& spec, const State& start, double* 
     scratch.settings() = sim_->settings();
     scratch.settings().dt = spec.dt;
     if (spec.maxIterations > 0) scratch.settings().maxIterations = spec.maxIterations;
+    if (spec.tolerance > 0) scratch.settings().tolerance = spec.tolerance;
     scratch.setState(start);
     scratch.setIntegrator(spec.options);
     for (int i = 0; i < 2; ++i)
@@ -391,6 +392,7 @@ void SimController::startComparison(const std::vector<CopySpec>& specs, bool equ
     sim_->settings().dt = specs[0].dt > 0 ? specs[0].dt : base.dt;
     refCopy_.spec.dt = sim_->settings().dt;
     if (specs[0].maxIterations > 0) sim_->settings().maxIterations = specs[0].maxIterations;
+    if (specs[0].tolerance > 0) sim_->settings().tolerance = specs[0].tolerance;
     // Every copy takes the start state under the variational integrator, then its own: switching to
     // a baseline projects the (discrete) velocities onto the constraints' tangent.
     try {
@@ -417,6 +419,7 @@ void SimController::startComparison(const std::vector<CopySpec>& specs, bool equ
         c.sim->settings() = base;
         c.sim->settings().dt = c.spec.dt;
         if (c.spec.maxIterations > 0) c.sim->settings().maxIterations = c.spec.maxIterations;
+        if (c.spec.tolerance > 0) c.sim->settings().tolerance = c.spec.tolerance;
         c.sim->setState(start);
         c.sim->setIntegrator(c.spec.options);
       } catch (const UserError& e) {

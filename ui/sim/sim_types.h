@@ -36,6 +36,7 @@ struct CopySpec {
   IntegratorOptions options;
   double dt = 0.01;
   int maxIterations = 0;  // Newton iteration cap; 0: the reference's settings
+  double tolerance = 0;   // Newton tolerance; 0: the reference's settings
 };
 
 // A copy's figures as the simulation thread last saw them (copied into the snapshot).

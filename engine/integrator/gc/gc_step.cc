@@ -24,7 +24,7 @@ GcIntegrator::GcIntegrator(std::shared_ptr<const CompiledSystem> sys, bool refus
   terms_.resize(tree_);
   aba_.resize(tree_);
   charts_.assign(tree_.joints.size(), quat::identity());
-  for (VecX* v : {&q0_, &p0_, &p1_, &qd0_, &q1_, &qbar_, &qd_, &Q_, &Qb_, &tmp_, &tmp2_}) v->setZero(nc);
+  for (VecX* v : {&q0_, &p0_, &p1_, &qdPrev_, &qd0_, &q1_, &qbar_, &qd_, &Q_, &Qb_, &tmp_, &tmp2_}) v->setZero(nc);
   lambda_.setZero(nm);
   hval_.setZero(nm);
   mu_.setZero(nm);
@@ -194,6 +194,7 @@ void GcIntegrator::recenterCharts() {
     const Vec3 pr = p0_.segment<3>(rf), qr = qd0_.segment<3>(rf);
     p0_.segment<3>(rf) = Rc.transpose() * E.transpose().inverse() * pr;
     qd0_.segment<3>(rf) = Rc.transpose() * E * qr;
+    qdPrev_.segment<3>(rf) = Rc.transpose() * E * qdPrev_.segment<3>(rf);
     Vec4 turn = quat::identity();
     for (int i = 0; i < 3; ++i) turn = quat::mul(turn, quat::fromAxisAngle(Vec3::Unit(i), q0_(rf + i)));
     charts_[gi] = quat::mul(charts_[gi], turn).normalized();
@@ -233,6 +234,7 @@ void GcIntegrator::begin(const StepSettings& st, const State& state) {
     momentaOfBodies(false);
   }
   lambda_.setZero();
+  havePrevRates_ = false;
   started_ = true;
   lastStep_ = state.step;
   // Loop-constraint Jacobian at the knot (the multipliers act through it).
@@ -285,8 +287,10 @@ StepReport GcIntegrator::step(const StepSettings& st, const Inputs& in, State& s
     loopConstraints(tree_, kin_, scratch_, hval_, &Dh0_);
     maskDependentRows(Dh0_);
   }
-  // Predictor: q_{k+1} = q_k + h q̇_k; multipliers from the last step.
+  // Predictor: q_{k+1} = q_k + h q̇_k + ½h² q̈_k with q̈_k from the last two rates (after a restart
+  // without it); multipliers from the last step.
   q1_ = q0_ + h_ * qd0_;
+  if (havePrevRates_) q1_ += 0.5 * h_ * (qd0_ - qdPrev_);
   if (!solve(st, in, rep)) {
     lambda_.setZero();
     started_ = false;  // the state is unchanged: start again from it
@@ -305,7 +309,9 @@ StepReport GcIntegrator::step(const StepSettings& st, const Inputs& in, State& s
   }
   q0_ = q1_;
   p0_ = p1_;
+  qdPrev_ = qd0_;
   qd0_ = qd1;
+  havePrevRates_ = true;
   recenterCharts();
   velocities(tree_, qd0_, kin_);
   writeBodies(tree_, kin_, state, true);
