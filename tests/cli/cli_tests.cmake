@@ -76,6 +76,20 @@ mechstudio_cli_bad(integrator_rk4_rigid_contacts REASON "has contacts and rk4 ha
   ARGS simulate scene:box-drop --steps 10 --integrator rk4)
 mechstudio_cli_bad(baumgarte_negative REASON "--baumgarte expects ALPHA,BETA" ARGS simulate scene:pendulum --steps 10 --integrator rk4 --baumgarte -1,2)
 mechstudio_cli_bad(baumgarte_one_value REASON "--baumgarte expects ALPHA,BETA" ARGS simulate scene:pendulum --steps 10 --integrator rk4 --baumgarte 5)
+# Generalized coordinates: loops and joint types without coordinates for riqn, contacts and limits
+# for both are refused with the reason; a valid run prints its iterations.
+mechstudio_cli_bad(riqn_loop REASON "closes a loop; riqn integrates trees only"
+  ARGS simulate scene:three-link-loop --steps 10 --integrator riqn)
+mechstudio_cli_bad(riqn_planar_axis REASON "is planar-axis; riqn writes revolute, prismatic, spherical, floating and fixed"
+  ARGS simulate ${CMAKE_SOURCE_DIR}/models/exoskeleton-arm.mech --steps 10 --integrator riqn)
+mechstudio_cli_bad(midpoint_gc_contacts REASON "the model has contacts; midpoint-gc"
+  ARGS simulate scene:box-drop --steps 10 --integrator midpoint-gc)
+mechstudio_cli_bad(riqn_limits REASON "the model has joint limits; riqn"
+  ARGS simulate ${CMAKE_SOURCE_DIR}/models/limited-pendulum.mech --steps 10 --integrator riqn)
+mechstudio_cli_test(midpoint_gc_loop EXIT 0 ARGS simulate scene:three-link-loop --duration 1 --integrator midpoint-gc
+  CHECKS "STDERR_REGEX=midpoint-gc, dt = 0.01 s: 100 of 100 steps.*Newton iterations/step")
+mechstudio_cli_test(riqn_chain EXIT 0 ARGS simulate scene:chain --set n=20 --duration 1 --integrator riqn
+  CHECKS "STDERR_REGEX=riqn, dt = 0.01 s: 100 of 100 steps.*RIQN iterations/step")
 # Soft contacts (--contacts, --contact-stiffness, --contact-damping).
 mechstudio_cli_bad(exponential_rigid REASON "exponential integrator integrates soft contacts"
   ARGS simulate scene:box-drop --steps 10 --integrator exponential --contacts rigid)

@@ -498,6 +498,22 @@ class TestComparison : public QObject {
     rk4.kind = IntegratorKind::RK4;
     QVERIFY(!w.setIntegrator(rk4, &err));
     QVERIFY2(err.contains("contacts"), qPrintable(err));
+    // Joint coordinates: riqn on a closed loop is refused inline with the reason and not applied;
+    // midpoint-gc is applied and steps.
+    QVERIFY2(w.openModel("scene:three-link-loop", &err), qPrintable(err));
+    settle(w);
+    sp->integratorCombo()->setCurrentIndex(sp->integratorCombo()->findData(int(IntegratorKind::RIQN)));
+    settle(w);
+    qInfo("riqn on the three-link loop: %s", qPrintable(sp->integratorProblem()));
+    QVERIFY2(sp->integratorProblem().contains("closes a loop"), qPrintable(sp->integratorProblem()));
+    QCOMPARE(int(w.sim().integratorOptions().kind), int(IntegratorKind::Variational));
+    sp->integratorCombo()->setCurrentIndex(sp->integratorCombo()->findData(int(IntegratorKind::MidpointGC)));
+    settle(w);
+    QVERIFY2(sp->integratorProblem().isEmpty(), qPrintable(sp->integratorProblem()));
+    QCOMPARE(int(w.sim().integratorOptions().kind), int(IntegratorKind::MidpointGC));
+    stepN(w, 10);
+    QCOMPARE(w.sim().snapshot().state.step, 10L);
+    QVERIFY(w.sim().snapshot().metrics.constraintViolation < 1e-9);
   }
 };
 

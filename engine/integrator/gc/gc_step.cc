@@ -3,6 +3,7 @@
 #include "integrator/gc/gc_step.h"
 
 #include <Eigen/QR>
+#include <algorithm>
 #include <cmath>
 #include <string>
 
@@ -24,7 +25,7 @@ GcIntegrator::GcIntegrator(std::shared_ptr<const CompiledSystem> sys, bool refus
   terms_.resize(tree_);
   aba_.resize(tree_);
   charts_.assign(tree_.joints.size(), quat::identity());
-  for (VecX* v : {&q0_, &p0_, &p1_, &qdPrev_, &qd0_, &q1_, &qbar_, &qd_, &Q_, &Qb_, &tmp_, &tmp2_}) v->setZero(nc);
+  for (VecX* v : {&q0_, &p0_, &p1_, &qdPrev_, &qdPrev2_, &qd0_, &q1_, &qbar_, &qd_, &Q_, &Qb_, &tmp_, &tmp2_}) v->setZero(nc);
   lambda_.setZero(nm);
   hval_.setZero(nm);
   mu_.setZero(nm);
@@ -195,6 +196,7 @@ void GcIntegrator::recenterCharts() {
     p0_.segment<3>(rf) = Rc.transpose() * E.transpose().inverse() * pr;
     qd0_.segment<3>(rf) = Rc.transpose() * E * qr;
     qdPrev_.segment<3>(rf) = Rc.transpose() * E * qdPrev_.segment<3>(rf);
+    qdPrev2_.segment<3>(rf) = Rc.transpose() * E * qdPrev2_.segment<3>(rf);
     Vec4 turn = quat::identity();
     for (int i = 0; i < 3; ++i) turn = quat::mul(turn, quat::fromAxisAngle(Vec3::Unit(i), q0_(rf + i)));
     charts_[gi] = quat::mul(charts_[gi], turn).normalized();
@@ -234,7 +236,7 @@ void GcIntegrator::begin(const StepSettings& st, const State& state) {
     momentaOfBodies(false);
   }
   lambda_.setZero();
-  havePrevRates_ = false;
+  prevRates_ = 0;
   started_ = true;
   lastStep_ = state.step;
   // Loop-constraint Jacobian at the knot (the multipliers act through it).
@@ -287,10 +289,12 @@ StepReport GcIntegrator::step(const StepSettings& st, const Inputs& in, State& s
     loopConstraints(tree_, kin_, scratch_, hval_, &Dh0_);
     maskDependentRows(Dh0_);
   }
-  // Predictor: q_{k+1} = q_k + h q̇_k + ½h² q̈_k with q̈_k from the last two rates (after a restart
-  // without it); multipliers from the last step.
+  // Predictor: the rates of the last three knots extrapolated over the step (Adams–Bashforth,
+  // q_{k+1} = q_k + h (q̇_k + ½∇q̇_k + 5/12 ∇²q̇_k), of lower order after a restart); multipliers from
+  // the last step.
   q1_ = q0_ + h_ * qd0_;
-  if (havePrevRates_) q1_ += 0.5 * h_ * (qd0_ - qdPrev_);
+  if (prevRates_ >= 1) q1_ += 0.5 * h_ * (qd0_ - qdPrev_);
+  if (prevRates_ >= 2) q1_ += (5.0 / 12.0) * h_ * (qd0_ - 2 * qdPrev_ + qdPrev2_);
   if (!solve(st, in, rep)) {
     lambda_.setZero();
     started_ = false;  // the state is unchanged: start again from it
@@ -309,9 +313,10 @@ StepReport GcIntegrator::step(const StepSettings& st, const Inputs& in, State& s
   }
   q0_ = q1_;
   p0_ = p1_;
+  qdPrev2_ = qdPrev_;
   qdPrev_ = qd0_;
   qd0_ = qd1;
-  havePrevRates_ = true;
+  prevRates_ = std::min(prevRates_ + 1, 2);
   recenterCharts();
   velocities(tree_, qd0_, kin_);
   writeBodies(tree_, kin_, state, true);

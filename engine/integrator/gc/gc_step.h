@@ -85,10 +85,10 @@ class GcIntegrator : public Integrator {
   std::vector<char> activeRow_;
 
   bool started_ = false;
-  bool havePrevRates_ = false;
+  int prevRates_ = 0;  // rates of earlier knots kept for the predictor (0–2)
   long lastStep_ = -1;
   bool staticBodyForces_ = false;  // model elements acting through the bodies
-  VecX p1_, qdPrev_, qbar_, qd_, Q_, Qb_, tmp_, tmp2_;
+  VecX p1_, qdPrev_, qdPrev2_, qbar_, qd_, Q_, Qb_, tmp_, tmp2_;
   MatX Dh0_, Dh1_, MinvDhT_, S_, Mh_, Ah_, Hh_;
   Eigen::LDLT<MatX> Sldlt_;
   VecX hval_, mu_;

@@ -198,9 +198,13 @@ void forwardKinematics(const GcTree& t, const Charts& charts, const VecX& q, Kin
     k.x[b] = o - Rb * geo.pb;
     // Spatial inertia at the world origin.
     const double m = sys.bodies[b].mass;
-    const Mat3 cx = quat::skew(k.x[b]);
+    const Vec3& com = k.x[b];
+    const Mat3 cx = quat::skew(com);
     Mat6& G = k.G[b];
-    G.topLeftCorner<3, 3>() = Rb * sys.bodies[b].inertia * Rb.transpose() - m * cx * cx;
+    // I_w − m c^×c^× with c^×c^× = c cᵀ − |c|² I.
+    G.topLeftCorner<3, 3>().noalias() = Rb * sys.bodies[b].inertia * Rb.transpose();
+    G.topLeftCorner<3, 3>().noalias() -= m * (com * com.transpose());
+    G.topLeftCorner<3, 3>().diagonal().array() += m * com.squaredNorm();
     G.topRightCorner<3, 3>() = m * cx;
     G.bottomLeftCorner<3, 3>() = -m * cx;
     G.bottomRightCorner<3, 3>() = m * Mat3::Identity();
