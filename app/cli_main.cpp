@@ -110,6 +110,7 @@ void printUsage(std::FILE* f) {
                "                    heun (explicit RK2), rk4 (acceleration-level dynamics), exponential\n"
                "  --baumgarte A,B   Baumgarte gains alpha,beta >= 0 [1/s] for euler, symplectic-euler, heun, rk4\n"
                "                    (default 0,0: no stabilisation)\n"
+               "  --mujoco-integrator S  mujoco: MuJoCo's own integrator, euler (default), rk4 or implicit\n"
                "  --contacts M      rigid (default; the variational integrator's hard contacts) or soft\n"
                "                    (spring-damper per contact point with a Coulomb cone, for euler,\n"
                "                    symplectic-euler, heun, rk4 and exponential, which needs soft)\n"
@@ -213,6 +214,11 @@ bool parseIntegratorOption(const std::string& name, const std::string& value, ms
     (stiffness ? o.contactStiffness : o.contactDamping) = *v;
     return true;
   }
+  if (name == "--mujoco-integrator") {
+    if (!ms::parseMuJoCoScheme(value, o.mujocoScheme))
+      throw InputError{"unknown MuJoCo integrator '" + value + "' (choose euler, rk4 or implicit)"};
+    return true;
+  }
   if (name == "--baumgarte") {
     const size_t comma = value.find(',');
     const auto a = comma == std::string::npos ? std::nullopt : parseDouble(value.substr(0, comma));
@@ -246,7 +252,8 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
                                                          "--tol",      "--comp-tol", "--max-iter", "--csv",
                                                          "--poses",
                                                          "--integrator", "--baumgarte", "--contacts",
-                                                         "--contact-stiffness", "--contact-damping"};
+                                                         "--contact-stiffness", "--contact-damping",
+                                                         "--mujoco-integrator"};
       const bool takesValue = std::find(withValue.begin(), withValue.end(), name) != withValue.end();
       if (name == "--quiet") {
         if (hasValue) throw InputError{"option --quiet takes no value"};
@@ -302,6 +309,8 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
   if ((seen["--contact-stiffness"] || seen["--contact-damping"]) && o.integrator.contacts != ms::ContactModel::Soft)
     throw InputError{std::string(seen["--contact-stiffness"] ? "--contact-stiffness" : "--contact-damping") +
                      " sets a soft contact parameter: it needs --contacts soft"};
+  if (seen["--mujoco-integrator"] && o.integrator.kind != ms::IntegratorKind::MuJoCo)
+    throw InputError{"--mujoco-integrator chooses MuJoCo's own integrator: it needs --integrator mujoco"};
   if (o.duration && o.steps) throw InputError{"give either --duration or --steps, not both"};
   if (!o.duration && !o.steps) throw InputError{"give one of --duration or --steps"};
   if (o.csv && o.poses && *o.csv == "-" && *o.poses == "-")

@@ -12,6 +12,7 @@ packages=(
   libqcustomplot-dev libqcustomplot2.1-qt6
   libopenscenegraph-dev openscenegraph
   liburdfdom-dev libtinyxml2-dev
+  libmujoco-dev  # optional for the build: the MuJoCo comparison copy (--integrator mujoco)
   libbenchmark-dev
   python3
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core

@@ -54,6 +54,19 @@ bool parseContactModel(const std::string& s, ContactModel& out) {
   return true;
 }
 
+const char* toString(MuJoCoScheme s) {
+  return s == MuJoCoScheme::RK4 ? "rk4" : s == MuJoCoScheme::Implicit ? "implicit" : "euler";
+}
+
+bool parseMuJoCoScheme(const std::string& s, MuJoCoScheme& out) {
+  for (MuJoCoScheme m : {MuJoCoScheme::Euler, MuJoCoScheme::RK4, MuJoCoScheme::Implicit})
+    if (s == toString(m)) {
+      out = m;
+      return true;
+    }
+  return false;
+}
+
 namespace {
 std::string num(double v) {
   char buf[32];
@@ -68,6 +81,7 @@ std::string describe(const IntegratorOptions& o) {
     s += ", soft contacts K=" + num(o.contactStiffness) + " B=" + num(o.contactDamping);
   if (o.baumgarteAlpha != 0 || o.baumgarteBeta != 0)
     s += ", Baumgarte alpha=" + num(o.baumgarteAlpha) + " beta=" + num(o.baumgarteBeta);
+  if (o.kind == IntegratorKind::MuJoCo) s += std::string(" (") + toString(o.mujocoScheme) + ")";
   return s;
 }
 
@@ -81,6 +95,9 @@ void validateIntegratorOptions(const IntegratorOptions& o, const CompiledSystem&
     throw UserError("contact damping must be zero or a positive number of N s/m, got " + num(o.contactDamping));
   if (!(std::isfinite(o.baumgarteAlpha) && o.baumgarteAlpha >= 0) || !(std::isfinite(o.baumgarteBeta) && o.baumgarteBeta >= 0))
     throw UserError("Baumgarte gains must be zero or positive numbers of 1/s");
+  if (o.kind != IntegratorKind::MuJoCo && o.mujocoScheme != MuJoCoScheme::Euler)
+    throw UserError(std::string("MuJoCo's integrator (") + toString(o.mujocoScheme) + ") applies to the mujoco copy, not to " +
+                    toString(o.kind));
   if (vi && (o.baumgarteAlpha != 0 || o.baumgarteBeta != 0))
     throw UserError("the variational integrator keeps the constraints exactly and takes no Baumgarte gains; "
                     "they apply to euler, symplectic-euler, heun and rk4");

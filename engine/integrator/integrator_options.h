@@ -13,6 +13,9 @@ namespace ms {
 
 enum class IntegratorKind { Variational, ExplicitEuler, SymplecticEuler, Heun, RK4, Exponential };
 enum class ContactModel { Rigid, Soft };
+// MuJoCo's own integrator in the MuJoCo copy (--mujoco-integrator): semi-implicit Euler (its default),
+// RK4, implicit in velocity.
+enum class MuJoCoScheme { Euler, RK4, Implicit };
 
 struct IntegratorOptions {
   IntegratorKind kind = IntegratorKind::Variational;
@@ -24,9 +27,11 @@ struct IntegratorOptions {
   // G a = −Ġ v − 2 α G v − β² g. Zero gains: no stabilisation (the constraints drift).
   double baumgarteAlpha = 0;  // velocity gain α [1/s]
   double baumgarteBeta = 0;   // position gain β [1/s]
+  MuJoCoScheme mujocoScheme = MuJoCoScheme::Euler;  // kind == MuJoCo only
   bool operator==(const IntegratorOptions& o) const {
     return kind == o.kind && contacts == o.contacts && contactStiffness == o.contactStiffness &&
-           contactDamping == o.contactDamping && baumgarteAlpha == o.baumgarteAlpha && baumgarteBeta == o.baumgarteBeta;
+           contactDamping == o.contactDamping && baumgarteAlpha == o.baumgarteAlpha && baumgarteBeta == o.baumgarteBeta &&
+           mujocoScheme == o.mujocoScheme;
   }
   bool operator!=(const IntegratorOptions& o) const { return !(*this == o); }
 };
@@ -40,6 +45,9 @@ const char* toString(ContactModel c);
 // Parse a CLI name; false if unknown.
 bool parseIntegratorKind(const std::string& s, IntegratorKind& out);
 bool parseContactModel(const std::string& s, ContactModel& out);
+// euler, rk4, implicit.
+const char* toString(MuJoCoScheme s);
+bool parseMuJoCoScheme(const std::string& s, MuJoCoScheme& out);
 // A one-line description of the options ("rk4", "exponential, soft K=1e5 B=300", "heun, Baumgarte α=5 β=5").
 std::string describe(const IntegratorOptions& o);
 

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Model → MJCF. The conversion and its modelling choices are described in mjcf_writer.h and in
+// docs/engine.md ("MuJoCo comparison copy").
+#include "io/mjcf_writer.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <set>
+#include <sstream>
+
+#include "core/check.h"
+#include "core/quaternion.h"
+#include "model/joint_tree.h"
+#include "system/initial_conditions.h"
+
+namespace ms {
+namespace {
+
+bool supportedType(JointType t) {
+  return t == JointType::Revolute || t == JointType::Prismatic || t == JointType::Spherical || t == JointType::Fixed ||
+         t == JointType::Floating;
+}
+
+// Floating joints constrain nothing: their child becomes a top-level body with a free joint.
+bool inTree(const JointDesc& j) { return j.type != JointType::Floating; }
+
+// The shortest of %.15g / %.17g that reads back as the same double (no "-0").
+std::string num(double v) {
+  if (v == 0) v = 0.0;
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.17g", v);
+  return buf;
+}
+std::string vec(const Vec3& v) { return num(v.x()) + " " + num(v.y()) + " " + num(v.z()); }
+std::string quat4(const Vec4& q) { return num(q(0)) + " " + num(q(1)) + " " + num(q(2)) + " " + num(q(3)); }
+
+std::string xmlEscape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+// A name not used yet among `used` (MuJoCo names are unique per kind of element): `preferred`, or
+// `fallback` when it is empty, taken or reserved.
+std::string uniqueName(std::set<std::string>& used, const std::string& preferred, const std::string& fallback) {
+  std::string n = preferred.empty() || used.count(preferred) || preferred == "world" ? fallback : preferred;
+  for (int k = 2; used.count(n); ++k) n = fallback + "_" + std::to_string(k);
+  used.insert(n);
+  return n;
+}
+
+// Shape kinds with a distance function between two bodies in the engine (contact_geometry.h).
+bool pairSupported(ShapeDesc::Kind a, ShapeDesc::Kind b) {
+  using K = ShapeDesc::Kind;
+  auto is = [&](K x, K y) { return (a == x && b == y) || (a == y && b == x); };
+  return is(K::Sphere, K::Sphere) || is(K::Sphere, K::Capsule) || is(K::Capsule, K::Capsule) || is(K::Sphere, K::Box);
+}
+
+bool collides(const ShapeDesc& s) {
+  return s.kind == ShapeDesc::Kind::Sphere || s.kind == ShapeDesc::Kind::Capsule || s.kind == ShapeDesc::Kind::Box ||
+         s.kind == ShapeDesc::Kind::Cylinder;
+}
+
+// The geom element of a collision shape (without its closing "/>").
+std::string geomElement(const std::string& name, const ShapeDesc& s) {
+  std::string type, size;
+  switch (s.kind) {
+    case ShapeDesc::Kind::Sphere: type = "sphere", size = num(s.size.x()); break;
+    case ShapeDesc::Kind::Capsule: type = "capsule", size = num(s.size.x()) + " " + num(0.5 * s.size.y()); break;
+    case ShapeDesc::Kind::Cylinder: type = "cylinder", size = num(s.size.x()) + " " + num(0.5 * s.size.y()); break;
+    case ShapeDesc::Kind::Box: type = "box", size = vec(0.5 * s.size); break;
+    default: MS_ASSERT(false, "not a collision shape");
+  }
+  return "<geom name=\"" + xmlEscape(name) + "\" type=\"" + type + "\" size=\"" + size + "\" pos=\"" + vec(s.position) +
+         "\" quat=\"" + quat4(s.orientation.normalized()) + "\"";
+}
+
+// MuJoCo's default torsional and rolling friction (unused with its default condim 3).
+const char* kFrictionTail = " 0.005 0.0001";
+
+}  // namespace
+
+void checkMjcfConvertible(const Model& m) {
+  std::string why;
+  auto add = [&](const std::string& s) { why += (why.empty() ? "" : "\n") + s; };
+  const JointTree tree = buildJointTree(m, [&](int k) { return inTree(m.joints[k]); });
+  std::vector<char> loop(m.joints.size(), 0);
+  for (int k : tree.loopJoints) loop[size_t(k)] = 1;
+  for (size_t k = 0; k < m.joints.size(); ++k) {
+    const JointDesc& j = m.joints[k];
+    const std::string who = "joint '" + j.name + "' (" + jointKind(j.type).name + ")";
+    if (!supportedType(j.type)) {
+      add(who + ": MuJoCo has no such joint here (the copy supports revolute, prismatic, spherical, fixed and "
+                "floating joints)");
+      continue;
+    }
+    if (!loop[k] || j.type == JointType::Floating) continue;
+    if (j.type == JointType::Prismatic)
+      add(who + " closes a loop: MuJoCo 2.2 has no equality constraint for a prismatic joint");
+    if (!j.lowerLimit.empty() || !j.upperLimit.empty())
+      add(who + " closes a loop and has limits: MuJoCo limits only joints of its tree");
+  }
+  if (!why.empty()) throw UserError(why);
+}
+
+int mjcfBodyNesting(const Model& m) {
+  const JointTree tree = buildJointTree(m, [&](int k) { return inTree(m.joints[k]); });
+  std::vector<int> depth(m.bodies.size(), 1);
+  int deepest = m.bodies.empty() ? 0 : 1;
+  // Tree joints come in breadth-first order: a parent's depth is known before its children's.
+  for (int k : tree.treeJoints) {
+    const JointDesc& j = m.joints[size_t(k)];
+    depth[size_t(j.child)] = j.parent >= 0 ? depth[size_t(j.parent)] + 1 : 1;
+    deepest = std::max(deepest, depth[size_t(j.child)]);
+  }
+  return deepest;
+}
+
+std::string writeMjcf(const Model& model, const MjcfWriteOptions& options, MjcfInfo* info) {
+  checkMjcfConvertible(model);
+  const std::shared_ptr<const CompiledSystem> sys = compile(model);
+  const State s = makeInitialState(*sys, sys->model, sys->model.solver.dt);
+  return writeMjcf(*sys, s, options, info);
+}
+
+std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWriteOptions& options, MjcfInfo* infoOut) {
+  const Model& m = sys.model;
+  checkMjcfConvertible(m);
+  MS_ASSERT(ref.bodies.size() == m.bodies.size(), "reference state of another system");
+  const int nb = int(m.bodies.size()), nj = int(m.joints.size());
+  const JointTree tree = buildJointTree(m, [&](int k) { return inTree(m.joints[k]); });
+
+  MjcfInfo info;
+  info.body.resize(size_t(nb));
+  info.freeJoint.assign(size_t(nb), "");
+  info.joint.assign(size_t(nj), "");
+  info.motor.assign(size_t(nj), "");
+  info.ballReference.assign(size_t(nj), quat::identity());
+  info.forcesInMjcf.assign(size_t(nj), 1);
+
+  // Names: the model's where MuJoCo accepts them (unique per kind, not "world").
+  std::set<std::string> bodyNames, jointNames, geomNames, siteNames;
+  for (int i = 0; i < nb; ++i) info.body[size_t(i)] = uniqueName(bodyNames, m.bodies[size_t(i)].name, "body" + std::to_string(i));
+  for (int k : tree.treeJoints) {
+    const JointType t = m.joints[size_t(k)].type;
+    if (t == JointType::Revolute || t == JointType::Prismatic || t == JointType::Spherical)
+      info.joint[size_t(k)] = uniqueName(jointNames, m.joints[size_t(k)].name, "joint" + std::to_string(k));
+  }
+  for (int i = 0; i < nb; ++i)
+    if (tree.parentJoint[size_t(i)] < 0) info.freeJoint[size_t(i)] = uniqueName(jointNames, info.body[size_t(i)] + "_free", "free" + std::to_string(i));
+
+  // Joints with an actuator or a controller get a motor (hinge and slide tree joints).
+  std::vector<char> driven(size_t(nj), 0);
+  for (const ActuatorDesc& a : m.actuators) driven[size_t(a.joint)] = 1;
+  for (const ControllerDesc& c : m.controllers) driven[size_t(c.joint)] = 1;
+  std::vector<const CompiledLimit*> limitOf(size_t(nj), nullptr);
+  for (const CompiledLimit& l : sys.limits) limitOf[size_t(l.joint)] = &l;
+
+  // Children of each body (index + 1; 0 = the world) along the tree.
+  std::vector<std::vector<int>> children(size_t(nb + 1));
+  for (int k : tree.treeJoints) children[size_t(m.joints[size_t(k)].parent + 1)].push_back(k);
+
+  std::ostringstream x;
+  x << "<!-- SPDX-License-Identifier: GPL-3.0-or-later -->\n"
+    << "<!-- Written by MechStudio (engine/io/mjcf_writer.cc) from the model '" << xmlEscape(m.name)
+    << "': body frames at the centres of mass, bodies placed at the initial state. -->\n";
+  x << "<mujoco model=\"" << xmlEscape(m.name.empty() ? "mechstudio" : m.name) << "\">\n";
+  x << "  <compiler angle=\"radian\" inertiafromgeom=\"false\"/>\n";
+  x << "  <option timestep=\"" << num(m.solver.dt) << "\" gravity=\"" << vec(m.gravity) << "\"/>\n";
+  // Room for every contact candidate of the engine (box 8, cylinder 10, …) twice over.
+  const int nconmax = std::max<int>(100, 2 * int(sys.contacts.size()) + 8 * int(m.contactPairs.size()));
+  const int njmax = std::max(500, 6 * nconmax + 12 * int(tree.loopJoints.size()) + 2 * int(sys.limits.size()));
+  x << "  <size nconmax=\"" << nconmax << "\" njmax=\"" << njmax << "\"/>\n";
+  x << "  <worldbody>\n";
+
+  // Grounds: planes whose +z is the normal. One with its own friction collides through <pair>s.
+  std::vector<std::string> groundGeom(m.grounds.size());
+  for (size_t g = 0; g < m.grounds.size(); ++g) {
+    const GroundDesc& gd = m.grounds[g];
+    groundGeom[g] = uniqueName(geomNames, gd.name, "ground" + std::to_string(g));
+    const Eigen::Quaterniond r = Eigen::Quaterniond::FromTwoVectors(Vec3::UnitZ(), gd.normal.normalized());
+    const bool own = gd.friction >= 0;
+    x << "    <geom name=\"" << xmlEscape(groundGeom[g]) << "\" type=\"plane\" size=\"0 0 1\" pos=\"" << vec(gd.point)
+      << "\" quat=\"" << quat4(Vec4(r.w(), r.x(), r.y(), r.z())) << "\" contype=\"" << (own ? 0 : 1)
+      << "\" conaffinity=\"0\" friction=\"0" << kFrictionTail << "\"/>\n";
+  }
+
+  // Sites of the springs' ends (tendons), per body (index + 1).
+  std::vector<std::vector<std::pair<std::string, Vec3>>> sites(size_t(nb + 1));
+  std::vector<std::pair<std::string, std::string>> springSites(m.springs.size());
+  for (size_t s = 0; s < m.springs.size(); ++s) {
+    const SpringDesc& sp = m.springs[s];
+    const std::string base = sp.name.empty() ? "spring" + std::to_string(s) : sp.name;
+    springSites[s].first = uniqueName(siteNames, base + "_a", "spring" + std::to_string(s) + "_a");
+    springSites[s].second = uniqueName(siteNames, base + "_b", "spring" + std::to_string(s) + "_b");
+    sites[size_t(sp.bodyA + 1)].push_back({springSites[s].first, sp.anchorA});
+    sites[size_t(sp.bodyB + 1)].push_back({springSites[s].second, sp.anchorB});
+  }
+  for (const auto& st : sites[0]) x << "    <site name=\"" << xmlEscape(st.first) << "\" pos=\"" << vec(st.second) << "\"/>\n";
+
+  // Collision geom names per body and shape ("" for shapes that do not collide).
+  std::vector<std::vector<std::string>> geomName(static_cast<size_t>(nb));
+  for (int i = 0; i < nb; ++i) {
+    const BodyDesc& b = m.bodies[size_t(i)];
+    for (size_t c = 0; c < b.collisions.size(); ++c)
+      geomName[size_t(i)].push_back(collides(b.collisions[c]) ? uniqueName(geomNames, info.body[size_t(i)] + "_shape" + std::to_string(c),
+                                                                         "geom" + std::to_string(i) + "_" + std::to_string(c))
+                                                              : std::string());
+  }
+
+  // One body with its inertial, joint, geoms, sites and children (depth first).
+  std::function<void(int, int, const std::string&)> writeBody = [&](int i, int viaJoint, const std::string& indent) {
+    const BodyDesc& b = m.bodies[size_t(i)];
+    Vec3 pos = ref.bodies[size_t(i)].x;
+    Vec4 q = ref.bodies[size_t(i)].q.normalized();
+    std::string jointXml;
+    if (viaJoint >= 0) {
+      // Placed by its tree joint at the joint's reference coordinates θ₀.
+      const CompiledJoint& cj = sys.joints[size_t(viaJoint)];
+      const JointGeometry& g = cj.hasDroppedRows ? cj.full : cj.geo;
+      JointMinimalEval e;
+      evalJointMinimal(g, jointPoses(g, ref), e);
+      Vec6 theta0 = g.type == JointType::Fixed ? Vec6::Zero() : e.theta;
+      jointForwardKinematics(g, Vec3::Zero(), quat::identity(), theta0, pos, q);
+      const std::string& jn = info.joint[size_t(viaJoint)];
+      const Vec3 axis = g.axes.col(2);
+      if (g.type == JointType::Revolute || g.type == JointType::Prismatic) {
+        jointXml = indent + "  <joint name=\"" + xmlEscape(jn) + "\" type=\"" +
+                   (g.type == JointType::Revolute ? "hinge" : "slide") + "\" pos=\"" + vec(g.pb) + "\" axis=\"" +
+                   vec(axis) + "\" ref=\"" + num(theta0(0)) + "\"";
+        if (cj.hasSpring) jointXml += " stiffness=\"" + num(cj.stiffness(0)) + "\" springref=\"" + num(cj.rest(0)) + "\"";
+        if (cj.hasDamper) jointXml += " damping=\"" + num(cj.damping(0)) + "\"";
+        if (const CompiledLimit* l = limitOf[size_t(viaJoint)])
+          jointXml += " limited=\"true\" range=\"" + num(l->lower) + " " + num(l->upper) + "\"";
+        jointXml += "/>\n";
+      } else if (g.type == JointType::Spherical) {
+        info.ballReference[size_t(viaJoint)] = quat::fromRotationVector(theta0.head<3>());
+        jointXml = indent + "  <joint name=\"" + xmlEscape(jn) + "\" type=\"ball\" pos=\"" + vec(g.pb) + "\"/>\n";
+        info.forcesInMjcf[size_t(viaJoint)] = !(cj.hasSpring || cj.hasDamper);
+      }
+    } else {
+      jointXml = indent + "  <freejoint name=\"" + xmlEscape(info.freeJoint[size_t(i)]) + "\"/>\n";
+    }
+    x << indent << "<body name=\"" << xmlEscape(info.body[size_t(i)]) << "\" pos=\"" << vec(pos) << "\" quat=\""
+      << quat4(q) << "\">\n";
+    const Mat3& J = b.inertia;
+    x << indent << "  <inertial pos=\"0 0 0\" mass=\"" << num(b.mass) << "\" fullinertia=\"" << num(J(0, 0)) << " "
+      << num(J(1, 1)) << " " << num(J(2, 2)) << " " << num(J(0, 1)) << " " << num(J(0, 2)) << " " << num(J(1, 2))
+      << "\"/>\n";
+    x << jointXml;
+    for (size_t c = 0; c < b.collisions.size(); ++c) {
+      if (geomName[size_t(i)][c].empty()) continue;
+      x << indent << "  " << geomElement(geomName[size_t(i)][c], b.collisions[c]) << " contype=\"0\" conaffinity=\"1\" friction=\""
+        << num(b.friction) << kFrictionTail << "\"/>\n";
+    }
+    for (const auto& st : sites[size_t(i + 1)])
+      x << indent << "  <site name=\"" << xmlEscape(st.first) << "\" pos=\"" << vec(st.second) << "\"/>\n";
+    for (int k : children[size_t(i + 1)]) writeBody(m.joints[size_t(k)].child, k, indent + "  ");
+    x << indent << "</body>\n";
+  };
+  for (int k : children[0]) writeBody(m.joints[size_t(k)].child, k, "    ");
+  for (int i = 0; i < nb; ++i)
+    if (tree.parentJoint[size_t(i)] < 0) writeBody(i, -1, "    ");
+  x << "  </worldbody>\n";
+
+  // Contacts given explicitly: grounds with their own friction, and contact-pairs.
+  std::ostringstream pairs;
+  for (size_t g = 0; g < m.grounds.size(); ++g) {
+    if (m.grounds[g].friction < 0) continue;
+    for (int i = 0; i < nb; ++i)
+      for (const std::string& gn : geomName[size_t(i)])
+        if (!gn.empty()) {
+          const std::string mu = num(m.grounds[g].friction);
+          pairs << "    <pair geom1=\"" << xmlEscape(groundGeom[g]) << "\" geom2=\"" << xmlEscape(gn) << "\" friction=\"" << mu
+                << " " << mu << " 0.005 0.0001 0.0001\"/>\n";
+        }
+  }
+  for (const ContactPairDesc& cp : m.contactPairs) {
+    const BodyDesc &A = m.bodies[size_t(cp.bodyA)], &B = m.bodies[size_t(cp.bodyB)];
+    const std::string mu = num(cp.friction >= 0 ? cp.friction : 0.5 * (A.friction + B.friction));
+    for (size_t a = 0; a < A.collisions.size(); ++a)
+      for (size_t c = 0; c < B.collisions.size(); ++c) {
+        const std::string &ga = geomName[size_t(cp.bodyA)][a], &gb = geomName[size_t(cp.bodyB)][c];
+        if (ga.empty() || gb.empty() || !pairSupported(A.collisions[a].kind, B.collisions[c].kind)) continue;
+        pairs << "    <pair geom1=\"" << xmlEscape(ga) << "\" geom2=\"" << xmlEscape(gb) << "\" friction=\"" << mu << " "
+              << mu << " 0.005 0.0001 0.0001\"/>\n";
+      }
+  }
+  if (!pairs.str().empty()) x << "  <contact>\n" << pairs.str() << "  </contact>\n";
+
+  // Loop joints as equality constraints on the child (body1) and the parent (body2, world if omitted).
+  std::ostringstream eq;
+  for (int k : tree.loopJoints) {
+    const JointDesc& jd = m.joints[size_t(k)];
+    const CompiledJoint& cj = sys.joints[size_t(k)];
+    const JointGeometry& g = cj.hasDroppedRows ? cj.full : cj.geo;
+    info.forcesInMjcf[size_t(k)] = !(cj.hasSpring || cj.hasDamper);
+    if (jd.type == JointType::Floating) continue;
+    const std::string bodies = "body1=\"" + xmlEscape(info.body[size_t(jd.child)]) + "\"" +
+                               (jd.parent >= 0 ? " body2=\"" + xmlEscape(info.body[size_t(jd.parent)]) + "\"" : "");
+    const std::string name = jd.name.empty() ? "loop" + std::to_string(k) : jd.name;
+    if (jd.type == JointType::Fixed) {
+      eq << "    <weld name=\"" << xmlEscape(name) << "\" " << bodies << "/>\n";
+      ++info.loopConstraints;
+      continue;
+    }
+    eq << "    <connect name=\"" << xmlEscape(name) << "\" " << bodies << " anchor=\"" << vec(g.pb) << "\"/>\n";
+    ++info.loopConstraints;
+    if (jd.type == JointType::Revolute && options.revoluteLoop == MjcfWriteOptions::RevoluteLoop::TwoConnects) {
+      // The second point on the axis (the same vector in the child frame as in the joint frame).
+      eq << "    <connect name=\"" << xmlEscape(name + "_axis") << "\" " << bodies << " anchor=\""
+         << vec(g.pb + options.revoluteLoopSpan * g.axes.col(2)) << "\"/>\n";
+      ++info.loopConstraints;
+    }
+  }
+  if (!eq.str().empty()) x << "  <equality>\n" << eq.str() << "  </equality>\n";
+
+  // Springs between bodies as spatial tendons.
+  if (!m.springs.empty()) {
+    x << "  <tendon>\n";
+    for (size_t s = 0; s < m.springs.size(); ++s) {
+      const SpringDesc& sp = m.springs[s];
+      x << "    <spatial stiffness=\"" << num(sp.stiffness) << "\" damping=\"" << num(sp.damping) << "\" springlength=\""
+        << num(sp.restLength) << "\">\n";
+      x << "      <site site=\"" << xmlEscape(springSites[s].first) << "\"/>\n";
+      x << "      <site site=\"" << xmlEscape(springSites[s].second) << "\"/>\n";
+      x << "    </spatial>\n";
+    }
+    x << "  </tendon>\n";
+  }
+
+  // Motors on the driven hinge and slide joints (ctrl = the effort in N·m or N).
+  std::ostringstream act;
+  std::set<std::string> actuatorNames;
+  for (int k = 0; k < nj; ++k) {
+    if (!driven[size_t(k)] || info.joint[size_t(k)].empty() || m.joints[size_t(k)].type == JointType::Spherical) continue;
+    info.motor[size_t(k)] = uniqueName(actuatorNames, info.joint[size_t(k)] + "_motor", "motor" + std::to_string(k));
+    act << "    <motor name=\"" << xmlEscape(info.motor[size_t(k)]) << "\" joint=\"" << xmlEscape(info.joint[size_t(k)])
+        << "\" gear=\"1\" ctrllimited=\"false\"/>\n";
+  }
+  if (!act.str().empty()) x << "  <actuator>\n" << act.str() << "  </actuator>\n";
+  x << "</mujoco>\n";
+  if (infoOut) *infoOut = std::move(info);
+  return x.str();
+}
+
+}  // namespace ms
