@@ -107,7 +107,10 @@ void printUsage(std::FILE* f) {
                "  --comp-tol X      contacts and limits: largest slack x impulse at convergence (default 1e-8)\n"
                "  --max-iter N      Newton iteration cap per step (default 100)\n"
                "  --integrator NAME time stepper: vi (variational, default), euler (explicit), symplectic-euler,\n"
-               "                    heun (explicit RK2), rk4 (acceleration-level dynamics), exponential\n"
+               "                    heun (explicit RK2), rk4 (acceleration-level dynamics), exponential,\n"
+               "                    midpoint-gc (trep's midpoint VI in joint coordinates, Newton),\n"
+               "                    riqn (the same equations by Lee et al.'s O(n) quasi-Newton; trees only),\n"
+               "                    mujoco (a MuJoCo copy of the model, when built with MuJoCo)\n"
                "  --baumgarte A,B   Baumgarte gains alpha,beta >= 0 [1/s] for euler, symplectic-euler, heun, rk4\n"
                "                    (default 0,0: no stabilisation)\n"
                "  --mujoco-integrator S  mujoco: MuJoCo's own integrator, euler (default), rk4 or implicit\n"
@@ -123,7 +126,7 @@ void printUsage(std::FILE* f) {
                "  --quiet           no summary on standard error\n"
                "\n"
                "Options of lesson:\n"
-               "  N | ID            lesson number (1-6) or name (see 'lessons')\n"
+               "  N | ID            lesson number (1-10) or name (see 'lessons')\n"
                "  --duration S      simulated time [s] (default: the lesson's)\n"
                "  --csv FILE        per-step rows of every copy ('-' = standard output):\n"
                "                      %s\n"
@@ -196,7 +199,7 @@ struct SimulateOptions {
 bool parseIntegratorOption(const std::string& name, const std::string& value, ms::IntegratorOptions& o) {
   if (name == "--integrator") {
     if (!ms::parseIntegratorKind(value, o.kind))
-      throw InputError{"unknown integrator '" + value + "' (choose vi, euler, symplectic-euler, heun, rk4 or exponential)"};
+      throw InputError{"unknown integrator '" + value + "' (choose " + ms::integratorChoices() + ")"};
     return true;
   }
   // Soft contacts: --contacts rigid|soft, --contact-stiffness K, --contact-damping B.
@@ -470,7 +473,6 @@ int runSimulate(const std::vector<std::string>& args) {
   ms::Simulation sim(system);
   // The time stepper; a combination that makes no sense for this model is a UserError (exit 1).
   if (o.integrator != ms::IntegratorOptions()) sim.setIntegrator(o.integrator);
-  const bool vi = o.integrator.kind == ms::IntegratorKind::Variational;
 
   const double dt = sim.settings().dt;
   long long steps = 0;
@@ -556,7 +558,7 @@ int runSimulate(const std::vector<std::string>& args) {
                  "%ld subdivided; singular configurations: %ld passed by solving the previous step again, "
                  "%ld with constraint work kept%s\n",
                  kProg, o.model.c_str(), ms::describe(o.integrator).c_str(), dt, stats.steps, steps, stats.steps * dt,
-                 wall, stats.sumStepUs / n, stats.sumIterations / n, vi ? "Newton iterations" : "KKT solves",
+                 wall, stats.sumStepUs / n, stats.sumIterations / n, ms::iterationUnit(o.integrator.kind),
                  stats.maxViolation, stats.maxDrift, stats.e0, stats.stalled, stats.subdivided,
                  stats.singularPassed, stats.singularKept, failed ? "; stopped by a solver failure" : "");
   }
@@ -659,7 +661,10 @@ int runLessons(const std::vector<std::string>& args) {
   std::printf("Lessons (run with '%s lesson N'; in the app: Lessons menu or 'mechstudio --lesson N'):\n", kProg);
   for (const ms::Lesson& l : ms::lessons()) {
     std::printf("\n%d  %s\n    %s\n    copies:", l.number, l.id.c_str(), l.title.c_str());
-    for (const ms::LessonVariant& v : l.variants) std::printf(" [%s, dt = %g s]", v.label.c_str(), v.dt);
+    for (const ms::LessonVariant& v : l.variants) {
+      if (v.tolerance != 0) std::printf(" [%s, dt = %g s, tol %g]", v.label.c_str(), v.dt, v.tolerance);
+      else std::printf(" [%s, dt = %g s]", v.label.c_str(), v.dt);
+    }
     std::printf("\n");
   }
   return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
@@ -676,7 +681,7 @@ std::string shortNumber(double v) {
 struct CopyStats {
   double e0 = 0, l0 = 0, maxEnergyError = 0, maxViolation = 0, maxPenetration = 0, maxMomentumError = 0;
   double lastEnergyError = 0, lastViolation = 0, lastPenetration = 0, lastMomentumError = 0, stepUs = 0;
-  long steps = 0;
+  long steps = 0, iterations = 0, lastIterations = 0;
   void initial(const ms::Simulation& s) {
     e0 = s.metrics().energy;
     l0 = s.angularMomentum().norm();
@@ -685,6 +690,8 @@ struct CopyStats {
     const ms::StepMetrics& m = s.metrics();
     ++steps;
     stepUs += m.stepMicroseconds;
+    iterations += m.iterations;
+    lastIterations = m.iterations;
     lastEnergyError = m.energy - e0;
     lastViolation = m.constraintViolation;
     lastPenetration = m.penetration;
@@ -701,6 +708,7 @@ struct CopyStats {
       case ms::LessonFocus::Energy: return lastEnergyError;
       case ms::LessonFocus::Penetration: return lastPenetration;
       case ms::LessonFocus::AngularMomentum: return lastMomentumError;
+      case ms::LessonFocus::Iterations: return double(lastIterations);
     }
     return 0;
   }
@@ -712,6 +720,7 @@ const char* focusName(ms::LessonFocus f) {
     case ms::LessonFocus::Energy: return "energy error E - E0 [J]";
     case ms::LessonFocus::Penetration: return "penetration [m]";
     case ms::LessonFocus::AngularMomentum: return "angular momentum error |L| - |L0| [N m s]";
+    case ms::LessonFocus::Iterations: return "solver iterations in the last step";
   }
   return "";
 }
@@ -742,7 +751,7 @@ int runLesson(const std::vector<std::string>& args) {
   std::FILE* out = csvPath && *csvPath == "-" ? stderr : stdout;
   const double T = duration ? *duration : lesson.duration;
   std::vector<ms::ComparisonCopy> copies;
-  for (const ms::LessonVariant& v : lesson.variants) copies.push_back({v.label, v.options, v.dt});
+  for (const ms::LessonVariant& v : lesson.variants) copies.push_back({v.label, v.options, v.dt, v.tolerance});
   ms::Comparison cmp(ms::compile(ms::lessonModel(lesson)), copies);
   const int n = cmp.size();
   std::unique_ptr<CsvOut> csv;
@@ -794,15 +803,18 @@ int runLesson(const std::vector<std::string>& args) {
     }
   }
   std::fprintf(out, "\nSummary over %g s:\n", T);
-  std::fprintf(out, "  %-24s %-58s %12s %12s %12s %12s %12s\n", "copy", "integrator", "max|dE| J", "max viol.",
-              "max pen. m", "max|dL|", "us per sim s");
+  std::fprintf(out, "  %-24s %-58s %12s %12s %12s %12s %12s %10s %10s\n", "copy", "integrator", "max|dE| J",
+              "max viol.", "max pen. m", "max|dL|", "us per sim s", "iters/step", "us/step");
   for (int i = 0; i < n; ++i) {
     const CopyStats& c = stats[size_t(i)];
     const ms::Simulation& s = cmp.simulation(i);
     const double usPerSimSecond = c.steps ? c.stepUs / (double(c.steps) * s.settings().dt) : 0;
-    std::fprintf(out, "  %-24s %-58s %12.4g %12.4g %12.4g %12.4g %12.4g\n", cmp.copy(i).label.c_str(),
-                (ms::describe(cmp.copy(i).options) + ", dt " + shortNumber(s.settings().dt) + " s").c_str(),
-                c.maxEnergyError, c.maxViolation, c.maxPenetration, c.maxMomentumError, usPerSimSecond);
+    std::string how = ms::describe(cmp.copy(i).options) + ", dt " + shortNumber(s.settings().dt) + " s";
+    if (cmp.copy(i).tolerance != 0) how += ", tol " + shortNumber(cmp.copy(i).tolerance);
+    const double perStep = c.steps ? 1.0 / double(c.steps) : 0.0;
+    std::fprintf(out, "  %-24s %-58s %12.4g %12.4g %12.4g %12.4g %12.4g %10.3g %10.4g\n", cmp.copy(i).label.c_str(),
+                how.c_str(), c.maxEnergyError, c.maxViolation, c.maxPenetration, c.maxMomentumError, usPerSimSecond,
+                double(c.iterations) * perStep, c.stepUs * perStep);
     if (cmp.stopped(i)) std::fprintf(out, "  %-24s diverged: %s\n", "", oneLine(cmp.stopReason(i)).c_str());
   }
   if (csv)

@@ -6,7 +6,12 @@
 
 #include "core/check.h"
 #include "integrator/explicit_rk.h"
+#include "integrator/gc/midpoint_gc_step.h"
+#include "integrator/gc/riqn_step.h"
 #include "integrator/exponential_step.h"
+#ifdef MECHSTUDIO_HAVE_MUJOCO
+#include "integrator/mujoco_copy.h"
+#endif
 #include "integrator/variational_step.h"
 
 namespace ms {
@@ -19,6 +24,9 @@ const char* toString(IntegratorKind k) {
     case IntegratorKind::Heun: return "heun";
     case IntegratorKind::RK4: return "rk4";
     case IntegratorKind::Exponential: return "exponential";
+    case IntegratorKind::MidpointGC: return "midpoint-gc";
+    case IntegratorKind::RIQN: return "riqn";
+    case IntegratorKind::MuJoCo: return "mujoco";
   }
   return "?";
 }
@@ -31,15 +39,43 @@ const char* displayName(IntegratorKind k) {
     case IntegratorKind::Heun: return "Heun (RK2)";
     case IntegratorKind::RK4: return "RK4";
     case IntegratorKind::Exponential: return "exponential";
+    case IntegratorKind::MidpointGC: return "midpoint VI (generalized coord.)";
+    case IntegratorKind::RIQN: return "RIQN (generalized coord.)";
+    case IntegratorKind::MuJoCo: return "MuJoCo";
   }
   return "?";
+}
+
+std::string integratorChoices() {
+  std::string s;
+  const int n = int(sizeof kIntegratorKinds / sizeof kIntegratorKinds[0]);
+  for (int i = 0; i < n; ++i) s += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + toString(kIntegratorKinds[i]);
+  return s;
+}
+
+const char* iterationUnit(IntegratorKind k) {
+  switch (k) {
+    case IntegratorKind::Variational:
+    case IntegratorKind::MidpointGC: return "Newton iterations";
+    case IntegratorKind::RIQN: return "RIQN iterations";
+    case IntegratorKind::MuJoCo: return "MuJoCo solver iterations";
+    default: return "KKT solves";
+  }
+}
+
+std::string unavailableReason(IntegratorKind k) {
+#ifndef MECHSTUDIO_HAVE_MUJOCO
+  if (k == IntegratorKind::MuJoCo)
+    return "this build has no MuJoCo (install Debian's libmujoco-dev and configure again)";
+#endif
+  (void)k;
+  return {};
 }
 
 const char* toString(ContactModel c) { return c == ContactModel::Rigid ? "rigid" : "soft"; }
 
 bool parseIntegratorKind(const std::string& s, IntegratorKind& out) {
-  for (IntegratorKind k : {IntegratorKind::Variational, IntegratorKind::ExplicitEuler, IntegratorKind::SymplecticEuler,
-                           IntegratorKind::Heun, IntegratorKind::RK4, IntegratorKind::Exponential})
+  for (IntegratorKind k : kIntegratorKinds)
     if (s == toString(k)) {
       out = k;
       return true;
@@ -98,6 +134,35 @@ void validateIntegratorOptions(const IntegratorOptions& o, const CompiledSystem&
   if (o.kind != IntegratorKind::MuJoCo && o.mujocoScheme != MuJoCoScheme::Euler)
     throw UserError(std::string("MuJoCo's integrator (") + toString(o.mujocoScheme) + ") applies to the mujoco copy, not to " +
                     toString(o.kind));
+  const bool gc = o.kind == IntegratorKind::MidpointGC || o.kind == IntegratorKind::RIQN;
+  if (!unavailableReason(o.kind).empty())
+    throw UserError(std::string("integrator '") + toString(o.kind) + "' is not available: " + unavailableReason(o.kind));
+  if (gc || o.kind == IntegratorKind::MuJoCo) {
+    const std::string name = toString(o.kind);
+    if (o.baumgarteAlpha != 0 || o.baumgarteBeta != 0)
+      throw UserError("Baumgarte gains apply to euler, symplectic-euler, heun and rk4, not to " + name);
+    if (o.contacts == ContactModel::Soft)
+      throw UserError("soft contacts are for euler, symplectic-euler, heun, rk4 and exponential, not for " + name);
+  }
+  if (gc) {
+    const std::string name = toString(o.kind);
+    if (hasContacts)
+      throw UserError("the model has contacts; " + name +
+                      " integrates the joint coordinates of a tree without contact constraints (as in its paper); "
+                      "use the variational integrator");
+    if (!sys.limits.empty())
+      throw UserError("the model has joint limits; " + name +
+                      " has no inequality constraints (as in its paper); use the variational integrator");
+    // The joint types and, for riqn, the absence of loops: checked by the coordinate tree (gc_tree.cc).
+    validateGeneralizedCoordinates(sys, o.kind == IntegratorKind::RIQN);
+    return;
+  }
+  if (o.kind == IntegratorKind::MuJoCo) {
+#ifdef MECHSTUDIO_HAVE_MUJOCO
+    validateMuJoCoCopy(sys);  // joint types and loops MuJoCo cannot copy (mujoco_copy.cc)
+#endif
+    return;
+  }
   if (vi && (o.baumgarteAlpha != 0 || o.baumgarteBeta != 0))
     throw UserError("the variational integrator keeps the constraints exactly and takes no Baumgarte gains; "
                     "they apply to euler, symplectic-euler, heun and rk4");
@@ -126,6 +191,11 @@ std::unique_ptr<Integrator> makeIntegrator(const IntegratorOptions& o, std::shar
     case IntegratorKind::Heun:
     case IntegratorKind::RK4: return std::make_unique<ExplicitIntegrator>(o.kind, o, std::move(sys));
     case IntegratorKind::Exponential: return std::make_unique<ExponentialIntegrator>(std::move(sys), o);
+    case IntegratorKind::MidpointGC: return std::make_unique<MidpointGCIntegrator>(std::move(sys));
+    case IntegratorKind::RIQN: return std::make_unique<RiqnIntegrator>(std::move(sys));
+#ifdef MECHSTUDIO_HAVE_MUJOCO
+    case IntegratorKind::MuJoCo: return std::make_unique<MuJoCoIntegrator>(std::move(sys), o.mujocoScheme);
+#endif
     default: break;
   }
   throw UserError(std::string("integrator '") + toString(o.kind) + "' is not available in this build");

@@ -11,7 +11,28 @@
 
 namespace ms {
 
-enum class IntegratorKind { Variational, ExplicitEuler, SymplecticEuler, Heun, RK4, Exponential };
+enum class IntegratorKind {
+  Variational,
+  ExplicitEuler,
+  SymplecticEuler,
+  Heun,
+  RK4,
+  Exponential,
+  MidpointGC,  // trep's midpoint VI in generalized coordinates (integrator/gc/midpoint_gc_step.h)
+  RIQN,        // Lee et al. 2016: DRNEA residual + RIQN quasi-Newton (integrator/gc/riqn_step.h)
+  MuJoCo       // a MuJoCo copy of the model (integrator/mujoco_copy.h; optional build dependency)
+};
+// Every kind, in the order menus list them.
+constexpr IntegratorKind kIntegratorKinds[] = {
+    IntegratorKind::Variational, IntegratorKind::ExplicitEuler, IntegratorKind::SymplecticEuler,
+    IntegratorKind::Heun,        IntegratorKind::RK4,           IntegratorKind::Exponential,
+    IntegratorKind::MidpointGC,  IntegratorKind::RIQN,          IntegratorKind::MuJoCo};
+// "vi, euler, symplectic-euler, heun, rk4, exponential, midpoint-gc, riqn or mujoco" (help and errors).
+std::string integratorChoices();
+// What StepReport::iterations counts: "Newton iterations", "RIQN iterations", "KKT solves", …
+const char* iterationUnit(IntegratorKind k);
+// Empty when this build can make integrators of kind k, else why not (e.g. built without MuJoCo).
+std::string unavailableReason(IntegratorKind k);
 enum class ContactModel { Rigid, Soft };
 // MuJoCo's own integrator in the MuJoCo copy (--mujoco-integrator): semi-implicit Euler (its default),
 // RK4, implicit in velocity.
@@ -36,7 +57,7 @@ struct IntegratorOptions {
   bool operator!=(const IntegratorOptions& o) const { return !(*this == o); }
 };
 
-// CLI names: vi, euler, symplectic-euler, heun, rk4, exponential.
+// CLI names: vi, euler, symplectic-euler, heun, rk4, exponential, midpoint-gc, riqn, mujoco.
 const char* toString(IntegratorKind k);
 // Human-readable name for legends ("variational", "explicit Euler", …).
 const char* displayName(IntegratorKind k);

@@ -485,11 +485,10 @@ class TestGcIntegrators : public QObject {
     QVERIFY(dq < 1e-4);
   }
 
-  // Lesson 7's claim (Fig. 10): on the 100-link chain at 1e-10 midpoint-gc stops at its first step
-  // and riqn needs about three times its iterations at 1e-8 (and stops within 10 s); at 1e-8 and 1e-6
-  // both complete; the maximal-coordinate VI completes at 1e-10.
+  // Lesson 7's claim (Fig. 10): on the 150-link chain at 1e-10 both joint-coordinate solvers stop
+  // within 3 s; at 1e-8 and 1e-6 they complete; the maximal-coordinate VI completes at 1e-10.
   void lessonToleranceClaim() {
-    if (sanitizer()) QSKIP("ten seconds of a 100-link chain in seven copies: Release only");
+    if (sanitizer()) QSKIP("ten seconds of a 150-link chain in seven copies: Release only");
     const Lesson& l = findLesson("tolerance");
     const LessonRun r = runLesson(l, l.duration);
     for (int i = 0; i < r.cmp->size(); ++i)
@@ -504,13 +503,10 @@ class TestGcIntegrators : public QObject {
     QVERIFY(!r.cmp->stopped(index("VI, tol 1e-10")));
     for (const char* ok : {"midpoint-gc, tol 1e-6", "midpoint-gc, tol 1e-8", "riqn, tol 1e-6", "riqn, tol 1e-8"})
       QVERIFY2(!r.cmp->stopped(index(ok)), ok);
-    const int mgc = index("midpoint-gc, tol 1e-10");
-    QVERIFY(r.cmp->stopped(mgc));
-    QVERIFY(r.steps[mgc] <= 1);
-    const int rq10 = index("riqn, tol 1e-10"), rq8 = index("riqn, tol 1e-8");
-    const double it10 = double(r.iterations[rq10]) / r.steps[rq10], it8 = double(r.iterations[rq8]) / r.steps[rq8];
-    QVERIFY(r.cmp->stopped(rq10));
-    QVERIFY(it10 > 2 * it8);
+    for (const char* stops : {"midpoint-gc, tol 1e-10", "riqn, tol 1e-10"}) {
+      QVERIFY2(r.cmp->stopped(index(stops)), stops);
+      QVERIFY2(r.steps[index(stops)] < 300, stops);
+    }
   }
 
   // Lesson 8's claim: on the double four-bar both the VI and midpoint-gc pass every flat

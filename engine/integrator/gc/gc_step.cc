@@ -25,7 +25,7 @@ GcIntegrator::GcIntegrator(std::shared_ptr<const CompiledSystem> sys, bool refus
   terms_.resize(tree_);
   aba_.resize(tree_);
   charts_.assign(tree_.joints.size(), quat::identity());
-  for (VecX* v : {&q0_, &p0_, &p1_, &qdPrev_, &qdPrev2_, &qd0_, &q1_, &qbar_, &qd_, &Q_, &Qb_, &tmp_, &tmp2_}) v->setZero(nc);
+  for (VecX* v : {&q0_, &p0_, &p1_, &qdPrev_, &qdPrev2_, &qd0_, &dq1_, &qbar_, &qd_, &Q_, &Qb_, &tmp_, &tmp2_}) v->setZero(nc);
   lambda_.setZero(nm);
   hval_.setZero(nm);
   mu_.setZero(nm);
@@ -92,18 +92,20 @@ void GcIntegrator::forcing(const Inputs& in, const VecX& qbar, const VecX& qd) {
   Q_ += Qb_;
 }
 
-void GcIntegrator::evaluate(const StepSettings& st, const Inputs& in, const VecX& q1, const VecX& lambda, bool composite) {
+void GcIntegrator::evaluate(const StepSettings& st, const Inputs& in, const VecX& dq, const VecX& lambda, bool composite) {
   const int nc = n(), nm = m();
-  // Loop constraints at the next knot.
+  // Loop constraints at the next knot q_k + Δq.
   if (nm > 0) {
-    forwardKinematics(tree_, charts_, q1, kin_);
+    tmp2_ = q0_ + dq;
+    forwardKinematics(tree_, charts_, tmp2_, kin_);
     writeBodies(tree_, kin_, scratch_, false);
     loopConstraints(tree_, kin_, scratch_, hval_, composite ? &Dh1_ : nullptr);
     if (composite) maskDependentRows(Dh1_);
   }
   // Kinematics, gradients and forcing at the midpoint.
-  qbar_ = 0.5 * (q0_ + q1);
-  qd_ = (q1 - q0_) / h_;
+  // (The increment is the unknown: q̇ = Δq/h has no cancellation of q_{k+1} − q_k.)
+  qbar_ = q0_ + 0.5 * dq;
+  qd_ = dq / h_;
   forwardKinematics(tree_, charts_, qbar_, kin_);
   velocities(tree_, qd_, kin_);
   lagrangianGradients(tree_, kin_, st.gravity, terms_, composite);
@@ -118,7 +120,7 @@ void GcIntegrator::evaluate(const StepSettings& st, const Inputs& in, const VecX
   }
 }
 
-void GcIntegrator::assembleJacobian(const StepSettings& st, const Inputs& in, const VecX& q1, const VecX& lambda) {
+void GcIntegrator::assembleJacobian(const StepSettings& st, const Inputs& in, const VecX& dq, const VecX& lambda) {
   const int nc = n(), nm = m();
   const double h = h_;
   lagrangianHessians(tree_, kin_, terms_, st.gravity, Mh_, Ah_, Hh_);
@@ -134,10 +136,10 @@ void GcIntegrator::assembleJacobian(const StepSettings& st, const Inputs& in, co
     const double eps = 1e-6;
     for (int c = 0; c < nc; ++c) {
       for (int sgn : {1, -1}) {
-        tmp2_ = q1;
+        tmp2_ = dq;
         tmp2_(c) += sgn * eps;
-        qbar_ = 0.5 * (q0_ + tmp2_);
-        qd_ = (tmp2_ - q0_) / h;
+        qbar_ = q0_ + 0.5 * tmp2_;
+        qd_ = tmp2_ / h;
         forwardKinematics(tree_, charts_, qbar_, kin_);
         velocities(tree_, qd_, kin_);
         forcing(in, qbar_, qd_);
@@ -146,8 +148,8 @@ void GcIntegrator::assembleJacobian(const StepSettings& st, const Inputs& in, co
       }
       J.col(c) += 0.5 * h * tmp_ / (2 * eps);
     }
-    // Restore the terms of (q1, λ).
-    evaluate(st, in, q1, lambda, true);
+    // Restore the terms of (Δq, λ).
+    evaluate(st, in, dq, lambda, true);
   }
   if (nm > 0) {
     jac_.topRightCorner(nc, nm) = -Dh0_.transpose();
@@ -268,14 +270,16 @@ void GcIntegrator::maskDependentRows(MatX& Dh) const {
 
 void GcIntegrator::residual(const StepSettings& st, const Inputs& in, const VecX& q1, const VecX& lambda, VecX& out) {
   h_ = st.dt;
-  evaluate(st, in, q1, lambda, false);
+  dq1_ = q1 - q0_;
+  evaluate(st, in, dq1_, lambda, false);
   out = res_;
 }
 
 void GcIntegrator::jacobian(const StepSettings& st, const Inputs& in, const VecX& q1, const VecX& lambda, MatX& out) {
   h_ = st.dt;
-  evaluate(st, in, q1, lambda, true);
-  assembleJacobian(st, in, q1, lambda);
+  dq1_ = q1 - q0_;
+  evaluate(st, in, dq1_, lambda, true);
+  assembleJacobian(st, in, dq1_, lambda);
   out = jac_;
 }
 
@@ -292,9 +296,9 @@ StepReport GcIntegrator::step(const StepSettings& st, const Inputs& in, State& s
   // Predictor: the rates of the last three knots extrapolated over the step (Adams–Bashforth,
   // q_{k+1} = q_k + h (q̇_k + ½∇q̇_k + 5/12 ∇²q̇_k), of lower order after a restart); multipliers from
   // the last step.
-  q1_ = q0_ + h_ * qd0_;
-  if (prevRates_ >= 1) q1_ += 0.5 * h_ * (qd0_ - qdPrev_);
-  if (prevRates_ >= 2) q1_ += (5.0 / 12.0) * h_ * (qd0_ - 2 * qdPrev_ + qdPrev2_);
+  dq1_ = h_ * qd0_;
+  if (prevRates_ >= 1) dq1_ += 0.5 * h_ * (qd0_ - qdPrev_);
+  if (prevRates_ >= 2) dq1_ += (5.0 / 12.0) * h_ * (qd0_ - 2 * qdPrev_ + qdPrev2_);
   if (!solve(st, in, rep)) {
     lambda_.setZero();
     started_ = false;  // the state is unchanged: start again from it
@@ -303,15 +307,16 @@ StepReport GcIntegrator::step(const StepSettings& st, const Inputs& in, State& s
   }
   // Momenta at the new knot, and its rates.
   p1_ = 0.5 * h_ * (terms_.Lq + Q_) + terms_.p;
-  forwardKinematics(tree_, charts_, q1_, kin_);
+  tmp2_ = q0_ + dq1_;
+  forwardKinematics(tree_, charts_, tmp2_, kin_);
   VecX& qd1 = qd_;
-  if (!ratesFromMomenta(p1_, qd1) || !allFinite(qd1) || !allFinite(q1_)) {
+  if (!ratesFromMomenta(p1_, qd1) || !allFinite(qd1) || !allFinite(dq1_)) {
     rep.status = StepStatus::NonFinite;
     rep.message = "the rates of the new configuration are not finite (singular mass matrix)";
     started_ = false;
     return rep;
   }
-  q0_ = q1_;
+  q0_ += dq1_;
   p0_ = p1_;
   qdPrev2_ = qdPrev_;
   qdPrev_ = qd0_;

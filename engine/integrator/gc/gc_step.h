@@ -46,14 +46,15 @@ class GcIntegrator : public Integrator {
   void jacobian(const StepSettings& settings, const Inputs& inputs, const VecX& q1, const VecX& lambda, MatX& out);
 
  protected:
-  // Finds (q1_, lambda_) with ‖[F; h]‖∞ ≤ tolerance from the predictor in q1_, leaving the terms of
+  // Finds (dq1_, lambda_) with ‖[F; h]‖∞ ≤ tolerance from the predictor in dq1_, leaving the terms of
   // the accepted point evaluated. Fills iterations/residual; false (status, message) on failure.
   virtual bool solve(const StepSettings& settings, const Inputs& inputs, StepReport& report) = 0;
 
-  // Evaluates the kinematics at q̄, the gradients (DRNEA), the forcing and the residual res_ = [F; h].
-  void evaluate(const StepSettings& settings, const Inputs& inputs, const VecX& q1, const VecX& lambda, bool composite);
-  // After evaluate(…, composite = true): the Newton matrix into jac_.
-  void assembleJacobian(const StepSettings& settings, const Inputs& inputs, const VecX& q1, const VecX& lambda);
+  // Evaluates at the increment Δq = q_{k+1} − q_k: the kinematics at q̄, the gradients (DRNEA), the
+  // forcing and the residual res_ = [F; h].
+  void evaluate(const StepSettings& settings, const Inputs& inputs, const VecX& dq, const VecX& lambda, bool composite);
+  // After evaluate(…, composite = true): the Newton matrix (derivatives in Δq, equal to those in q_{k+1}).
+  void assembleJacobian(const StepSettings& settings, const Inputs& inputs, const VecX& dq, const VecX& lambda);
   double residualNorm() const { return res_.lpNorm<Eigen::Infinity>(); }
   int n() const { return tree_.size(); }
   int m() const { return tree_.numLoopRows; }
@@ -65,7 +66,7 @@ class GcIntegrator : public Integrator {
   Charts charts_;
   double h_ = 0.01;
   VecX q0_, p0_, qd0_;     // knot k: coordinates, momenta, rates
-  VecX q1_, lambda_;       // unknowns of the step
+  VecX dq1_, lambda_;      // unknowns of the step: Δq = q_{k+1} − q_k and the multipliers
   VecX res_;               // [F; h], n + m
   MatX jac_;               // Newton matrix (midpoint-gc)
 

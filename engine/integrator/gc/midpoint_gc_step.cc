@@ -10,13 +10,13 @@ namespace ms {
 MidpointGCIntegrator::MidpointGCIntegrator(std::shared_ptr<const CompiledSystem> sys)
     : GcIntegrator(std::move(sys), false), lu_(n() + m()) {
   dz_.setZero(n() + m());
-  q1try_.setZero(n());
+  dqtry_.setZero(n());
   ltry_.setZero(m());
 }
 
 bool MidpointGCIntegrator::solve(const StepSettings& st, const Inputs& in, StepReport& rep) {
   const int nc = n(), nm = m();
-  evaluate(st, in, q1_, lambda_, true);
+  evaluate(st, in, dq1_, lambda_, true);
   double r = residualNorm();
   for (int it = 0;; ++it) {
     rep.iterations = it;
@@ -36,7 +36,7 @@ bool MidpointGCIntegrator::solve(const StepSettings& st, const Inputs& in, StepR
       return false;
     }
     // Newton direction from the dense LU of the analytic Jacobian.
-    assembleJacobian(st, in, q1_, lambda_);
+    assembleJacobian(st, in, dq1_, lambda_);
     lu_.compute(jac_);
     dz_ = lu_.solve(res_);
     dz_ = -dz_;
@@ -49,12 +49,12 @@ bool MidpointGCIntegrator::solve(const StepSettings& st, const Inputs& in, StepR
     double alpha = 1;
     bool accepted = false;
     for (int ls = 0; ls <= st.maxLineSearch; ++ls, alpha *= 0.5) {
-      q1try_ = q1_ + alpha * dz_.head(nc);
+      dqtry_ = dq1_ + alpha * dz_.head(nc);
       if (nm > 0) ltry_ = lambda_ + alpha * dz_.tail(nm);
-      evaluate(st, in, q1try_, ltry_, true);
+      evaluate(st, in, dqtry_, ltry_, true);
       const double rt = residualNorm();
       if (rt < r) {
-        q1_ = q1try_;
+        dq1_ = dqtry_;
         lambda_ = ltry_;
         r = rt;
         accepted = true;

@@ -24,7 +24,7 @@ class MidpointGCIntegrator final : public gc::GcIntegrator {
 
  private:
   Eigen::PartialPivLU<MatX> lu_;
-  VecX dz_, q1try_, ltry_;
+  VecX dz_, dqtry_, ltry_;
 };
 
 }  // namespace ms

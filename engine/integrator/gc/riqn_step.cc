@@ -13,7 +13,7 @@ RiqnIntegrator::RiqnIntegrator(std::shared_ptr<const CompiledSystem> sys) : GcIn
 
 bool RiqnIntegrator::solve(const StepSettings& st, const Inputs& in, StepReport& rep) {
   // DRNEA at the initial guess.
-  evaluate(st, in, q1_, none_, false);
+  evaluate(st, in, dq1_, none_, false);
   double r0 = residualNorm();
   for (int it = 0;; ++it) {
     const double r = residualNorm();
@@ -39,8 +39,8 @@ bool RiqnIntegrator::solve(const StepSettings& st, const Inputs& in, StepReport&
       rep.message = "the articulated-body inertia is singular (a massless subtree or a chart singularity)";
       return false;
     }
-    q1_ += h_ * dq_;
-    evaluate(st, in, q1_, none_, false);
+    dq1_ += h_ * dq_;
+    evaluate(st, in, dq1_, none_, false);
   }
 }
 
