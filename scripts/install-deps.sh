@@ -8,7 +8,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config
   clang libclang-rt-14-dev
   libeigen3-dev
-  qt6-base-dev libqt6opengl6-dev qt6-tools-dev libqt6svg6-dev
+  qt6-base-dev libqt6opengl6-dev qt6-tools-dev qt6-svg-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   libopenscenegraph-dev openscenegraph
   liburdfdom-dev libtinyxml2-dev

@@ -97,25 +97,31 @@ void AbaWork::resize(const GcTree& t) {
   u.setZero(n);
 }
 
-bool solveMass(const GcTree& t, const Kinematics& k, const VecX& tau, VecX& out, AbaWork& w) {
+bool factorMass(const GcTree& t, const Kinematics& k, AbaWork& w) {
   const int n = t.size();
-  for (int i = 0; i < n; ++i) {
-    w.IA[i].setZero();
-    w.pA[i].setZero();
-  }
+  for (int i = 0; i < n; ++i) w.IA[i].setZero();
   for (size_t b = 0; b < t.bodyCoord.size(); ++b)
     if (t.bodyCoord[b] >= 0) w.IA[t.bodyCoord[b]] += k.G[b];
-  // Articulated inertias and bias forces, leaves to root.
+  // Articulated inertias, leaves to root.
   for (int i = n - 1; i >= 0; --i) {
     w.U[i].noalias() = w.IA[i] * k.xi[i];
     w.D(i) = k.xi[i].dot(w.U[i]);
-    w.u(i) = tau(i) - k.xi[i].dot(w.pA[i]);
     const double scale = std::max(1e-300, w.IA[i].diagonal().cwiseAbs().maxCoeff());
     if (!(w.D(i) > 1e-13 * scale)) return false;
     const int p = t.coords[i].parent;
-    if (p < 0) continue;
-    w.IA[p].noalias() += w.IA[i] - w.U[i] * w.U[i].transpose() / w.D(i);
-    w.pA[p] += w.pA[i] + w.U[i] * (w.u(i) / w.D(i));
+    if (p >= 0) w.IA[p].noalias() += w.IA[i] - w.U[i] * w.U[i].transpose() / w.D(i);
+  }
+  return true;
+}
+
+void solveFactoredMass(const GcTree& t, const Kinematics& k, const VecX& tau, VecX& out, AbaWork& w) {
+  const int n = t.size();
+  for (int i = 0; i < n; ++i) w.pA[i].setZero();
+  // Bias forces of the applied generalized forces, leaves to root.
+  for (int i = n - 1; i >= 0; --i) {
+    w.u(i) = tau(i) - k.xi[i].dot(w.pA[i]);
+    const int p = t.coords[i].parent;
+    if (p >= 0) w.pA[p] += w.pA[i] + w.U[i] * (w.u(i) / w.D(i));
   }
   // Accelerations, root to leaves.
   for (int i = 0; i < n; ++i) {
@@ -124,6 +130,11 @@ bool solveMass(const GcTree& t, const Kinematics& k, const VecX& tau, VecX& out,
     out(i) = (w.u(i) - w.U[i].dot(ap)) / w.D(i);
     w.a[i] = ap + k.xi[i] * out(i);
   }
+}
+
+bool solveMass(const GcTree& t, const Kinematics& k, const VecX& tau, VecX& out, AbaWork& w) {
+  if (!factorMass(t, k, w)) return false;
+  solveFactoredMass(t, k, tau, out, w);
   return true;
 }
 

@@ -54,6 +54,11 @@ struct AbaWork {
 // out = M(q)⁻¹ tau at the configuration of k (forwardKinematics done). False when an articulated
 // inertia along an axis is not positive (a massless subtree or a chart singularity).
 bool solveMass(const GcTree& t, const Kinematics& k, const VecX& tau, VecX& out, AbaWork& w);
+// The same in two parts: the articulated inertias of the configuration (6×6 work per axis), then any
+// number of solves with them (6-vector work per axis). solveFactoredMass needs the axes ξ of the
+// configuration factorMass saw.
+bool factorMass(const GcTree& t, const Kinematics& k, AbaWork& w);
+void solveFactoredMass(const GcTree& t, const Kinematics& k, const VecX& tau, VecX& out, AbaWork& w);
 
 // Generalized forces of world wrenches W_b (about the origin, (torque; force)) on the bodies:
 // Q_i = ξ_iᵀ Σ_{b ∈ sub i} W_b. `acc` is per-coordinate workspace.

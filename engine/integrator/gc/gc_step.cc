@@ -22,6 +22,7 @@ GcIntegrator::GcIntegrator(std::shared_ptr<const CompiledSystem> sys, bool refus
     : tree_(buildGcTree(std::move(sys), refuseLoops)) {
   const int nc = n(), nm = m(), nb = int(tree_.bodyCoord.size());
   kin_.resize(tree_);
+  knot_.resize(tree_);
   terms_.resize(tree_);
   aba_.resize(tree_);
   charts_.assign(tree_.joints.size(), quat::identity());
@@ -161,16 +162,18 @@ void GcIntegrator::assembleJacobian(const StepSettings& st, const Inputs& in, co
 }
 
 bool GcIntegrator::ratesFromMomenta(const VecX& p, VecX& qd) {
-  if (!solveMass(tree_, kin_, p, qd, aba_)) return false;
+  knotFactored_ = factorMass(tree_, knot_, aba_);
+  if (!knotFactored_) return false;
+  solveFactoredMass(tree_, knot_, p, qd, aba_);
   const int nm = m();
   if (nm == 0) return true;
   // Project onto Dh q̇ = 0 in the metric of M: q̇ −= M⁻¹Dhᵀ (Dh M⁻¹ Dhᵀ)⁻¹ Dh q̇.
-  writeBodies(tree_, kin_, scratch_, false);
-  loopConstraints(tree_, kin_, scratch_, hval_, &Dh1_);
+  writeBodies(tree_, knot_, scratch_, false);
+  loopConstraints(tree_, knot_, scratch_, hval_, &Dh1_);
   maskDependentRows(Dh1_);
   for (int r = 0; r < nm; ++r) {
     tmp_ = Dh1_.row(r).transpose();
-    if (!solveMass(tree_, kin_, tmp_, tmp2_, aba_)) return false;
+    solveFactoredMass(tree_, knot_, tmp_, tmp2_, aba_);
     MinvDhT_.col(r) = tmp2_;
   }
   S_.noalias() = Dh1_ * MinvDhT_;
@@ -191,8 +194,8 @@ void GcIntegrator::recenterCharts() {
     if (rf < 0 || std::abs(q0_(rf + 1)) <= kChartLimit) continue;
     // Old chart axes E (world) and new ones E' = the child's chart frame at the current angles.
     Mat3 E;
-    for (int i = 0; i < 3; ++i) E.col(i) = kin_.xi[rf + i].head<3>();
-    const Mat3 Rc = kin_.R[g.childBody];
+    for (int i = 0; i < 3; ++i) E.col(i) = knot_.xi[rf + i].head<3>();
+    const Mat3 Rc = knot_.R[g.childBody];
     // ω = E α̇ = E' α̇': α̇' = E'ᵀ E α̇, and momenta as covectors p' = E'ᵀ E⁻ᵀ p.
     const Vec3 pr = p0_.segment<3>(rf), qr = qd0_.segment<3>(rf);
     p0_.segment<3>(rf) = Rc.transpose() * E.transpose().inverse() * pr;
@@ -205,7 +208,10 @@ void GcIntegrator::recenterCharts() {
     q0_.segment<3>(rf).setZero();
     changed = true;
   }
-  if (changed) forwardKinematics(tree_, charts_, q0_, kin_);
+  if (changed) {
+    forwardKinematics(tree_, charts_, q0_, knot_);
+    knotFactored_ = false;  // the axes changed
+  }
 }
 
 void GcIntegrator::begin(const StepSettings& st, const State& state) {
@@ -213,7 +219,7 @@ void GcIntegrator::begin(const StepSettings& st, const State& state) {
   h_ = st.dt;
   scratch_ = state;
   coordinatesFromState(tree_, state, q0_, charts_);
-  forwardKinematics(tree_, charts_, q0_, kin_);
+  forwardKinematics(tree_, charts_, q0_, knot_);
   selectIndependentRows();
   // Momenta of the state's body velocities: p_i = ξ_iᵀ Σ G_b V_b (V_b from the COM velocity and
   // the body-frame angular velocity).
@@ -221,20 +227,20 @@ void GcIntegrator::begin(const StepSettings& st, const State& state) {
     for (int b = 0; b < nb; ++b) {
       Vec6 Vb;
       if (fromState) {
-        const Vec3 w = kin_.R[b] * state.bodies[b].w;
-        Vb << w, state.bodies[b].v - w.cross(kin_.x[b]);
+        const Vec3 w = knot_.R[b] * state.bodies[b].w;
+        Vb << w, state.bodies[b].v - w.cross(knot_.x[b]);
       } else {
-        Vb = bodyTwist(tree_, kin_, b);
+        Vb = bodyTwist(tree_, knot_, b);
       }
-      W_[b] = kin_.G[b] * Vb;
+      W_[b] = knot_.G[b] * Vb;
     }
-    generalizedForces(tree_, kin_, W_, acc_, p0_);
+    generalizedForces(tree_, knot_, W_, acc_, p0_);
   };
   momentaOfBodies(true);
   if (!ratesFromMomenta(p0_, qd0_)) qd0_.setZero();
   // With loops the rates were projected: take the momenta of the projected rates.
   if (m() > 0) {
-    velocities(tree_, qd0_, kin_);
+    velocities(tree_, qd0_, knot_);
     momentaOfBodies(false);
   }
   lambda_.setZero();
@@ -243,9 +249,8 @@ void GcIntegrator::begin(const StepSettings& st, const State& state) {
   lastStep_ = state.step;
   // Loop-constraint Jacobian at the knot (the multipliers act through it).
   if (m() > 0) {
-    forwardKinematics(tree_, charts_, q0_, kin_);
-    writeBodies(tree_, kin_, scratch_, false);
-    loopConstraints(tree_, kin_, scratch_, hval_, &Dh0_);
+    writeBodies(tree_, knot_, scratch_, false);
+    loopConstraints(tree_, knot_, scratch_, hval_, &Dh0_);
     maskDependentRows(Dh0_);
   }
 }
@@ -254,9 +259,9 @@ void GcIntegrator::selectIndependentRows() {
   const int nm = m();
   activeRow_.assign(nm, 1);
   if (nm == 0) return;
-  // Rank-revealing QR of Dhᵀ at the configuration of kin_: its leading pivots are independent rows.
-  writeBodies(tree_, kin_, scratch_, false);
-  loopConstraints(tree_, kin_, scratch_, hval_, &Dh0_);
+  // Rank-revealing QR of Dhᵀ at the knot: its leading pivots are independent rows.
+  writeBodies(tree_, knot_, scratch_, false);
+  loopConstraints(tree_, knot_, scratch_, hval_, &Dh0_);
   Eigen::ColPivHouseholderQR<MatX> qr(Dh0_.transpose());
   qr.setThreshold(1e-9);
   activeRow_.assign(nm, 0);
@@ -286,11 +291,10 @@ void GcIntegrator::jacobian(const StepSettings& st, const Inputs& in, const VecX
 StepReport GcIntegrator::step(const StepSettings& st, const Inputs& in, State& state) {
   StepReport rep;
   if (!started_ || state.step != lastStep_ || st.dt != h_) begin(st, state);
-  // The loop-constraint Jacobian at the knot q_k.
+  // The loop-constraint Jacobian at the knot q_k (knot_ holds its kinematics).
   if (m() > 0) {
-    forwardKinematics(tree_, charts_, q0_, kin_);
-    writeBodies(tree_, kin_, scratch_, false);
-    loopConstraints(tree_, kin_, scratch_, hval_, &Dh0_);
+    writeBodies(tree_, knot_, scratch_, false);
+    loopConstraints(tree_, knot_, scratch_, hval_, &Dh0_);
     maskDependentRows(Dh0_);
   }
   // Predictor: the rates of the last three knots extrapolated over the step (Adams–Bashforth,
@@ -308,7 +312,7 @@ StepReport GcIntegrator::step(const StepSettings& st, const Inputs& in, State& s
   // Momenta at the new knot, and its rates.
   p1_ = 0.5 * h_ * (terms_.Lq + Q_) + terms_.p;
   tmp2_ = q0_ + dq1_;
-  forwardKinematics(tree_, charts_, tmp2_, kin_);
+  forwardKinematics(tree_, charts_, tmp2_, knot_);
   VecX& qd1 = qd_;
   if (!ratesFromMomenta(p1_, qd1) || !allFinite(qd1) || !allFinite(dq1_)) {
     rep.status = StepStatus::NonFinite;
@@ -323,8 +327,8 @@ StepReport GcIntegrator::step(const StepSettings& st, const Inputs& in, State& s
   qd0_ = qd1;
   prevRates_ = std::min(prevRates_ + 1, 2);
   recenterCharts();
-  velocities(tree_, qd0_, kin_);
-  writeBodies(tree_, kin_, state, true);
+  velocities(tree_, qd0_, knot_);
+  writeBodies(tree_, knot_, state, true);
   state.time += h_;
   state.step += 1;
   state.interval = 0;

@@ -60,7 +60,9 @@ class GcIntegrator : public Integrator {
   int m() const { return tree_.numLoopRows; }
 
   GcTree tree_;
-  Kinematics kin_;
+  Kinematics kin_;   // of the last evaluation (the midpoint q̄)
+  Kinematics knot_;  // of the knot q_k (between steps: of the state handed on)
+  bool knotFactored_ = false;  // aba_ holds the articulated inertias of knot_
   Terms terms_;
   AbaWork aba_;
   Charts charts_;
@@ -74,9 +76,10 @@ class GcIntegrator : public Integrator {
   // The generalized forces Q at the kinematics of kin_ (midpoint) into Q_.
   void forcing(const Inputs& inputs, const VecX& qbar, const VecX& qd);
   bool bodyForcesActive(const Inputs& inputs) const;
-  // Rates from momenta at the configuration in kin_ (with loops, projected onto Dh q̇ = 0).
+  // Rates from momenta at the configuration in knot_ (with loops, projected onto Dh q̇ = 0); leaves
+  // the articulated inertias of knot_ in aba_.
   bool ratesFromMomenta(const VecX& p, VecX& qd);
-  // Re-centres the charts whose angles left ±1 rad (kin_ at q0_); transforms p0_ and qd0_.
+  // Re-centres the charts whose β left ±1 rad (knot_ at q0_); transforms p0_ and the rates.
   void recenterCharts();
 
   // Loop rows that depend on the others at the start configuration (e.g. a planar loop closed by a

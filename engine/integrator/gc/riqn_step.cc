@@ -12,6 +12,13 @@ RiqnIntegrator::RiqnIntegrator(std::shared_ptr<const CompiledSystem> sys) : GcIn
 }
 
 bool RiqnIntegrator::solve(const StepSettings& st, const Inputs& in, StepReport& rep) {
+  // The articulated inertias of the knot q_k (usually left by the last step's rates): every update
+  // solves with M(q_k).
+  if (!knotFactored_ && !(knotFactored_ = gc::factorMass(tree_, knot_, aba_))) {
+    rep.status = StepStatus::SingularMatrix;
+    rep.message = "the articulated-body inertia is singular (a massless subtree or a chart singularity)";
+    return false;
+  }
   // DRNEA at the initial guess.
   evaluate(st, in, dq1_, none_, false);
   double r0 = residualNorm();
@@ -33,12 +40,8 @@ bool RiqnIntegrator::solve(const StepSettings& st, const Inputs& in, StepReport&
       rep.message = buf;
       return false;
     }
-    // Impulse-based update: q ← q + h M(q̄)⁻¹ F (the kinematics of q̄ are those of the evaluation).
-    if (!gc::solveMass(tree_, kin_, res_, dq_, aba_)) {
-      rep.status = StepStatus::SingularMatrix;
-      rep.message = "the articulated-body inertia is singular (a massless subtree or a chart singularity)";
-      return false;
-    }
+    // Impulse-based update: q ← q + h M(q_k)⁻¹ F.
+    gc::solveFactoredMass(tree_, knot_, res_, dq_, aba_);
     dq1_ += h_ * dq_;
     evaluate(st, in, dq1_, none_, false);
   }

@@ -5,9 +5,10 @@
 // gravity wrenches — O(n)), and the root is found by RIQN, the recursive impulse-based quasi-Newton
 // method (their (24)–(25), Algorithm 3): the Jacobian ∂F/∂q_{k+1} is approximated by its dominant
 // term −M(q̄)/h, so the update
-//     q_{k+1} ← q_{k+1} + h M(q̄)⁻¹ F
+//     q_{k+1} ← q_{k+1} + h M(q_k)⁻¹ F
 // is an impulse F applied to the tree at rest, computed by the articulated-body algorithm in O(n)
-// (gc_dynamics.h solveMass). Convergence is linear (the neglected terms are O(h) relative to M/h).
+// (gc_dynamics.h). The mass matrix is taken at the knot q_k, as their forward-dynamics step does:
+// its articulated inertias are computed once per step and each update is two O(n) vector sweeps. Convergence is linear (the neglected terms are O(h) relative to M/h).
 // Initial guess: q_k + h q̇_k (their IG2). Trees only: loop-closing joints are refused, as the paper
 // has none; contacts and joint limits too.
 #pragma once
