@@ -485,10 +485,11 @@ class TestGcIntegrators : public QObject {
     QVERIFY(dq < 1e-4);
   }
 
-  // Lesson 7's claim (Fig. 10): on the 150-link chain at 1e-10 both joint-coordinate solvers stop
-  // within 3 s; at 1e-8 and 1e-6 they complete; the maximal-coordinate VI completes at 1e-10.
+  // Lesson 7's claim (Fig. 10): on the 300-link chain the VI completes at 1e-10; midpoint-gc
+  // completes at 1e-6 and 1e-8 and stops at 1e-10 within 3.5 s; riqn stops at every tolerance, and
+  // no later at a tighter one.
   void lessonToleranceClaim() {
-    if (sanitizer()) QSKIP("ten seconds of a 150-link chain in seven copies: Release only");
+    if (sanitizer()) QSKIP("five seconds of a 300-link chain in seven copies: Release only");
     const Lesson& l = findLesson("tolerance");
     const LessonRun r = runLesson(l, l.duration);
     for (int i = 0; i < r.cmp->size(); ++i)
@@ -501,12 +502,13 @@ class TestGcIntegrators : public QObject {
       throw std::runtime_error("no copy " + label);
     };
     QVERIFY(!r.cmp->stopped(index("VI, tol 1e-10")));
-    for (const char* ok : {"midpoint-gc, tol 1e-6", "midpoint-gc, tol 1e-8", "riqn, tol 1e-6", "riqn, tol 1e-8"})
-      QVERIFY2(!r.cmp->stopped(index(ok)), ok);
-    for (const char* stops : {"midpoint-gc, tol 1e-10", "riqn, tol 1e-10"}) {
-      QVERIFY2(r.cmp->stopped(index(stops)), stops);
-      QVERIFY2(r.steps[index(stops)] < 300, stops);
-    }
+    QVERIFY(!r.cmp->stopped(index("midpoint-gc, tol 1e-6")));
+    QVERIFY(!r.cmp->stopped(index("midpoint-gc, tol 1e-8")));
+    QVERIFY(r.cmp->stopped(index("midpoint-gc, tol 1e-10")));
+    QVERIFY(r.steps[index("midpoint-gc, tol 1e-10")] < 350);
+    const int r6 = index("riqn, tol 1e-6"), r8 = index("riqn, tol 1e-8"), r10 = index("riqn, tol 1e-10");
+    for (int i : {r6, r8, r10}) QVERIFY(r.cmp->stopped(i));
+    QVERIFY(r.steps[r10] <= r.steps[r8] && r.steps[r8] <= r.steps[r6]);
   }
 
   // Lesson 8's claim: on the double four-bar both the VI and midpoint-gc pass every flat

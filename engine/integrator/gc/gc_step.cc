@@ -291,6 +291,10 @@ void GcIntegrator::jacobian(const StepSettings& st, const Inputs& in, const VecX
 StepReport GcIntegrator::step(const StepSettings& st, const Inputs& in, State& state) {
   StepReport rep;
   if (!started_ || state.step != lastStep_ || st.dt != h_) begin(st, state);
+  // Weight of the DEL rows in the convergence test (gc_step.h residualNorm).
+  double weight = 0;
+  for (const CompiledBody& b : tree_.sys->bodies) weight += b.mass * st.gravity.norm();
+  rowWeight_ = 1.0 / (h_ * std::max(1.0, weight));
   // The loop-constraint Jacobian at the knot q_k (knot_ holds its kinematics).
   if (m() > 0) {
     writeBodies(tree_, knot_, scratch_, false);

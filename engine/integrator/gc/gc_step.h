@@ -18,6 +18,7 @@
 // (q_k, p_k) itself and reads them from the State again only after restart().
 #pragma once
 
+#include <algorithm>
 #include <memory>
 
 #include "integrator/gc/gc_dynamics.h"
@@ -55,7 +56,18 @@ class GcIntegrator : public Integrator {
   void evaluate(const StepSettings& settings, const Inputs& inputs, const VecX& dq, const VecX& lambda, bool composite);
   // After evaluate(…, composite = true): the Newton matrix (derivatives in Δq, equal to those in q_{k+1}).
   void assembleJacobian(const StepSettings& settings, const Inputs& inputs, const VecX& dq, const VecX& lambda);
-  double residualNorm() const { return res_.lpNorm<Eigen::Infinity>(); }
+  // The convergence measure, weighted as the maximal-coordinate VI's (docs/engine.md, "Weighted
+  // residual"): the DEL rows (momenta, N·m·s or N·s) divided by Δt times the force scale
+  // max(1 N, Σ m|g|) — a generalized force relative to the mechanism's weight on a 1 m lever —
+  // and the loop rows (m, rad) as they are. The same tolerance then means the same for every
+  // integrator and every size.
+  double residualNorm() const {
+    const int nc = n();
+    double r = res_.head(nc).lpNorm<Eigen::Infinity>() * rowWeight_;
+    if (m() > 0) r = std::max(r, res_.tail(m()).lpNorm<Eigen::Infinity>());
+    return r;
+  }
+  double rowWeight_ = 1;  // 1 / (Δt · max(1 N, Σ m|g|)), set at the start of every step
   int n() const { return tree_.size(); }
   int m() const { return tree_.numLoopRows; }
 
