@@ -126,7 +126,7 @@ void TestLockstep::invalidCopiesAreRefusedWithTheirName() {
 }
 
 void TestLockstep::lessonsAreWellFormed() {
-  QCOMPARE(int(lessons().size()), 6);
+  QCOMPARE(int(lessons().size()), 10);
   for (const Lesson& l : lessons()) {
     QCOMPARE(&findLesson(std::to_string(l.number)), &l);
     QCOMPARE(&findLesson(l.id), &l);
@@ -136,10 +136,12 @@ void TestLockstep::lessonsAreWellFormed() {
     auto sys = compile(lessonModel(l));
     for (const LessonVariant& v : l.variants) {
       QVERIFY(v.dt > 0);
-      validateIntegratorOptions(v.options, *sys);
+      QVERIFY(v.tolerance >= 0);
+      // (A build without MuJoCo lists lessons 9 and 10 with that copy refused at start.)
+      if (unavailableReason(v.options.kind).empty()) validateIntegratorOptions(v.options, *sys);
     }
   }
-  QVERIFY_THROWS_EXCEPTION(UserError, findLesson("7"));
+  QVERIFY_THROWS_EXCEPTION(UserError, findLesson("11"));
   QVERIFY_THROWS_EXCEPTION(UserError, findLesson("energy "));
 }
 
