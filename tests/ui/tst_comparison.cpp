@@ -457,6 +457,15 @@ class TestComparison : public QObject {
       }
       qInfo("lesson %s: %d copies running, %d curves in its plot", id, running, dock->plot()->graphCount());
       QVERIFY(dock->plot()->graphCount() >= 2);
+      // Every plot holds a curve per copy (and quantity), the running ones with data.
+      for (QDockWidget* d : w.plots()->docks()) {
+        auto* pd = static_cast<PlotDock*>(d);
+        pd->refresh(0, true);
+        QVERIFY2(pd->plot()->graphCount() >= running, qPrintable(pd->windowTitle()));
+        int withData = 0;
+        for (int g = 0; g < pd->plot()->graphCount(); ++g) withData += pd->plot()->graph(g)->dataCount() > 0;
+        QVERIFY2(withData >= 2, qPrintable(pd->windowTitle()));
+      }
       QVERIFY(running >= 1);
       if (l.id == "tolerance" || l.id == "singular") QVERIFY(running >= 2);
     }

@@ -19,7 +19,7 @@ bool allFinite(const VecX& v) { return v.allFinite(); }
 }  // namespace
 
 GcIntegrator::GcIntegrator(std::shared_ptr<const CompiledSystem> sys, bool refuseLoops)
-    : tree_(buildGcTree(std::move(sys), refuseLoops)) {
+    : tree_(buildGcTree(std::move(sys), refuseLoops)), Sldlt_(tree_.numLoopRows) {
   const int nc = n(), nm = m(), nb = int(tree_.bodyCoord.size());
   kin_.resize(tree_);
   knot_.resize(tree_);
@@ -37,7 +37,6 @@ GcIntegrator::GcIntegrator(std::shared_ptr<const CompiledSystem> sys, bool refus
   Dh1_.setZero(nm, nc);
   MinvDhT_.setZero(nc, nm);
   S_.setZero(nm, nm);
-  Sldlt_ = Eigen::LDLT<MatX>(nm);
   Mh_.setZero(nc, nc);
   Ah_.setZero(nc, nc);
   Hh_.setZero(nc, nc);
