@@ -13,6 +13,7 @@ packages=(
   libopenscenegraph-dev openscenegraph
   liburdfdom-dev libtinyxml2-dev
   libmujoco-dev  # optional for the build: the MuJoCo comparison copy (--integrator mujoco)
+  libdart-dev libode-dev  # optional: the peer benchmark (benchmarks/peers, mechstudio-peers)
   libbenchmark-dev
   python3
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core

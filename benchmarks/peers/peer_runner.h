@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The interface of one engine's runner in the peer benchmark: an engine builds a scene (outside
+// the timing) into an instance that steps it by Δt; the harness (peers_main.cc) times step() only.
+// Runners for engines that were not found at configure time are not compiled (see CMakeLists.txt);
+// their factory functions are declared here and registered under the PEERS_HAVE_* macros.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "peer_scene.h"
+
+namespace peers {
+
+// A case this engine cannot model (the reason goes to the CSV's note column).
+struct Unsupported : std::runtime_error {
+  explicit Unsupported(const std::string& why) : std::runtime_error(why) {}
+};
+
+class PeerInstance {
+ public:
+  virtual ~PeerInstance() = default;
+  // One step of Δt with the engine's own stepping function. False when the engine reports a
+  // failure (the reason in failure()).
+  virtual bool step() = 0;
+  // Pose of body i's centre-of-mass frame (position, orientation [w, x, y, z], world), to check
+  // that the engines simulate the same motion and how well they keep the loops closed.
+  virtual void pose(int body, Vec3& x, Vec4& q) const = 0;
+  virtual std::string failure() const { return {}; }
+  // Remarks on how this instance modelled the scene (e.g. a split MJCF), for the note column.
+  virtual std::string note() const { return {}; }
+};
+
+struct PeerEngine {
+  std::string name;     // "ours", "mujoco", "dart", "ode"
+  std::string version;
+  // What is timed and the solver settings (for stderr and the docs).
+  std::string description;
+  // Builds a fresh instance at the scene's initial state; throws Unsupported (or ms::UserError).
+  std::function<std::unique_ptr<PeerInstance>(const PeerScene&)> make;
+};
+
+PeerEngine oursEngine();
+#ifdef PEERS_HAVE_MUJOCO
+PeerEngine mujocoEngine();
+#endif
+#ifdef PEERS_HAVE_DART
+PeerEngine dartEngine();
+#endif
+#ifdef PEERS_HAVE_ODE
+PeerEngine odeEngine();
+#endif
+
+}  // namespace peers
