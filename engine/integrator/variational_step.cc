@@ -153,6 +153,11 @@ struct VariationalIntegrator::Impl {
   double frictionTwist = 0;
   std::vector<contact::FrictionRows> frPlain;  // the untwisted rows, to store a twisted step's impulses
   VecX sCur, sTrial, ds;
+  // Extrapolated warm start (equality path): the previous step's warm start (its start velocities and
+  // multipliers), the step it started from and its interval.
+  VecX prevStart;
+  long prevStartStep = -2;
+  double prevStartH = 0;
   // Joint limits: θ(z2) and its Jacobians per limit (evaluated with the residual). The interior-
   // point pairs are the contact rows and rows 0–1 of each limit node: pairRow[p] is the row of pair
   // p in the node-major vectors; yCur, yTrial, dy hold the duals of the iterates and of the step
@@ -272,6 +277,7 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
     }
   }
   m.cur.setZero(n);
+  m.prevStart.setZero(n);
   m.trial.setZero(n);
   m.delta.setZero(n);
   m.residual.setZero(n);
@@ -1120,6 +1126,21 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
   // max(1 N, Σ m|g|); constraint rows stay in m and rad.
   m.bodyWeight = 1.0 / std::max(1.0, totalMass_ * st.gravity.norm());
   if (!sys_->contacts.empty() || anyLimit) return stepWithContacts(st, state);
+  // Equality path of a tree: extrapolate the warm start linearly in time from the previous step's
+  // (velocities and multipliers move smoothly from step to step; at Δt the extrapolation error is
+  // O(Δt²)), when this state is the one the previous full-interval solve started one step before.
+  // Not with closed loops: near a singular configuration the extrapolated start leads Newton to the
+  // other branch (four-link-segments: 45 instead of 0 revisited steps, energy criterion failed).
+  {
+    const bool extrapolate = !watchSingular_ && state.step == m.prevStartStep + 1 && h0 == st.dt &&
+                             m.prevStartH == st.dt;
+    const int nRows = 6 * sys_->numNodes;
+    m.trial.head(nRows) = m.cur.head(nRows);
+    if (extrapolate) m.cur.head(nRows) += m.cur.head(nRows) - m.prevStart.head(nRows);
+    m.prevStart.head(nRows) = m.trial.head(nRows);
+    m.prevStartStep = state.step;
+    m.prevStartH = h0;
+  }
   if (!evaluate(*sys_, m, m.cur, m.residual, &matrix_)) {
     rep.status = StepStatus::AngularVelocityLimit;
     if (finalAttempt_) rep.message = "the warm start needs |w| >= 2/dt (eq. 13): reduce the time step";
