@@ -796,7 +796,7 @@ int runLesson(const std::vector<std::string>& args) {
       ++nextRow;
       std::fprintf(out, "%-10.4g", t);
       for (int i = 0; i < n; ++i) {
-        if (cmp.stopped(i)) std::fprintf(out, "  %22s", "diverged");
+        if (cmp.stopped(i)) std::fprintf(out, "  %22s", "stopped");
         else std::fprintf(out, "  %22.6g", stats[size_t(i)].focus(lesson.focus));
       }
       std::fprintf(out, "\n");
@@ -815,7 +815,7 @@ int runLesson(const std::vector<std::string>& args) {
     std::fprintf(out, "  %-24s %-58s %12.4g %12.4g %12.4g %12.4g %12.4g %10.3g %10.4g\n", cmp.copy(i).label.c_str(),
                 how.c_str(), c.maxEnergyError, c.maxViolation, c.maxPenetration, c.maxMomentumError, usPerSimSecond,
                 double(c.iterations) * perStep, c.stepUs * perStep);
-    if (cmp.stopped(i)) std::fprintf(out, "  %-24s diverged: %s\n", "", oneLine(cmp.stopReason(i)).c_str());
+    if (cmp.stopped(i)) std::fprintf(out, "  %-24s stopped: %s\n", "", oneLine(cmp.stopReason(i)).c_str());
   }
   if (csv)
     if (std::string err = csv->flush(); !err.empty()) throw InputError{err};

@@ -56,7 +56,7 @@ unsigned ComparisonPanel::defaultColor(int k) {
 QString ComparisonPanel::stoppedNote(const CopyStatus& c) {
   if (!c.failed) return {};
   if (c.failure.rfind("cannot start", 0) == 0) return tr("cannot start");
-  return tr("diverged at t = %1 s").arg(c.failedAt, 0, 'f', 3);
+  return tr("stopped at t = %1 s").arg(c.failedAt, 0, 'f', 3);
 }
 
 ComparisonPanel::ComparisonPanel(QWidget* parent) : QWidget(parent) {
@@ -249,7 +249,7 @@ void ComparisonPanel::updateStatus(const Snapshot& s) {
     if (c.failed) {
       text = c.failure.rfind("cannot start", 0) == 0
                  ? QString::fromStdString(c.failure)
-                 : tr("diverged at t = %1 s : %2").arg(c.failedAt, 0, 'f', 3).arg(QString::fromStdString(c.failure));
+                 : tr("stopped at t = %1 s : %2").arg(c.failedAt, 0, 'f', 3).arg(QString::fromStdString(c.failure));
     } else {
       text = tr("t = %1 s, %2 steps, %3 µs/step")
                  .arg(c.state.time, 0, 'f', 3)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // The "Comparison" dock: the copies of the loaded model to run side by side in lockstep, one row
 // each (label, colour, integrator, contacts, Δt, soft-contact K and B, Baumgarte α and β, and a
-// status column: steps, µs per step, Δt chosen by equal cost, or "diverged at t = … : reason").
+// status column: steps, µs per step, Δt chosen by equal cost, or "stopped at t = … : reason").
 // The first row is the reference (drawn solid, the others as tinted ghosts). Rows are validated
 // against the loaded model with the engine's own reasons before a comparison starts; nothing here
 // touches a Simulation.
@@ -45,7 +45,7 @@ class ComparisonPanel : public QWidget {
 
   // The colour of the k-th copy (0 = reference) when none is chosen.
   static unsigned defaultColor(int k);
-  // "diverged at t = 1.234 s" (the legend note of a stopped copy).
+  // "stopped at t = 1.234 s" (the legend note of a stopped copy).
   static QString stoppedNote(const CopyStatus& c);
 
  public Q_SLOTS:

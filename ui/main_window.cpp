@@ -1175,7 +1175,7 @@ void MainWindow::pullFromSimulation() {
   if (recording() && changed) recordFrame();
 }
 
-// Legends of the plots follow the copies (labels, colours, "diverged at t = …").
+// Legends of the plots follow the copies (labels, colours, "stopped at t = …").
 void MainWindow::updateComparison(const Snapshot& s) {
   std::vector<std::tuple<std::string, unsigned, std::string>> key;
   for (const CopyStatus& c : s.copies) key.emplace_back(c.spec.label, c.spec.color, ComparisonPanel::stoppedNote(c).toStdString());

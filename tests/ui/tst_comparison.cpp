@@ -3,7 +3,7 @@
 // simulation thread (a copy with a smaller Δt takes several steps per reference step), every plot
 // overlays one curve per copy and quantity, the other copies are drawn as tinted ghosts (their
 // nodes exist and show, and the rendered image changes where they are), a copy that fails stops
-// with "diverged at t = …" while the reference goes on, "compare from here" starts every copy from
+// with "stopped at t = …" while the reference goes on, "compare from here" starts every copy from
 // the state shown in the history, equal cost picks a Δt from measured step costs, a lesson opens
 // with its explanation and focus plot, and the Settings dock refuses an integrator combination
 // with the engine's reason.
@@ -210,7 +210,7 @@ class TestComparison : public QObject {
     QCOMPARE(w.viewport()->ghostOffset(1).norm(), 0.0);
   }
 
-  // A copy whose step fails (here: one Newton iteration allowed) stops with "diverged at t = …"
+  // A copy whose step fails (here: one Newton iteration allowed) stops with "stopped at t = …"
   // in its row and legend, its ghost hides, and the reference goes on.
   void divergingCopyReported() {
     MainWindow w;
@@ -231,11 +231,11 @@ class TestComparison : public QObject {
     qInfo("copy 'starved' stopped at t = %.3f s: %s", s.copies[1].failedAt, s.copies[1].failure.c_str());
     QVERIFY(s.copies[1].failedAt > 0 && s.copies[1].failedAt <= 0.3 + 1e-9);
     w.comparisonPanel()->updateStatus(s);
-    QVERIFY2(w.comparisonPanel()->statusText(1).startsWith("diverged at t = "), qPrintable(w.comparisonPanel()->statusText(1)));
+    QVERIFY2(w.comparisonPanel()->statusText(1).startsWith("stopped at t = "), qPrintable(w.comparisonPanel()->statusText(1)));
     QVERIFY(!w.viewport()->ghostVisible(1));
     bool legend = false;
     auto* energy = static_cast<PlotDock*>(w.plots()->dock(PlotManager::Figure::Energy));
-    for (int g = 0; g < energy->plot()->graphCount(); ++g) legend = legend || energy->plot()->graph(g)->name().contains("diverged at t =");
+    for (int g = 0; g < energy->plot()->graphCount(); ++g) legend = legend || energy->plot()->graph(g)->name().contains("stopped at t =");
     QVERIFY(legend);
     // The reference continues: 20 more steps.
     const long before = s.copies[0].steps;

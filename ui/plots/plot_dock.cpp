@@ -297,7 +297,7 @@ void PlotDock::applyComparisonStyle() {
   for (std::size_t k = 0; k < compare_.size(); ++k)
     for (std::size_t si = 0; si < series_.size(); ++si) {
       QCPGraph* g = k == 0 ? series_[si].graph : compareGraphs_[k - 1][si];
-      // "RK4 (diverged at t = 1.234 s)" in the legend; "RK4: kinetic" for the unlisted quantities.
+      // "RK4 (stopped at t = 1.234 s)" in the legend; "RK4: kinetic" for the unlisted quantities.
       QString n = compare_[k].label;
       if (si > 0) n += QStringLiteral(": ") + series_[si].name.toLower();
       else if (!compare_[k].note.isEmpty()) n += QStringLiteral(" (") + compare_[k].note + QLatin1Char(')');

@@ -59,7 +59,7 @@ class PlotDock : public QDockWidget {
   bool hovered() const { return hovered_; }
 
   // Comparison: one curve per copy and quantity, in the copy's colour (quantities told apart by
-  // dash pattern), named by the copy's label in the legend (with its note, e.g. "diverged at
+  // dash pattern), named by the copy's label in the legend (with its note, e.g. "stopped at
   // t = 1.2 s"). copies[0] is the reference, drawn from this dock's own store (its `store` is
   // ignored). Fewer than two copies: back to the normal figure.
   struct CompareCurve {

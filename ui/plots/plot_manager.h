@@ -43,7 +43,7 @@ class PlotManager : public QObject {
   // Redraws the visible docks if data changed (call from the GUI timer, ~30 Hz).
   void refresh();
 
-  // Comparison: the copies' labels, colours and notes ("diverged at t = 1.2 s"), the reference
+  // Comparison: the copies' labels, colours and notes ("stopped at t = 1.2 s"), the reference
   // first. Every figure then overlays one curve per copy and quantity; samples with copy k go to
   // copy k's store. Fewer than two: the normal figures (the copies' samples are dropped).
   struct CopyLegend {
