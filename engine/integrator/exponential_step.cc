@@ -27,6 +27,48 @@ void contactSpaceIntegrals(const MatX& A, const VecX& b, const VecX& x0, double 
   xint2 = E.block(0, n + 2, n, 1);
 }
 
+bool contactSpaceIntegralsModal(const Eigen::Ref<const MatX>& ups, double K, double B, const Eigen::Ref<const VecX>& pdd,
+                                const Eigen::Ref<const VecX>& x0, double t, ModalWork& w, Eigen::Ref<VecX> xint,
+                                Eigen::Ref<VecX> xint2) {
+  const int r = int(ups.rows());
+  if (r > kModalCapacity) return false;
+  // Υ = Q Λ Qᵀ (Υ = J M⁻¹ Jᵀ is symmetric positive semi-definite; symmetrised against round-off).
+  w.ups = 0.5 * (ups + ups.transpose());
+  w.eig.compute(w.ups);
+  if (w.eig.info() != Eigen::Success) return false;
+  const auto& Q = w.eig.eigenvectors();
+  // Modal initial state and forcing: y = Qᵀ Δp, ẏ = Qᵀ Δṗ, c = Qᵀ p̈_free.
+  w.y0.noalias() = Q.transpose() * x0.head(r);
+  w.v0.noalias() = Q.transpose() * x0.tail(r);
+  w.c.noalias() = Q.transpose() * pdd;
+  for (auto* v : {&w.yi, &w.vi, &w.yi2, &w.vi2}) v->resize(r);  // fixed capacity: no allocation
+  for (int i = 0; i < r; ++i) {
+    // Each mode: ÿ = −λ(K y + B ẏ) + c, integrated exactly by the 5 × 5 form of (29)–(30).
+    const double lam = std::max(0.0, w.eig.eigenvalues()(i));
+    Eigen::Matrix<double, 5, 5> abar = Eigen::Matrix<double, 5, 5>::Zero();
+    abar(0, 1) = 1;
+    abar(1, 0) = -lam * K;
+    abar(1, 1) = -lam * B;
+    abar(1, 2) = w.c(i);
+    abar(0, 3) = w.y0(i);
+    abar(1, 3) = w.v0(i);
+    abar(2, 3) = 1;
+    abar(3, 4) = 1;
+    abar *= t;
+    const Eigen::Matrix<double, 5, 5> E = abar.exp();
+    w.yi(i) = E(0, 3);
+    w.vi(i) = E(1, 3);
+    w.yi2(i) = E(0, 4);
+    w.vi2(i) = E(1, 4);
+  }
+  // Back to contact space.
+  xint.head(r).noalias() = Q * w.yi.head(r);
+  xint.segment(r, r).noalias() = Q * w.vi.head(r);
+  xint2.head(r).noalias() = Q * w.yi2.head(r);
+  xint2.segment(r, r).noalias() = Q * w.vi2.head(r);
+  return xint.head(2 * r).allFinite() && xint2.head(2 * r).allFinite();
+}
+
 ExponentialIntegrator::ExponentialIntegrator(std::shared_ptr<const CompiledSystem> system,
                                              const IntegratorOptions& options)
     : sys_(std::move(system)), opt_(options), dyn_(sys_) {
@@ -77,22 +119,55 @@ StepReport ExponentialIntegrator::step(const StepSettings& st, const Inputs& in,
       x0_.segment<3>(3 * i) = points_[i].dp;
       x0_.segment<3>(r + 3 * i) = points_[i].dpdot;
     }
-    // 3. Ā (30) for A = [0, I; −ΥK, −ΥB], b = [0; p̈_free] (11), and e^{δt Ā} (29). Allocates.
-    abar_.setZero(n + 3, n + 3);
-    abar_.block(0, r, r, r).setIdentity();
-    // λ = C D x with C = I (sticking) or (n − μŝ)nᵀ (slipping, see SoftPoint::forceMap): ΥC.
-    for (int j = 0; j < m; ++j)
-      if (points_[j].slipping) ups_.block(0, 3 * j, r, 3) = ups_.block(0, 3 * j, r, 3) * points_[j].forceMap();
-    abar_.block(r, 0, r, r) = -K * ups_.topLeftCorner(r, r);
-    abar_.block(r, r, r, r) = -B * ups_.topLeftCorner(r, r);
-    abar_.block(r, n, r, 1) = pddFree_.head(r);
-    abar_.block(0, n + 1, n, 1) = x0_.head(n);
-    abar_(n, n + 1) = 1;
-    abar_(n + 1, n + 2) = 1;
-    abar_ *= dt;
-    const MatX E = abar_.exp();
-    xint_.head(n) = E.block(0, n + 1, n, 1);
-    xint2_.head(n) = E.block(0, n + 2, n, 1);
+    // λ = C D x with C = I (sticking) or (n − μŝ)nᵀ (slipping, see SoftPoint::forceMap): ΥC, by
+    // 3 × 3 blocks (fixed size: no temporary on the heap).
+    bool anySlipping = false;
+    for (int j = 0; j < m; ++j) {
+      if (!points_[j].slipping) continue;
+      anySlipping = true;
+      const Mat3 C = points_[j].forceMap();
+      for (int i = 0; i < m; ++i) {
+        const Mat3 blk = ups_.block<3, 3>(3 * i, 3 * j);
+        ups_.block<3, 3>(3 * i, 3 * j).noalias() = blk * C;
+      }
+    }
+    // 3. The integrals of x over the step. Every point sticking: Υ is symmetric, and the modes of
+    // ΥK, ΥB integrate one by one (contactSpaceIntegralsModal). Otherwise Ā (30) for
+    // A = [0, I; −ΥK, −ΥB], b = [0; p̈_free] (11), and e^{δt Ā} (29), on workspace of fixed capacity.
+    bool done = false;
+    if (!anySlipping)
+      done = contactSpaceIntegralsModal(ups_.topLeftCorner(r, r), K, B, pddFree_.head(r), x0_.head(n), dt, modal_,
+                                        xint_.head(n), xint2_.head(n));
+    if (!done && n + 3 <= kDenseCapacity) {
+      abarCap_.setZero(n + 3, n + 3);
+      abarCap_.block(0, r, r, r).setIdentity();
+      abarCap_.block(r, 0, r, r) = -K * ups_.topLeftCorner(r, r);
+      abarCap_.block(r, r, r, r) = -B * ups_.topLeftCorner(r, r);
+      abarCap_.block(r, n, r, 1) = pddFree_.head(r);
+      abarCap_.block(0, n + 1, n, 1) = x0_.head(n);
+      abarCap_(n, n + 1) = 1;
+      abarCap_(n + 1, n + 2) = 1;
+      abarCap_ *= dt;
+      expCap_ = abarCap_.exp();
+      xint_.head(n) = expCap_.block(0, n + 1, n, 1);
+      xint2_.head(n) = expCap_.block(0, n + 2, n, 1);
+      done = true;
+    }
+    if (!done) {
+      // More points in contact than the fixed workspace holds: dynamic matrices (allocates).
+      abar_.setZero(n + 3, n + 3);
+      abar_.block(0, r, r, r).setIdentity();
+      abar_.block(r, 0, r, r) = -K * ups_.topLeftCorner(r, r);
+      abar_.block(r, r, r, r) = -B * ups_.topLeftCorner(r, r);
+      abar_.block(r, n, r, 1) = pddFree_.head(r);
+      abar_.block(0, n + 1, n, 1) = x0_.head(n);
+      abar_(n, n + 1) = 1;
+      abar_(n + 1, n + 2) = 1;
+      abar_ *= dt;
+      const MatX E = abar_.exp();
+      xint_.head(n) = E.block(0, n + 1, n, 1);
+      xint2_.head(n) = E.block(0, n + 2, n, 1);
+    }
     // 4. Average forces (23), (25), projected onto the cones, applied through Jᵀ.
     for (int i = 0; i < m; ++i) {
       const SoftPoint& p = points_[i];

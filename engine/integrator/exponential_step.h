@@ -32,13 +32,21 @@
 // Not variational: joint constraints hold at acceleration level only and drift (reported as
 // constraintViolation = ‖g‖∞).
 //
-// Allocation: the matrix exponential of the (6m+3)-square Ā is dynamic-size and allocates every
-// step (Eigen's MatrixFunctions has no preallocated interface), as do Ā and Υ when the number of
-// points in contact changes. This breaks the engine's "no allocation in a step" rule; every other
-// buffer is preallocated at construction.
+// Integrating (11) exactly (step 3), without allocation:
+//  - every point sticking: Υ = J M⁻¹ Jᵀ is symmetric positive semi-definite, Υ = QΛQᵀ, and in the
+//    modal coordinates y = QᵀΔp the system splits into ÿᵢ = −λᵢ(K yᵢ + B ẏᵢ) + cᵢ, c = Qᵀp̈_free:
+//    each mode's integrals are columns of a 5 × 5 exponential of the form (30)
+//    (contactSpaceIntegralsModal; up to kModalCapacity / 3 points, fixed-capacity storage);
+//  - a point slipping (ΥC is not symmetric): the (6m+3)-square Ā of (30), in matrices of fixed
+//    capacity kDenseCapacity (10 points);
+//  - more points than that: dynamic matrices, which allocate (stated, not hidden).
+// Eigen's MatrixFunctions (scaling and squaring with a Padé approximant) computes every exponential;
+// with fixed-capacity matrix types its temporaries live on the stack.
 #pragma once
 
 #include <memory>
+
+#include <Eigen/Eigenvalues>
 
 #include "contact/soft_contact.h"
 #include "integrator/accel_dynamics.h"
@@ -46,6 +54,26 @@
 #include "integrator/integrator_options.h"
 
 namespace ms {
+
+// Fixed capacities of the allocation-free paths (see above).
+constexpr int kModalCapacity = 30;   // 3m ≤ 30: up to 10 points in contact
+constexpr int kDenseCapacity = 63;   // 6m + 3 ≤ 63: up to 10 points in contact
+
+// Workspace of contactSpaceIntegralsModal.
+struct ModalWork {
+  using Cap = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kModalCapacity, kModalCapacity>;
+  using CapVec = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, kModalCapacity, 1>;
+  Cap ups;
+  Eigen::SelfAdjointEigenSolver<Cap> eig;
+  CapVec y0, v0, c, yi, vi, yi2, vi2;
+};
+
+// The same integrals for A = [0, I; −ΥK, −ΥB], b = [0; p̈_free] with Υ (r × r, r = 3m) symmetric,
+// mode by mode (see above); x0 = [Δp; Δṗ], xint and xint2 of size ≥ 2r. False when r exceeds
+// kModalCapacity or the eigen-decomposition fails (then use the dense form).
+bool contactSpaceIntegralsModal(const Eigen::Ref<const MatX>& ups, double K, double B, const Eigen::Ref<const VecX>& pdd,
+                                const Eigen::Ref<const VecX>& x0, double t, ModalWork& w, Eigen::Ref<VecX> xint,
+                                Eigen::Ref<VecX> xint2);
 
 // x_int(t) = ∫₀ᵗ x(τ)dτ and x_int2(t) = ∫₀ᵗ∫₀^τ x(τ₁)dτ₁dτ (16) of ẋ = A x + b, x(0) = x0, as
 // [I 0] e^{tĀ} [0; I₂] (29) with Ā = [A b x0 0; 0 0 1 0; 0 0 0 1; 0 0 0 0] (30). Allocates.
@@ -65,6 +93,8 @@ class ExponentialIntegrator final : public Integrator {
   State next_;
   VecX u_, c_, accFree_, acc1_, acc2_, fcol_, col_, f1_, f2_, pddFree_, x0_, xint_, xint2_;
   MatX ups_, abar_;
+  ModalWork modal_;
+  Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, kDenseCapacity, kDenseCapacity> abarCap_, expCap_;
 };
 
 }  // namespace ms

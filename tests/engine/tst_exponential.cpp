@@ -11,8 +11,10 @@
 
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "allocation_counter.h"
 #include "integrator/exponential_step.h"
 #include "scenes/lessons.h"
+#include "scenes/scenes.h"
 #include "simulation.h"
 #include "system/compiled_system.h"
 
@@ -132,6 +134,73 @@ class TestExponential : public QObject {
   }
 
   // Lesson 4: soft contacts penetrate measurably (> 1e-4 m), the VI's rigid ones ≤ 1e-5 m.
+  // The modal form (every point sticking: Υ symmetric, one 5 × 5 exponential per mode) against the
+  // dense (6m+3)-square exponential of (30), for 1, 4 and 10 points, including a singular Υ (a
+  // zero mode: free motion) and a stiff and a soft contact.
+  void modalIntegralsMatchDense() {
+    std::mt19937 rng(5);
+    std::uniform_real_distribution<double> u(-1, 1);
+    for (int m : {1, 4, 10}) {
+      for (auto [K, B] : {std::pair{1e5, 300.0}, std::pair{1e3, 5.0}}) {
+        const int r = 3 * m, n = 6 * m;
+        MatX R(r, r);
+        for (int i = 0; i < R.size(); ++i) R(i) = u(rng);
+        MatX ups = R * R.transpose() / r;
+        if (m == 4) ups.row(0).setZero(), ups.col(0).setZero();  // a direction no force moves
+        MatX A = MatX::Zero(n, n);
+        A.topRightCorner(r, r).setIdentity();
+        A.bottomLeftCorner(r, r) = -K * ups;
+        A.bottomRightCorner(r, r) = -B * ups;
+        VecX pdd(r), x0(n), b = VecX::Zero(n);
+        for (int i = 0; i < r; ++i) pdd(i) = 10 * u(rng);
+        for (int i = 0; i < n; ++i) x0(i) = 1e-3 * u(rng);
+        b.tail(r) = pdd;
+        VecX di, di2, mi = VecX::Zero(n), mi2 = VecX::Zero(n);
+        contactSpaceIntegrals(A, b, x0, 0.01, di, di2);
+        ModalWork w;
+        QVERIFY(contactSpaceIntegralsModal(ups, K, B, pdd, x0, 0.01, w, mi, mi2));
+        const double e1 = (mi - di).lpNorm<Eigen::Infinity>() / di.lpNorm<Eigen::Infinity>();
+        const double e2 = (mi2 - di2).lpNorm<Eigen::Infinity>() / di2.lpNorm<Eigen::Infinity>();
+        qInfo("%2d points, K = %g, B = %g: modal vs dense x_int %.2g, x_int2 %.2g (relative)", m, K, B, e1, e2);
+        QVERIFY(e1 < 1e-9 && e2 < 1e-9);
+      }
+    }
+  }
+
+  // No heap allocation in a step: the soft box drop from the fall through the impact to rest (every
+  // point sticking: the modal form), and a box sliding down an incline at μ = 0.2 (points slipping:
+  // the dense form of fixed capacity).
+  void stepDoesNotAllocate() {
+    const std::pair<const char*, std::map<std::string, std::string>> cases[] = {{"box-drop", {}},
+                                                                                {"box-incline", {{"mu", "0.2"}}}};
+    for (const auto& [scene, params] : cases) {
+      auto sim = std::make_unique<Simulation>(compile(buildScene(scene, params)));
+      IntegratorOptions o;
+      o.kind = IntegratorKind::Exponential;
+      o.contacts = ContactModel::Soft;
+      sim->setIntegrator(o);
+      sim->reset();
+      QVERIFY(sim->step());
+#ifdef MS_TEST_COUNTS_MALLOC
+      g_allocations = 0;
+      g_countAllocations = true;
+#endif
+      bool ok = true;
+      int maxContacts = 0;
+      for (int k = 0; k < 299 && ok; ++k) {
+        ok = sim->step();
+        maxContacts = std::max(maxContacts, sim->metrics().contacts);
+      }
+#ifdef MS_TEST_COUNTS_MALLOC
+      g_countAllocations = false;
+      qInfo("soft %s, 299 steps (up to %d points in contact): %ld allocations", scene, maxContacts, g_allocations.load());
+      QCOMPARE(g_allocations.load(), 0L);
+#endif
+      QVERIFY(ok);
+      QVERIFY(maxContacts >= 4);
+    }
+  }
+
   void lessonContactSoftPenetratesRigidDoesNot() {
     const Lesson& l = findLesson("contact");
     const double duration = sanitizerBuild() ? 0.6 : 1.5;  // the box lands at t ≈ 0.29 s
