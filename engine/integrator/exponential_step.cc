@@ -69,6 +69,26 @@ bool contactSpaceIntegralsModal(const Eigen::Ref<const MatX>& ups, double K, dou
   return xint.head(2 * r).allFinite() && xint2.head(2 * r).allFinite();
 }
 
+// The dense form: Ā (30) for A = [0, I; −ΥK, −ΥB], b = [0; p̈_free], its exponential (29) and the two
+// columns x_int, x_int2 (first 2r rows), in matrices of type Mat (fixed capacity or dynamic).
+template <typename Mat>
+void denseIntegrals(const Eigen::Ref<const MatX>& ups, double K, double B, const Eigen::Ref<const VecX>& pdd,
+                    const Eigen::Ref<const VecX>& x0, double t, Mat& abar, Mat& E, VecX& xint, VecX& xint2) {
+  const int r = int(ups.rows()), n = 2 * r;
+  abar.setZero(n + 3, n + 3);
+  abar.block(0, r, r, r).setIdentity();
+  abar.block(r, 0, r, r) = -K * ups;
+  abar.block(r, r, r, r) = -B * ups;
+  abar.block(r, n, r, 1) = pdd;
+  abar.block(0, n + 1, n, 1) = x0;
+  abar(n, n + 1) = 1;
+  abar(n + 1, n + 2) = 1;
+  abar *= t;
+  E = abar.exp();
+  xint.head(n) = E.block(0, n + 1, n, 1);
+  xint2.head(n) = E.block(0, n + 2, n, 1);
+}
+
 ExponentialIntegrator::ExponentialIntegrator(std::shared_ptr<const CompiledSystem> system,
                                              const IntegratorOptions& options)
     : sys_(std::move(system)), opt_(options), dyn_(sys_) {
@@ -139,34 +159,14 @@ StepReport ExponentialIntegrator::step(const StepSettings& st, const Inputs& in,
       done = contactSpaceIntegralsModal(ups_.topLeftCorner(r, r), K, B, pddFree_.head(r), x0_.head(n), dt, modal_,
                                         xint_.head(n), xint2_.head(n));
     if (!done && n + 3 <= kDenseCapacity) {
-      abarCap_.setZero(n + 3, n + 3);
-      abarCap_.block(0, r, r, r).setIdentity();
-      abarCap_.block(r, 0, r, r) = -K * ups_.topLeftCorner(r, r);
-      abarCap_.block(r, r, r, r) = -B * ups_.topLeftCorner(r, r);
-      abarCap_.block(r, n, r, 1) = pddFree_.head(r);
-      abarCap_.block(0, n + 1, n, 1) = x0_.head(n);
-      abarCap_(n, n + 1) = 1;
-      abarCap_(n + 1, n + 2) = 1;
-      abarCap_ *= dt;
-      expCap_ = abarCap_.exp();
-      xint_.head(n) = expCap_.block(0, n + 1, n, 1);
-      xint2_.head(n) = expCap_.block(0, n + 2, n, 1);
+      denseIntegrals(ups_.topLeftCorner(r, r), K, B, pddFree_.head(r), x0_.head(n), dt, abarCap_, expCap_, xint_,
+                     xint2_);
       done = true;
     }
     if (!done) {
       // More points in contact than the fixed workspace holds: dynamic matrices (allocates).
-      abar_.setZero(n + 3, n + 3);
-      abar_.block(0, r, r, r).setIdentity();
-      abar_.block(r, 0, r, r) = -K * ups_.topLeftCorner(r, r);
-      abar_.block(r, r, r, r) = -B * ups_.topLeftCorner(r, r);
-      abar_.block(r, n, r, 1) = pddFree_.head(r);
-      abar_.block(0, n + 1, n, 1) = x0_.head(n);
-      abar_(n, n + 1) = 1;
-      abar_(n + 1, n + 2) = 1;
-      abar_ *= dt;
-      const MatX E = abar_.exp();
-      xint_.head(n) = E.block(0, n + 1, n, 1);
-      xint2_.head(n) = E.block(0, n + 2, n, 1);
+      MatX E;
+      denseIntegrals(ups_.topLeftCorner(r, r), K, B, pddFree_.head(r), x0_.head(n), dt, abar_, E, xint_, xint2_);
     }
     // 4. Average forces (23), (25), projected onto the cones, applied through Jᵀ.
     for (int i = 0; i < m; ++i) {
