@@ -5,6 +5,8 @@
 #include <Eigen/QR>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <string>
 
 #include "core/quaternion.h"
@@ -270,6 +272,28 @@ void GcIntegrator::selectIndependentRows() {
 void GcIntegrator::maskDependentRows(MatX& Dh) const {
   for (int r = 0; r < m(); ++r)
     if (!activeRow_[r]) Dh.row(r).setZero();
+}
+
+GcIntegrator::Check GcIntegrator::checkIteration(const StepSettings& st, int it, double r, double blowUp,
+                                                 const char* method, StepReport& rep) const {
+  rep.iterations = it;
+  rep.residual = r;
+  if (!std::isfinite(r) || r > blowUp) {
+    rep.status = StepStatus::NonFinite;
+    rep.message = std::string(method) + ": the residual of the discrete Euler-Lagrange equations " +
+                  (std::isfinite(r) ? "grew without bound" : "is not finite");
+    return Check::Failed;
+  }
+  if (r <= st.tolerance) return Check::Converged;
+  if (it >= st.maxIterations) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "%s did not converge in %d iterations (residual %.3g > tolerance %.3g)", method,
+                  st.maxIterations, r, st.tolerance);
+    rep.status = StepStatus::NotConverged;
+    rep.message = buf;
+    return Check::Failed;
+  }
+  return Check::Continue;
 }
 
 void GcIntegrator::residual(const StepSettings& st, const Inputs& in, const VecX& q1, const VecX& lambda, VecX& out) {

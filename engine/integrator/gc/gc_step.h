@@ -61,6 +61,12 @@ class GcIntegrator : public Integrator {
   // max(1 N, Σ m|g|) — a generalized force relative to the mechanism's weight on a 1 m lever —
   // and the loop rows (m, rad) as they are. The same tolerance then means the same for every
   // integrator and every size.
+  // The end of an iteration of either root finder at residual r: Converged (r ≤ tolerance), Failed
+  // (r not finite or past `blowUp`, or the iteration cap reached: report filled, named by `method`)
+  // or Continue. Fills report.iterations and report.residual.
+  enum class Check { Continue, Converged, Failed };
+  Check checkIteration(const StepSettings& settings, int it, double r, double blowUp, const char* method,
+                       StepReport& report) const;
   double residualNorm() const {
     const int nc = n();
     double r = res_.head(nc).lpNorm<Eigen::Infinity>() * rowWeight_;

@@ -3,6 +3,7 @@
 #include "integrator/gc/midpoint_gc_step.h"
 
 #include <cstdio>
+#include <limits>
 #include <string>
 
 namespace ms {
@@ -19,22 +20,8 @@ bool MidpointGCIntegrator::solve(const StepSettings& st, const Inputs& in, StepR
   evaluate(st, in, dq1_, lambda_, true);
   double r = residualNorm();
   for (int it = 0;; ++it) {
-    rep.iterations = it;
-    rep.residual = r;
-    if (!std::isfinite(r)) {
-      rep.status = StepStatus::NonFinite;
-      rep.message = "the residual of the discrete Euler-Lagrange equations is not finite";
-      return false;
-    }
-    if (r <= st.tolerance) return true;
-    if (it >= st.maxIterations) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "Newton did not converge in %d iterations (residual %.3g > tolerance %.3g)",
-                    st.maxIterations, r, st.tolerance);
-      rep.status = StepStatus::NotConverged;
-      rep.message = buf;
-      return false;
-    }
+    const Check c = checkIteration(st, it, r, std::numeric_limits<double>::infinity(), "Newton", rep);
+    if (c != Check::Continue) return c == Check::Converged;
     // Newton direction from the dense LU of the analytic Jacobian.
     assembleJacobian(st, in, dq1_, lambda_);
     lu_.compute(jac_);

@@ -23,23 +23,8 @@ bool RiqnIntegrator::solve(const StepSettings& st, const Inputs& in, StepReport&
   evaluate(st, in, dq1_, none_, false);
   double r0 = residualNorm();
   for (int it = 0;; ++it) {
-    const double r = residualNorm();
-    rep.iterations = it;
-    rep.residual = r;
-    if (!std::isfinite(r) || r > 1e8 * (r0 + 1)) {
-      rep.status = StepStatus::NonFinite;
-      rep.message = "RIQN diverged (the residual of the discrete Euler-Lagrange equations grew without bound)";
-      return false;
-    }
-    if (r <= st.tolerance) return true;
-    if (it >= st.maxIterations) {
-      char buf[160];
-      std::snprintf(buf, sizeof buf, "RIQN did not converge in %d iterations (residual %.3g > tolerance %.3g)",
-                    st.maxIterations, r, st.tolerance);
-      rep.status = StepStatus::NotConverged;
-      rep.message = buf;
-      return false;
-    }
+    const Check c = checkIteration(st, it, residualNorm(), 1e8 * (r0 + 1), "RIQN", rep);
+    if (c != Check::Continue) return c == Check::Converged;
     // Impulse-based update: q ← q + h M(q_k)⁻¹ F.
     gc::solveFactoredMass(tree_, knot_, res_, dq_, aba_);
     dq1_ += h_ * dq_;
