@@ -37,8 +37,9 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   integrator_ = new QComboBox;
   integrator_->setObjectName("settings-integrator");
   for (IntegratorKind k : kIntegratorKinds) integrator_->addItem(QString::fromUtf8(displayName(k)), int(k));
-  integrator_->setToolTip("Time stepper: the variational integrator (default), or a baseline on acceleration-level "
-                          "dynamics (explicit Euler, symplectic Euler, Heun, RK4) or the exponential integrator (soft contacts)");
+  integrator_->setToolTip("Time stepper: the variational integrator (default), a baseline on acceleration-level "
+                          "dynamics (explicit Euler, symplectic Euler, Heun, RK4), the exponential integrator (soft "
+                          "contacts), trep's midpoint VI or Lee et al.'s RIQN in joint coordinates, or a MuJoCo copy");
   form->addRow("Integrator", integrator_);
   contacts_ = new QComboBox;
   contacts_->setObjectName("settings-contacts");
