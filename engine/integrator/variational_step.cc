@@ -422,7 +422,7 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
   const double dt = m.dt;
   const int nb = int(sys.bodies.size());
   // Fill-in blocks (closed loops) still hold factors from the previous iteration: clear them.
-  if (F && sys.order.fillIn > 0) F->setZero();
+  if (F && sys.order.fillIn > 0) F->setFillInZero();
   // Bodies: next knot z2, dynamics residuals (10), (16) and their diagonal blocks.
   for (int i = 0; i < nb; ++i) {
     const CompiledBody& cb = sys.bodies[i];

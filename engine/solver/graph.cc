@@ -188,6 +188,7 @@ EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& ad
         if (filled[later[a]].insert(later[b]).second) {
           filled[later[b]].insert(later[a]);
           ++order.fillIn;
+          order.fillInPairs.emplace_back(later[a], later[b]);
         }
   }
 

@@ -25,8 +25,10 @@ struct EliminationOrder {
   std::vector<std::vector<int>> parents;
   // Edges of the input graph not in the DFS spanning forest (one per independent cycle).
   std::vector<std::pair<int, int>> loopClosures;
-  // Number of node pairs (unordered) connected in the filled graph but not in the input graph.
+  // Number of node pairs (unordered) connected in the filled graph but not in the input graph, and
+  // those pairs.
   int fillIn = 0;
+  std::vector<std::pair<int, int>> fillInPairs;
 };
 
 // adjacency: undirected graph, adjacency[i] lists the neighbours of node i (symmetric).

@@ -80,6 +80,13 @@ GraphLDU::GraphLDU(const EliminationOrder& order) : order_(order) {
     }
   }
   parentStart_[n] = static_cast<int>(parents_.size());
+
+  // Fill-in blocks, both directions.
+  for (const auto& [a, b] : order_.fillInPairs) {
+    fillInBlocks_.push_back(blockIndex(a, b));
+    fillInBlocks_.push_back(blockIndex(b, a));
+    MS_ASSERT(fillInBlocks_.back() >= 0 && fillInBlocks_[fillInBlocks_.size() - 2] >= 0, "missing fill-in block");
+  }
 }
 
 int GraphLDU::blockIndex(int i, int j) const {
@@ -95,6 +102,10 @@ void GraphLDU::setZero() {
   for (Mat6& m : diag_) m.setZero();
   for (Mat6& m : dinv_) m.setZero();
   for (Mat6& m : off_) m.setZero();
+}
+
+void GraphLDU::setFillInZero() {
+  for (int k : fillInBlocks_) off_[k].setZero();
 }
 
 bool GraphLDU::factor() {

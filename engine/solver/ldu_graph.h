@@ -32,6 +32,9 @@ class GraphLDU {
 
   // Zero every block (including fill-in blocks).
   void setZero();
+  // Zero the fill-in blocks only (they hold factors after factor(); every other block is rewritten
+  // when a matrix is assembled).
+  void setFillInZero();
   // In-place factorisation. Returns false if a pivot block is singular or non-finite.
   bool factor();
   // Solve F x = rhs after factor(); rhs and x are node-major (rows 6i..6i+5 belong to node i)
@@ -81,6 +84,7 @@ class GraphLDU {
   // for parents.
   std::vector<int> childStart_, parentStart_;
   std::vector<ChildEntry> children_;
+  std::vector<int> fillInBlocks_;  // block indices of both directions of every fill-in pair
   std::vector<ParentEntry> parents_;
   std::vector<Correction> corrections_;
   // Sparse lookup for blockIndex(): per row node, (column node, block index) sorted by column.

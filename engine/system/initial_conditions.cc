@@ -2,6 +2,8 @@
 // Initial conditions (see initial_conditions.h). Runs at reset, not per step: it may allocate.
 #include "system/initial_conditions.h"
 
+#include <algorithm>
+
 #include <cmath>
 #include <sstream>
 
@@ -42,6 +44,13 @@ double constraintViolation(const CompiledSystem& sys, const State& s) {
   return v;
 }
 
+double constraintRoundoff(const State& s) {
+  // 1e-13 per metre of the largest position coordinate (at least 1 m).
+  double scale = 1.0;
+  for (const BodyState& b : s.bodies) scale = std::max(scale, 1.0 + b.x.cwiseAbs().maxCoeff());
+  return 1e-13 * scale;
+}
+
 double projectOntoConstraints(const CompiledSystem& sys, State& s, int maxIterations) {
   const int nb = int(sys.bodies.size());
   int m = 0;
@@ -51,6 +60,9 @@ double projectOntoConstraints(const CompiledSystem& sys, State& s, int maxIterat
   MatX G(m, 6 * nb);
   VecX g(m);
   JointConstraintEval e;
+  // Poses placed by forward kinematics (trees) are already at the rounding level: no projection
+  // (its dense decomposition costs O(n³): minutes for a 1000-link chain).
+  if (viol <= constraintRoundoff(s)) return viol;
   for (int it = 0; it < maxIterations && viol > 1e-13; ++it) {
     // Stack g and its Jacobian with respect to (x, θ) of every body.
     G.setZero();
@@ -97,9 +109,8 @@ State makeInitialState(const CompiledSystem& sys, const Model& initial, double d
     s0.bodies[i].q = initial.bodies[i].orientation.normalized();
   }
   forwardKinematics(sys, initial, 0.0, s0);
-  const double tolerance = 1e-12;
   double viol = projectOntoConstraints(sys, s0);
-  if (!(viol <= tolerance)) {
+  if (!(viol <= kProjectionTolerance * constraintRoundoff(s0))) {
     std::ostringstream os;
     os << "the initial pose cannot be made to satisfy the joints (remaining violation " << viol
        << "): check anchors, axes and initial joint positions";
@@ -116,7 +127,7 @@ State makeInitialState(const CompiledSystem& sys, const Model& initial, double d
   }
   forwardKinematics(sys, initial, dt, s1);
   viol = projectOntoConstraints(sys, s1);
-  if (!(viol <= tolerance)) throw UserError("the initial velocities cannot be made consistent with the joints");
+  if (!(viol <= kProjectionTolerance * constraintRoundoff(s1))) throw UserError("the initial velocities cannot be made consistent with the joints");
   // Discrete velocities ż0 = (z1 ⊖ z0)/Δt (inverse of (11) and (17)).
   for (int i = 0; i < nb; ++i) {
     BodyState& b = s0.bodies[i];

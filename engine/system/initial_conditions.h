@@ -14,7 +14,15 @@ namespace ms {
 // Throws UserError when the pose cannot be projected onto the constraints.
 State makeInitialState(const CompiledSystem& sys, const Model& initial, double dt);
 
-// Gauss–Newton projection of the poses onto g = 0 (minimum-norm steps). Returns the final ‖g‖∞.
+// Rounding level of the constraint values at these poses: 1e-13·(1 m + the largest |position
+// coordinate|) (the constraint rows subtract positions of that size).
+double constraintRoundoff(const State& state);
+// A projected pose is accepted when ‖g‖∞ ≤ kProjectionTolerance·constraintRoundoff (1e-12 at the
+// scale of a metre).
+inline constexpr double kProjectionTolerance = 10.0;
+
+// Gauss–Newton projection of the poses onto g = 0 (minimum-norm steps) down to ‖g‖∞ ≤ 1e-13, unless
+// the poses are already at the rounding level (constraintRoundoff). Returns the final ‖g‖∞.
 double projectOntoConstraints(const CompiledSystem& sys, State& state, int maxIterations = 50);
 
 // Largest |g| over all joints at the state's poses.

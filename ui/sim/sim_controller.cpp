@@ -119,8 +119,7 @@ bool carryOverState(const CompiledSystem& prevSys, const State& prev, const Simu
     c.w = quat::rotation(c.q).transpose() * wWorld;
     placed[size_t(g.child)] = true;
   }
-  constexpr double kTolerance = 1e-12;
-  if (!(projectOntoConstraints(sys, s0) <= kTolerance)) return false;
+  if (!(projectOntoConstraints(sys, s0) <= kProjectionTolerance * constraintRoundoff(s0))) return false;
   State s1 = s0;
   for (size_t i = 0; i < s0.bodies.size(); ++i) {
     Vec4 inc;
@@ -128,7 +127,7 @@ bool carryOverState(const CompiledSystem& prevSys, const State& prev, const Simu
     s1.bodies[i].x = s0.bodies[i].x + s0.bodies[i].v * dt;
     s1.bodies[i].q = quat::mul(s0.bodies[i].q, inc);
   }
-  if (!(projectOntoConstraints(sys, s1) <= kTolerance)) return false;
+  if (!(projectOntoConstraints(sys, s1) <= kProjectionTolerance * constraintRoundoff(s1))) return false;
   for (size_t i = 0; i < s0.bodies.size(); ++i) {
     BodyState& b = s0.bodies[i];
     b.v = (s1.bodies[i].x - b.x) / dt;
