@@ -191,10 +191,9 @@ InteriorPointReport InteriorPointSolver::solve(InteriorPointProblem& problem, In
     const Eigen::Ref<const VecX> ds = problem.slackStep();
     const Eigen::Ref<const VecX> dg = problem.dualStep();
     // Solves with r = target − s∘γ (− corr); false if the direction is not finite.
-    auto direction = [&](double target, bool withCorr, bool predictor = false) {
+    auto direction = [&](double target, bool withCorr) {
       for (int i = 0; i < m; ++i) rhs_[i] = target - s[i] * g[i] - (withCorr ? corr_[i] : 0.0);
-      const bool ok = predictor ? problem.solvePredictor(rhs_.head(m)) : problem.solveNewton(rhs_.head(m));
-      return ok && allFinite(ds) && allFinite(dg);
+      return problem.solveNewton(rhs_.head(m)) && allFinite(ds) && allFinite(dg);
     };
     const char* nonFiniteDirection = "The Newton direction became NaN or infinite at iteration %d (equality residual "
                                      "%.2e, complementarity %.2e); the Newton matrix is probably near-singular.";
@@ -206,7 +205,7 @@ InteriorPointReport InteriorPointSolver::solve(InteriorPointProblem& problem, In
       // Predictor (affine) step r = −s∘γ, its fraction-to-the-boundary length (τ = 1) and the
       // complementarity it would reach; σ = (μ_aff/μ)³.
       const double muNow = m > 0 ? cs.sum / m : muMin;
-      if (!direction(0.0, false, true)) {
+      if (!direction(0.0, false)) {
         std::snprintf(msg, sizeof msg, nonFiniteDirection, iter + 1, eq.maxAbs, cs.max);
         return finish(InteriorPointStatus::NonFinite, msg);
       }

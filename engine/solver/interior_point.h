@@ -23,7 +23,7 @@
 //
 // Iteration (one "iteration" = one factorisation):
 //   1. converged when ‖[F; c − s]‖∞ ≤ tol and max(s∘γ) ≤ complementarityTol;
-//   2. Mehrotra rule (default): μ = sᵀγ/m, affine step (r = −s∘γ, solvePredictor), μ_aff = complementarity after
+//   2. Mehrotra rule (default): μ = sᵀγ/m, affine step (r = −s∘γ), μ_aff = complementarity after
 //      the affine step to the boundary, σ = (μ_aff/μ)³, target μ_t = max(σμ, μ_min), corrector
 //      r = μ_t − s∘γ − Δs_aff∘Δγ_aff (second back-substitution, same factorisation).
 //      Monotone rule (N&W Alg. 19.1 with the Fiacco–McCormick update of IPOPT, Wächter & Biegler
@@ -161,10 +161,6 @@ class InteriorPointProblem {
   // [−F; −(c − s); r], F and c − s of the current iterate. May be called several times per
   // factorisation. false: the direction is non-finite.
   virtual bool solveNewton(const Eigen::Ref<const VecX>& complementarityRhs) = 0;
-  // The same for the Mehrotra predictor (affine) direction, which only sets the centring σ and the
-  // corrector's second-order term Δs_aff∘Δγ_aff (the corrector's line search is exact for whatever
-  // term it is given): a problem may solve it with less effort (no iterative refinement).
-  virtual bool solvePredictor(const Eigen::Ref<const VecX>& complementarityRhs) { return solveNewton(complementarityRhs); }
   // trial = current + alpha·direction.
   virtual void apply(double alpha) = 0;
   // current = trial (together with the residual evaluated at the trial).
