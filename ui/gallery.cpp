@@ -5,6 +5,7 @@
 #include <QDirIterator>
 #include <QFile>
 #include <QFileInfo>
+#include <QSaveFile>
 #include <QStandardPaths>
 #include <algorithm>
 
@@ -49,8 +50,18 @@ QString extractGalleryModel(const QString& resource, QString* error, const QStri
       if (error) *error = "cannot create folder " + QFileInfo(dst).absolutePath();
       return {};
     }
-    QFile::remove(dst);
-    if (!QFile::copy(src, dst)) {
+    // Replaced atomically (other instances, e.g. tests run side by side, share the folder and may be
+    // reading it): an unchanged copy stays, a new one is renamed over the old.
+    QFile in(src);
+    if (!in.open(QIODevice::ReadOnly)) {
+      if (error) *error = "cannot read " + src;
+      return {};
+    }
+    const QByteArray bytes = in.readAll();
+    QFile old(dst);
+    if (old.open(QIODevice::ReadOnly) && old.readAll() == bytes) continue;
+    QSaveFile out(dst);
+    if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit()) {
       if (error) *error = "cannot write " + dst;
       return {};
     }

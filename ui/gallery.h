@@ -18,7 +18,8 @@ struct GalleryEntry {
 // .trep, then urdf/.
 QList<GalleryEntry> galleryEntries();
 
-// Copies the whole gallery to `dir` (default: the user's cache location) and returns the path of
+// Copies the whole gallery to `dir` (default: the user's cache location; each file replaced
+// atomically, so concurrent instances never read a missing or partial one) and returns the path of
 // `resource` there; empty with *error set when the copy fails.
 QString extractGalleryModel(const QString& resource, QString* error, const QString& dir = QString());
 

@@ -1144,8 +1144,9 @@ void MainWindow::pullFromSimulation() {
   updateComparison(s);
   if (rewound) plots_->rewind(rewindTo);
   if (!sampleBuffer_.empty()) plots_->append(sampleBuffer_);
-  // Plots redraw at ~30 Hz.
-  if (++tickCount_ % 2 == 0) plots_->refresh();
+  // Plots redraw at ~30 Hz, half of them on each tick.
+  ++tickCount_;
+  plots_->refreshHalf();
 
   if (!s.system) return;
   const bool changed = s.generation != shownGeneration_ || s.state.step != shownStep_ ||
@@ -1298,8 +1299,12 @@ bool MainWindow::openLesson(const QString& numberOrId, QString* error) {
 
 void MainWindow::updateTransport(const Snapshot& s) {
   if (runAct_->isChecked() != s.running) runAct_->setChecked(s.running);
-  runAct_->setText(s.running ? "&Pause" : "&Run");
-  runAct_->setIcon(s.running ? themeIcon("media-playback-pause", QStyle::SP_MediaPause) : themeIcon("media-playback-start", QStyle::SP_MediaPlay));
+  // Text and icon on a change only: each new icon re-lays out and repaints the toolbar.
+  if (runButtonPauses_ != s.running) {
+    runButtonPauses_ = s.running;
+    runAct_->setText(s.running ? "&Pause" : "&Run");
+    runAct_->setIcon(s.running ? themeIcon("media-playback-pause", QStyle::SP_MediaPause) : themeIcon("media-playback-start", QStyle::SP_MediaPlay));
+  }
   stepBackAct_->setEnabled(s.historyCursor > 0);
   if (!history_->isSliderDown() && (!s.running || tickCount_ % 6 == 0)) {
     history_->setRange(0, std::max(0, s.historyCount - 1));

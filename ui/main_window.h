@@ -258,6 +258,7 @@ class MainWindow : public QMainWindow {
   long shownStep_ = -1;
   int shownCursor_ = -1;
   bool shownRunning_ = false;
+  bool runButtonPauses_ = false;  // the Run action shows "Pause" and its icon (set on a change only)
   int tickCount_ = 0;
   bool restoredLayout_ = false, defaultLayoutApplied_ = false;
   std::vector<StepSample> sampleBuffer_;

@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Responsiveness of the desktop application under Xvfb (issue 4 acceptance): a 20-link chain
 // running as fast as possible with every plot open must never block the GUI event loop (no stall
-// of 500 ms); its speed targets — no stall of 100 ms or more, the 3D view at 20 frames per second or
-// more — are asserted with MECHSTUDIO_STRICT_TIMING=1 (host-dependent on a software renderer) and
-// warned about otherwise. In real-time mode the chain keeps a real-time factor of at least 0.99.
-// The as-fast-as-possible figures are the better of two runs, printed for the closing note.
+// of 500 ms); its speed targets — no stall over 50 ms, the 3D view at 50 frames per second or more
+// (issue 14; issue 4 asked for 100 ms and 20 frames/s) — are asserted with MECHSTUDIO_STRICT_TIMING=1
+// (host-dependent on a software renderer) and warned about otherwise. In real-time mode the chain
+// keeps a real-time factor of at least 0.99. The as-fast-as-possible figures are the better of two
+// runs, printed with the CPU time per frame of the GUI thread and of the rasteriser's threads
+// (docs/benchmarks.md, "GUI responsiveness").
 #include <QApplication>
+#include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTest>
@@ -18,6 +22,8 @@
 #include "plots/plot_manager.h"
 #include "ui_test_util.h"
 #include "viewport/viewport_widget.h"
+
+#include <unistd.h>
 
 using namespace ms;
 using namespace ms::ui;
@@ -43,6 +49,31 @@ struct StallProbe : QObject {
     timer.start();
   }
 };
+// CPU time used so far (ms) by the GUI thread, by Mesa's rasteriser threads ("llvmpipe-N") and by
+// every other thread of the process (the simulation), from /proc (Linux; zeros elsewhere).
+struct ThreadCpu {
+  double gui = 0, rasteriser = 0, others = 0;
+};
+ThreadCpu threadCpu() {
+  ThreadCpu cpu;
+  const double msPerTick = 1000.0 / double(sysconf(_SC_CLK_TCK));
+  const QString gui = QString::number(getpid());
+  for (const QString& tid : QDir("/proc/self/task").entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+    QFile f("/proc/self/task/" + tid + "/stat");
+    if (!f.open(QIODevice::ReadOnly)) continue;
+    // "tid (name) state …": utime and stime are the 12th and 13th fields after the name.
+    const QByteArray line = f.readAll();
+    const qsizetype open = line.indexOf('('), close = line.lastIndexOf(')');
+    const QList<QByteArray> fields = line.mid(close + 2).split(' ');
+    if (open < 0 || close < open || fields.size() < 13) continue;
+    const double ms = (fields[11].toDouble() + fields[12].toDouble()) * msPerTick;
+    if (tid == gui) cpu.gui += ms;
+    else if (line.mid(open + 1, close - open - 1).startsWith("llvmpipe")) cpu.rasteriser += ms;
+    else cpu.others += ms;
+  }
+  return cpu;
+}
+
 // Every plot dock visible at once (by default some share a tabbed area): a row at the bottom.
 void showAllPlots(MainWindow& w);
 
@@ -80,16 +111,26 @@ class TestResponsiveness : public QObject {
     openChainWithAllPlots(w);
     if (QTest::currentTestFailed()) return;
     w.sim().setSpeed(0);
+    // Half the model's step: the chain at 0.01 s blows up near t = 1320 s (from the initial state,
+    // also in mechstudio-cli), which a 4 s run at ~33,000 steps/s reaches; at 0.005 s it ran 2,000 s.
+    StepSettings settings = w.sim().stepSettings();
+    settings.dt = 0.005;
+    w.sim().setStepSettings(settings);
     pump(300);
     // Two 4 s runs; the better one is judged (on a shared 2-core host, a neighbour's burst can cost
     // one run a few frames per second — both are printed).
     double bestFps = 0, bestStall = 1e9;
     for (int run = 0; run < 2; ++run) {
+      // Each run starts from the initial state.
+      w.sim().reset();
+      test::settle(w);
+      QCOMPARE(w.sim().stepSettings().dt, 0.005);
       StallProbe probe;
       probe.start();
       w.takeMaxTickGapMs();
       const long frames0 = w.viewport()->framesRendered();
       const long steps0 = w.sim().snapshot().state.step;
+      const ThreadCpu cpu0 = threadCpu();
       w.sim().setRunning(true);
       QElapsedTimer wall;
       wall.start();
@@ -101,11 +142,15 @@ class TestResponsiveness : public QObject {
       w.pullFromSimulation();
       const Snapshot s = w.sim().snapshot();
       const double fps = frames / seconds;
+      const ThreadCpu cpu = threadCpu();
       const double tickGap = w.takeMaxTickGapMs();
       const long steps = s.state.step - steps0;
       qInfo("20-link chain, as fast as possible, all plots, run %d: %ld steps in %.2f s (%.0f steps/s), view %.1f "
             "frames/s, longest event-loop stall %.1f ms (GUI tick gap %.1f ms), plot samples %ld",
             run + 1, steps, seconds, steps / seconds, fps, probe.maxGapMs, tickGap, w.plots()->sampleCount());
+      qInfo("  CPU per frame: GUI thread %.2f ms, rasteriser threads %.2f ms (other threads %.0f %% of a core)",
+            (cpu.gui - cpu0.gui) / double(std::max(frames, 1L)), (cpu.rasteriser - cpu0.rasteriser) / double(std::max(frames, 1L)),
+            (cpu.others - cpu0.others) / (10.0 * seconds));
       QVERIFY2(!s.failed, s.failure.c_str());
       QVERIFY(steps > 1000);
       QCOMPARE(w.plots()->sampleCount(), s.state.step + 1);  // every step reached the plots
@@ -115,15 +160,22 @@ class TestResponsiveness : public QObject {
       }
       pump(200);
     }
+    // The window as it ran, when asked for (MECHSTUDIO_RESPONSIVENESS_SCREENSHOT=out.png).
+    if (const QString shot = qEnvironmentVariable("MECHSTUDIO_RESPONSIVENESS_SCREENSHOT"); !shot.isEmpty()) {
+      w.pullFromSimulation();
+      pump(100);
+      QVERIFY(w.grab().toImage().save(shot));
+    }
     // The window is never blocked by the simulation: no event-loop stall of half a second.
     QVERIFY2(bestStall < 500, qPrintable(QString("stall %1 ms").arg(bestStall)));
-    // The speed targets (issue 4: 20 frames/s, stalls under 100 ms) depend on the host's software
-    // renderer; they are asserted with MECHSTUDIO_STRICT_TIMING=1 and recorded in docs/benchmarks.md.
+    // The speed targets (issue 14: 50 frames/s, no stall over 50 ms) depend on the host's software
+    // renderer and load; they are asserted with MECHSTUDIO_STRICT_TIMING=1 and recorded in
+    // docs/benchmarks.md.
     if (qEnvironmentVariableIntValue("MECHSTUDIO_STRICT_TIMING") == 1) {
-      QVERIFY2(bestStall < 100, qPrintable(QString("stall %1 ms").arg(bestStall)));
-      QVERIFY2(bestFps >= 20, qPrintable(QString("%1 frames/s").arg(bestFps)));
-    } else if (bestFps < 20 || bestStall >= 100) {
-      qWarning("below the speed target (20 frames/s, stalls < 100 ms): %.1f frames/s, %.1f ms", bestFps, bestStall);
+      QVERIFY2(bestStall <= 50, qPrintable(QString("stall %1 ms").arg(bestStall)));
+      QVERIFY2(bestFps >= 50, qPrintable(QString("%1 frames/s").arg(bestFps)));
+    } else if (bestFps < 50 || bestStall > 50) {
+      qWarning("below the speed target (50 frames/s, stalls <= 50 ms): %.1f frames/s, %.1f ms", bestFps, bestStall);
     }
   }
 

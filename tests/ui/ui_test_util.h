@@ -4,6 +4,10 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QSettings>
+#include <QStandardPaths>
 #include <QTest>
 #include <QElapsedTimer>
 #include <QThread>
@@ -29,16 +33,34 @@ void settle(Window& w) {
   QCoreApplication::processEvents();
 }
 
+// Removes this process's settings file and its config, cache and data folders (test mode).
+inline void removeTestFolders() {
+  QStandardPaths::setTestModeEnabled(true);
+  QFile::remove(QSettings().fileName());
+  for (const auto location : {QStandardPaths::AppConfigLocation, QStandardPaths::CacheLocation,
+                              QStandardPaths::AppDataLocation, QStandardPaths::AppLocalDataLocation})
+    QDir(QStandardPaths::writableLocation(location)).removeRecursively();
+}
+
 }  // namespace ms::ui::test
 
 // main() of a GUI test: shared GL contexts (required before QApplication, see the design notes)
-// and the test application's own settings name.
-#define MECHSTUDIO_GUI_TEST_MAIN(TestClass)                        \
-  int main(int argc, char** argv) {                                \
-    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);    \
-    QApplication app(argc, argv);                                  \
-    QCoreApplication::setOrganizationName("MechStudio");           \
-    QCoreApplication::setApplicationName("MechStudioTest");        \
-    TestClass t;                                                   \
-    return QTest::qExec(&t, argc, argv);                           \
+// and settings, caches and recovery files of its own in Qt's test locations (~/.qttest): the
+// application name carries the process id,
+// since tests of several checkouts run side by side on one machine and one test's saved settings
+// (speed, docks) or gallery copies changed another's; they are removed at the end.
+#define MECHSTUDIO_GUI_TEST_MAIN(TestClass)                                                                 \
+  int main(int argc, char** argv) {                                                                         \
+    QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);                                             \
+    QApplication app(argc, argv);                                                                           \
+    QCoreApplication::setOrganizationName("MechStudio");                                                    \
+    QCoreApplication::setApplicationName(QStringLiteral("MechStudioTest-%1").arg(QCoreApplication::applicationPid())); \
+    QStandardPaths::setTestModeEnabled(true);                                                               \
+    int rc = 0;                                                                                             \
+    {                                                                                                       \
+      TestClass t;                                                                                          \
+      rc = QTest::qExec(&t, argc, argv);                                                                    \
+    }                                                                                                       \
+    ms::ui::test::removeTestFolders();                                                                      \
+    return rc;                                                                                              \
   }

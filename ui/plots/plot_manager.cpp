@@ -26,6 +26,7 @@ struct PlotManager::Impl {
   std::vector<std::unique_ptr<SampleStore>> copyStores;
   std::vector<CopyLegend> legends;
   std::vector<std::vector<StepSample>> scratch;
+  int half = 0;  // refreshHalf(): which half of the docks is next
 };
 
 PlotManager::PlotManager(QMainWindow* window) : QObject(window), d_(new Impl) {
@@ -132,6 +133,14 @@ double PlotManager::timeWindow() const { return d_->timeWindow; }
 void PlotManager::refresh() {
   for (const auto& dock : d_->docks)
     if (dock && dock->isVisible()) dock->refresh(d_->timeWindow);
+}
+
+// Even-numbered visible docks on one call, odd-numbered ones on the next.
+void PlotManager::refreshHalf() {
+  int visible = 0;
+  for (const auto& dock : d_->docks)
+    if (dock && dock->isVisible() && visible++ % 2 == d_->half) dock->refresh(d_->timeWindow);
+  d_->half = 1 - d_->half;
 }
 
 long PlotManager::sampleCount() const { return d_->store.receivedCount(); }

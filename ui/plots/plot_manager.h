@@ -40,8 +40,11 @@ class PlotManager : public QObject {
   // Visible time window in seconds (0: everything). Default 10 s.
   void setTimeWindow(double seconds);
   double timeWindow() const;
-  // Redraws the visible docks if data changed (call from the GUI timer, ~30 Hz).
+  // Redraws the visible docks if data changed.
   void refresh();
+  // The GUI timer's share (call every tick, ~60 Hz): half of the visible docks in turn, so each one
+  // redraws at ~30 Hz and no tick pays for all of them.
+  void refreshHalf();
 
   // Comparison: the copies' labels, colours and notes ("stopped at t = 1.2 s"), the reference
   // first. Every figure then overlays one curve per copy and quantity; samples with copy k go to

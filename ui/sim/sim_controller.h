@@ -74,8 +74,9 @@ class SimController : public QObject {
   // Comparison: copies[0] is the reference, the others run beside it; all start from the state now
   // shown (the history cursor: "compare from here"), the history and plots start again there. A
   // copy whose integrator cannot be set up is listed as failed with the reason. With `equalCost`
-  // each other copy's Δt is chosen so that its wall time per simulated second matches the
-  // reference's (µs/step measured over a short calibration run from the start state, twice).
+  // each other copy's Δt is chosen so that its time per simulated second matches the
+  // reference's (CPU µs/step of the simulation thread over a short calibration run from the start
+  // state, twice).
   void startComparison(const std::vector<CopySpec>& copies, bool equalCost);
   // Back to the reference alone (its state and integrator kept).
   void stopComparison();

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// ViewportWidget: an osgViewer::Viewer (single-threaded, GraphicsWindowEmbedded) rendering into the
-// QOpenGLWidget's framebuffer. Owns the scene (bodies, grid, lights, overlays), an orbit camera
+// ViewportWidget: an osgViewer::Viewer (single-threaded, GraphicsWindowEmbedded) rendering into an
+// offscreen framebuffer object (viewport/offscreen_gl.h) whose image the widget paints. Owns the scene (bodies, grid, lights, overlays), an orbit camera
 // kept as eye/centre/up, picking through osgUtil::LineSegmentIntersector and the Ctrl+drag spring.
 #include "viewport/viewport_widget.h"
 
@@ -12,10 +12,7 @@
 
 #include <QKeyEvent>
 #include <QMouseEvent>
-#include <QOffscreenSurface>
-#include <QOpenGLContext>
-#include <QOpenGLFunctions>
-#include <QSurfaceFormat>
+#include <QPainter>
 #include <QWheelEvent>
 #include <osg/BlendFunc>
 #include <osg/ComputeBoundsVisitor>
@@ -31,6 +28,7 @@
 #include <osgViewer/GraphicsWindow>
 #include <osgViewer/Viewer>
 
+#include "viewport/offscreen_gl.h"
 #include "viewport/overlays.h"
 #include "viewport/scene_nodes.h"
 
@@ -672,35 +670,10 @@ Vec3 ViewportWidget::Impl::dragTarget(const QPointF& pos) {
   return t.allFinite() ? t : grab.target;
 }
 
-namespace {
-// 4× multisampling on GPUs; none on software rasterisers, where it made a 800×600 frame cost
-// 17 ms instead of 3 ms (llvmpipe). MECHSTUDIO_VIEWPORT_SAMPLES overrides the choice.
-int multisamples() {
-  bool set = false;
-  const int forced = qEnvironmentVariableIntValue("MECHSTUDIO_VIEWPORT_SAMPLES", &set);
-  if (set) return std::clamp(forced, 0, 16);
-  static const int samples = [] {
-    QOpenGLContext ctx;
-    QOffscreenSurface surface;
-    if (!ctx.create()) return 0;
-    surface.setFormat(ctx.format());
-    surface.create();
-    if (!ctx.makeCurrent(&surface)) return 0;
-    const QByteArray renderer(reinterpret_cast<const char*>(ctx.functions()->glGetString(GL_RENDERER)));
-    ctx.doneCurrent();
-    const bool software = renderer.contains("llvmpipe") || renderer.contains("softpipe") || renderer.contains("swrast") ||
-                          renderer.contains("Software");
-    return software ? 0 : 4;
-  }();
-  return samples;
-}
-}  // namespace
-
-// Multisampling when cheap (Qt falls back silently when unavailable); compatibility profile kept.
-ViewportWidget::ViewportWidget(QWidget* parent) : QOpenGLWidget(parent) {
-  QSurfaceFormat fmt = format();
-  fmt.setSamples(multisamples());
-  setFormat(fmt);
+// An opaque widget painted entirely by the frame image (no background painted beneath it).
+ViewportWidget::ViewportWidget(QWidget* parent) : QWidget(parent), gl_(std::make_unique<viewport::OffscreenGl>()) {
+  setAttribute(Qt::WA_OpaquePaintEvent);
+  setAttribute(Qt::WA_NoSystemBackground);
   setFocusPolicy(Qt::StrongFocus);
   setMinimumSize(64, 64);
   d_ = std::make_unique<Impl>(this);
@@ -708,9 +681,9 @@ ViewportWidget::ViewportWidget(QWidget* parent) : QOpenGLWidget(parent) {
 
 // GL objects are released with the widget's context current.
 ViewportWidget::~ViewportWidget() {
-  makeCurrent();
+  const bool current = gl_->makeCurrent();
   d_.reset();
-  doneCurrent();
+  if (current) gl_->doneCurrent();
 }
 
 // Rebuilds the body transforms from the visual shapes (else collision shapes, else a COM sphere).
@@ -1114,30 +1087,47 @@ void ViewportWidget::setSelectedBody(int body) {
   update();
 }
 
-QImage ViewportWidget::renderToImage() { return grabFramebuffer(); }
+QImage ViewportWidget::renderToImage() {
+  renderFrame();
+  return frame_;
+}
 
 long ViewportWidget::framesRendered() const { return d_->frames; }
 
-void ViewportWidget::initializeGL() { d_->viewer->realize(); }
-
-void ViewportWidget::resizeGL(int, int) {
+// Follows the widget's size in device pixels: the embedded window, the camera's viewport and
+// projection, and a view still framed automatically is framed again for the new aspect ratio.
+void ViewportWidget::resizeEvent(QResizeEvent* e) {
+  QWidget::resizeEvent(e);
   const int pw = d_->pixelWidth(), ph = d_->pixelHeight();
   d_->gw->resized(0, 0, pw, ph);
   d_->gw->getEventQueue()->windowResize(0, 0, pw, ph);
   // resized() rescales the projection by itself; set ours explicitly.
   d_->viewer->getCamera()->setViewport(0, 0, pw, ph);
   d_->viewer->getCamera()->setProjectionMatrixAsPerspective(kFovY, double(pw) / ph, 0.01, 1000.0);
-  // A view still framed automatically is framed again for the new aspect ratio.
   if (d_->autoFit) d_->fit();
 }
 
-// One OSG frame into Qt's framebuffer object (Qt recreates it on resize, so its id is set each time).
-void ViewportWidget::paintGL() {
+// One OSG frame into the offscreen framebuffer (realizing the viewer the first time), read back.
+void ViewportWidget::renderFrame() {
+  const unsigned fbo = gl_->beginFrame(QSize(d_->pixelWidth(), d_->pixelHeight()));
+  if (fbo == 0) return;
+  if (!d_->viewer->isRealized()) d_->viewer->realize();
   d_->ensureViewport();
-  d_->gw->setDefaultFboId(defaultFramebufferObject());
+  d_->gw->setDefaultFboId(fbo);
   d_->applyCamera();
   d_->viewer->frame();
+  gl_->readFrame(frame_);
+  gl_->doneCurrent();
+  frame_.setDevicePixelRatio(devicePixelRatioF());
   ++d_->frames;
+}
+
+// Every repaint draws a new frame (the scene changed, or the widget was resized or exposed).
+void ViewportWidget::paintEvent(QPaintEvent*) {
+  renderFrame();
+  QPainter p(this);
+  if (frame_.isNull()) p.fillRect(rect(), palette().color(QPalette::Window));
+  else p.drawImage(QPoint(0, 0), frame_);
 }
 
 // Left: orbit or select; Ctrl+left: grab a body; Shift+left, right, middle: pan.
@@ -1258,15 +1248,15 @@ void ViewportWidget::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_7: setViewPreset(ViewPreset::Top); break;
     case Qt::Key_5: setViewPreset(ViewPreset::Iso); break;
     case Qt::Key_Escape:
-      if (d_->selected < 0) return QOpenGLWidget::keyPressEvent(e);
+      if (d_->selected < 0) return QWidget::keyPressEvent(e);
       setSelectedBody(-1);
       emit bodySelected(-1);
       break;
-    default: return QOpenGLWidget::keyPressEvent(e);
+    default: return QWidget::keyPressEvent(e);
   }
   e->accept();
 }
 
-void ViewportWidget::keyReleaseEvent(QKeyEvent* e) { QOpenGLWidget::keyReleaseEvent(e); }
+void ViewportWidget::keyReleaseEvent(QKeyEvent* e) { QWidget::keyReleaseEvent(e); }
 
 }  // namespace ms::ui

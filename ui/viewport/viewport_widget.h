@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The 3D view: OpenSceneGraph drawn inside a QOpenGLWidget (GraphicsWindowEmbedded, single-
-// threaded viewer). Draws the bodies of a compiled mechanism from their visual shapes at the poses
+// The 3D view: OpenSceneGraph (GraphicsWindowEmbedded, single-threaded viewer) drawn offscreen into
+// a framebuffer object of the widget's own GL context, read back and painted as an image, so the
+// window stays a raster window (viewport/offscreen_gl.h says why). Draws the bodies of a compiled mechanism from their visual shapes at the poses
 // of the latest snapshot, a ground grid, the mechanism's links and optional overlays, and turns
 // mouse input into camera motion, body selection and Ctrl+drag perturbation springs.
 #pragma once
@@ -9,14 +10,18 @@
 
 #include <QImage>
 #include <QPointF>
-#include <QOpenGLWidget>
+#include <QWidget>
 #include <QString>
 
 #include "sim/sim_types.h"
 
 namespace ms::ui {
 
-class ViewportWidget : public QOpenGLWidget {
+namespace viewport {
+class OffscreenGl;
+}
+
+class ViewportWidget : public QWidget {
   Q_OBJECT
  public:
   // Links (on by default): segments from each joint to the centres of mass of its two bodies and a
@@ -84,9 +89,8 @@ class ViewportWidget : public QOpenGLWidget {
   void perturbationChanged(const ms::ui::Perturbation& perturbation);
 
  protected:
-  void initializeGL() override;
-  void resizeGL(int w, int h) override;
-  void paintGL() override;
+  void paintEvent(QPaintEvent* e) override;
+  void resizeEvent(QResizeEvent* e) override;
   void mousePressEvent(QMouseEvent* e) override;
   void mouseReleaseEvent(QMouseEvent* e) override;
   void mouseMoveEvent(QMouseEvent* e) override;
@@ -96,8 +100,13 @@ class ViewportWidget : public QOpenGLWidget {
   void keyReleaseEvent(QKeyEvent* e) override;
 
  private:
+  // Draws one OSG frame offscreen into frame_ (the GL context made current first).
+  void renderFrame();
+
   struct Impl;
+  std::unique_ptr<viewport::OffscreenGl> gl_;  // declared first: outlives the scene's GL objects
   std::unique_ptr<Impl> d_;
+  QImage frame_;  // the last frame drawn (device pixels)
 };
 
 }  // namespace ms::ui
