@@ -997,6 +997,7 @@ StepReport VariationalIntegrator::advance(const StepSettings& st, const Inputs& 
       sub.dt = length(h);
       // Messages of retryable failures are written only on the last try (no allocation otherwise).
       finalAttempt_ = h == 1;
+      fullInterval_ = h == kUnits;
       rep = solve(sub, h0, inputs, state);
       total.iterations += rep.iterations;
       if (rep.status == StepStatus::Ok) {
@@ -1190,6 +1191,10 @@ namespace {
 // first: x_k ≈ Σ_j c[p][j] x_{k−1−j}, c[p][j] = (−1)^j C(p + 1, j + 1).
 constexpr double kExtrapolation[kStartHistory - 1][kStartHistory - 1] = {
     {1, 0, 0, 0, 0}, {2, -1, 0, 0, 0}, {3, -3, 1, 0, 0}, {4, -6, 4, -1, 0}, {5, -10, 10, -5, 1}};
+// Iterations to reach kCoarseResidual above which a tree's full-interval solution is solved again
+// in half intervals (solve()).
+constexpr int kPlainIterations = 3;
+constexpr double kCoarseResidual = 1e-6;
 // Steps between two choices of the extrapolation order.
 constexpr int kOrderInterval = 8;
 
@@ -1312,7 +1317,11 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
   double rnorm = infNorm(m.residual);
   int it = 0;
   bool reuseFactor = false;
+  bool backtracked = false;  // an iteration was accepted with a shortened Newton step
+  int toCoarse = -1;         // iterations until the residual was below kCoarseResidual (or tolerance)
+  const double coarse = std::max(st.tolerance, kCoarseResidual);
   for (;; ++it) {
+    if (toCoarse < 0 && rnorm < coarse) toCoarse = it;
     if (!std::isfinite(rnorm)) {
       rep.status = StepStatus::NonFinite;
       rep.message = "non-finite residual in Newton iteration " + std::to_string(it);
@@ -1374,6 +1383,7 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
       return rep;
     }
     const double previous = rnorm;
+    backtracked = backtracked || alpha < 1.0;
     m.cur.swap(m.trial);
     m.residual.swap(m.trialResidual);
     rnorm = infNorm(m.residual);
@@ -1388,6 +1398,15 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
 
   rep.iterations = it;
   rep.residual = rnorm;
+  // A solution of a tree reached only through a shortened Newton step, or after more than
+  // kPlainIterations iterations to get below kCoarseResidual (Newton's quadratic regime, reached in
+  // one iteration on ordinary steps, whatever the tolerance), may be another root of the discrete
+  // equations: the start was outside the physical root's basin. A full interval is then solved again
+  // in half intervals (closer start, smaller motion per interval), which keep their solutions.
+  if (!watchSingular_ && fullInterval_ && (backtracked || toCoarse > kPlainIterations)) {
+    rep.status = StepStatus::NotConverged;
+    return rep;
+  }
   if (!excludedLimitsHold()) return stepWithAllLimits(st, state);
   finish(st, state, rep);
   return rep;
