@@ -166,13 +166,6 @@ std::string describeDefaults() {
 
 }  // namespace
 
-PeerEngine dartEngine() {
-  PeerEngine e;
-  e.name = "dart";
-  e.version = "DART " DART_VERSION;
-  e.description = describeDefaults();
-  e.make = [](const PeerScene& s) -> std::unique_ptr<PeerInstance> { return std::make_unique<DartInstance>(s); };
-  return e;
-}
+PeerEngine dartEngine() { return makePeerEngine<DartInstance>("dart", "DART " DART_VERSION, describeDefaults()); }
 
 }  // namespace peers

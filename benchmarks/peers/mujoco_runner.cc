@@ -151,13 +151,6 @@ class MuJoCoInstance : public PeerInstance {
 
 }  // namespace
 
-PeerEngine mujocoEngine() {
-  PeerEngine e;
-  e.name = "mujoco";
-  e.version = std::string("MuJoCo ") + mj_versionString();
-  e.description = "mj_step on the MJCF of engine/io/mjcf_writer (MuJoCo defaults: Euler, Newton solver, pyramidal cone)";
-  e.make = [](const PeerScene& s) -> std::unique_ptr<PeerInstance> { return std::make_unique<MuJoCoInstance>(s); };
-  return e;
-}
+PeerEngine mujocoEngine() { return makePeerEngine<MuJoCoInstance>("mujoco", std::string("MuJoCo ") + mj_versionString(), "mj_step on the MJCF of engine/io/mjcf_writer (MuJoCo defaults: Euler, Newton solver, pyramidal cone)"); }
 
 }  // namespace peers

@@ -136,13 +136,6 @@ std::string describeDefaults() {
 
 }  // namespace
 
-PeerEngine odeEngine() {
-  PeerEngine e;
-  e.name = "ode";
-  e.version = "ODE " dODE_VERSION;
-  e.description = describeDefaults();
-  e.make = [](const PeerScene& s) -> std::unique_ptr<PeerInstance> { return std::make_unique<OdeInstance>(s); };
-  return e;
-}
+PeerEngine odeEngine() { return makePeerEngine<OdeInstance>("ode", "ODE " dODE_VERSION, describeDefaults()); }
 
 }  // namespace peers

@@ -33,13 +33,6 @@ class OursInstance : public PeerInstance {
 
 }  // namespace
 
-PeerEngine oursEngine() {
-  PeerEngine e;
-  e.name = "ours";
-  e.version = "MechStudio VI";
-  e.description = "Simulation::step() (variational integrator + per-step metrics), tolerance 1e-10";
-  e.make = [](const PeerScene& s) -> std::unique_ptr<PeerInstance> { return std::make_unique<OursInstance>(s); };
-  return e;
-}
+PeerEngine oursEngine() { return makePeerEngine<OursInstance>("ours", "MechStudio VI", "Simulation::step() (variational integrator + per-step metrics), tolerance 1e-10"); }
 
 }  // namespace peers

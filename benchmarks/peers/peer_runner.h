@@ -9,6 +9,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "peer_scene.h"
@@ -42,6 +43,13 @@ struct PeerEngine {
   // Builds a fresh instance at the scene's initial state; throws Unsupported (or ms::UserError).
   std::function<std::unique_ptr<PeerInstance>(const PeerScene&)> make;
 };
+
+// The descriptor of an engine whose instances are Instance(scene).
+template <class Instance>
+PeerEngine makePeerEngine(std::string name, std::string version, std::string description) {
+  return {std::move(name), std::move(version), std::move(description),
+          [](const PeerScene& s) -> std::unique_ptr<PeerInstance> { return std::make_unique<Instance>(s); }};
+}
 
 PeerEngine oursEngine();
 #ifdef PEERS_HAVE_MUJOCO
