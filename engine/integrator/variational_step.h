@@ -67,6 +67,7 @@ class VariationalIntegrator final : public Integrator {
   bool startInvalid_ = false;  // the last solve failed in prepare (|ω₀| ≥ 2/h0 at its start)
   bool finalAttempt_ = true;   // the solve is the last try of its step (shortest interval)
   bool fullInterval_ = true;   // the solve covers the whole step Δt
+  bool rootChecked_ = true;    // the solve covers Δt or Δt/2: its root is checked (solve())
   // Growth of a subdivided interval: solves left before the next attempt, and the next hold.
   int hold_ = 0, backoff_ = 1;
   // Singular configurations of closed loops (step): the start of this step and of the previous one
