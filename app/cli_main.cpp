@@ -34,6 +34,7 @@
 #include "integrator/integrator_options.h"
 #include "scenes/lessons.h"
 #include "scenes/scenes.h"
+#include "signals/signals.h"
 #include "simulation.h"
 #include "system/compiled_system.h"
 
@@ -78,9 +79,11 @@ void printUsage(std::FILE* f) {
                "Usage:\n"
                "  %s simulate (scene:NAME | FILE) [--set key=value]... [--dt S] (--duration S | --steps N)\n"
                "                 [--tol X] [--comp-tol X] [--max-iter N] [--csv FILE] [--poses FILE] [--quiet]\n"
+               "                 [--signals FILE [--signal PATTERN]...] [--degrees]\n"
                "                 [--integrator NAME] [--baumgarte ALPHA,BETA]\n"
                "                 [--contacts rigid|soft [--contact-stiffness K] [--contact-damping B]]\n"
                "  %s check FILE [--set key=value]...\n"
+               "  %s signals (scene:NAME | FILE) [--set key=value]... [--degrees]\n"
                "  %s convert FILE -o OUT.mech\n"
                "  %s scenes\n"
                "  %s lesson (N | ID) [--duration S] [--csv FILE] [--quiet]\n"
@@ -90,6 +93,8 @@ void printUsage(std::FILE* f) {
                "Commands:\n"
                "  simulate     step a mechanism (the variational integrator unless --integrator)\n"
                "  check        read and compile a model file, print its diagnostics (exit 1 on errors)\n"
+               "  signals      list the signals of a model (joint coordinates and reactions, bodies,\n"
+               "               contacts, system totals) with their units\n"
                "  convert      write a .trep, .urdf or .mech file as a .mech file\n"
                "  scenes       list the built-in scenes, their parameters and defaults\n"
                "  lesson       run a teaching preset: one model, several integrators in lockstep, and\n"
@@ -123,6 +128,10 @@ void printUsage(std::FILE* f) {
                "                      %s\n"
                "  --poses FILE      per-body world-frame poses and velocities as CSV ('-' = standard output):\n"
                "                      %s\n"
+               "  --signals FILE    per-step values of signals as CSV ('-' = standard output): step, time\n"
+               "                    and one column per signal, named with its unit ('crank.angle [rad]')\n"
+               "  --signal PATTERN  a signal name or glob ('crank.*', '*.force.z'; repeatable; default: all)\n"
+               "  --degrees         angles and angular rates of --signals in degrees (default: radians)\n"
                "  --quiet           no summary on standard error\n"
                "\n"
                "Options of lesson:\n"
@@ -134,7 +143,7 @@ void printUsage(std::FILE* f) {
                "\n"
                "Exit status: 0 success, 1 bad input, 2 solver failure (rows so far are written),\n"
                "             3 internal error, 130 interrupted.\n",
-               kProg, kProg, kProg, kProg, kProg, kProg, kProg, kProg, kMetricsHeader, kPosesHeader, kLessonHeader);
+               kProg, kProg, kProg, kProg, kProg, kProg, kProg, kProg, kProg, kMetricsHeader, kPosesHeader, kLessonHeader);
 }
 
 // ---- strict number parsing ---------------------------------------------------------------------
@@ -190,7 +199,9 @@ struct SimulateOptions {
   std::map<std::string, std::string> params;
   std::optional<double> dt, duration, tol, compTol;
   std::optional<long long> steps, maxIter;
-  std::optional<std::string> csv, poses;
+  std::optional<std::string> csv, poses, signals;
+  std::vector<std::string> signalPatterns;  // --signal (repeatable)
+  bool degrees = false;
   bool quiet = false;
   ms::IntegratorOptions integrator;  // --integrator, --baumgarte (validated against the model later)
 };
@@ -253,14 +264,14 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
       }
       static const std::vector<std::string> withValue = {"--set",      "--dt",       "--duration", "--steps",
                                                          "--tol",      "--comp-tol", "--max-iter", "--csv",
-                                                         "--poses",
+                                                         "--poses", "--signals", "--signal",
                                                          "--integrator", "--baumgarte", "--contacts",
                                                          "--contact-stiffness", "--contact-damping",
                                                          "--mujoco-integrator"};
       const bool takesValue = std::find(withValue.begin(), withValue.end(), name) != withValue.end();
-      if (name == "--quiet") {
-        if (hasValue) throw InputError{"option --quiet takes no value"};
-        o.quiet = true;
+      if (name == "--quiet" || name == "--degrees") {
+        if (hasValue) throw InputError{"option " + name + " takes no value"};
+        (name == "--quiet" ? o.quiet : o.degrees) = true;
         continue;
       }
       if (!takesValue) throw InputError{"unknown option '" + name + "' (see --help)"};
@@ -270,7 +281,7 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
           throw InputError{"option " + name + " needs a value"};
         value = args[++i];
       }
-      if (name != "--set") {
+      if (name != "--set" && name != "--signal") {
         if (seen[name]) throw InputError{"option " + name + " given more than once"};
         seen[name] = true;
       }
@@ -295,9 +306,12 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
         o.maxIter = positiveInteger(name, value, 1'000'000);
       } else if (parseIntegratorOption(name, value, o.integrator)) {
         // time stepper options: nothing more to do here
-      } else if (name == "--csv" || name == "--poses") {
+      } else if (name == "--csv" || name == "--poses" || name == "--signals") {
         if (value.empty()) throw InputError{"option " + name + " needs a file name"};
-        (name == "--csv" ? o.csv : o.poses) = value;
+        (name == "--csv" ? o.csv : name == "--poses" ? o.poses : o.signals) = value;
+      } else if (name == "--signal") {
+        if (value.empty()) throw InputError{"option --signal needs a signal name or pattern"};
+        o.signalPatterns.push_back(value);
       }
     } else if (a.size() > 1 && a[0] == '-') {
       throw InputError{"unknown option '" + a + "' (see --help)"};
@@ -316,8 +330,25 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
     throw InputError{"--mujoco-integrator chooses MuJoCo's own integrator: it needs --integrator mujoco"};
   if (o.duration && o.steps) throw InputError{"give either --duration or --steps, not both"};
   if (!o.duration && !o.steps) throw InputError{"give one of --duration or --steps"};
-  if (o.csv && o.poses && *o.csv == "-" && *o.poses == "-")
-    throw InputError{"--csv and --poses cannot both write to standard output"};
+  if (!o.signalPatterns.empty() && !o.signals) throw InputError{"--signal chooses columns of --signals FILE: give --signals"};
+  if (o.degrees && !o.signals) throw InputError{"--degrees sets the angle unit of --signals FILE: give --signals"};
+  // Two outputs to standard output, or to one file, would interleave.
+  const std::pair<const char*, const std::optional<std::string>*> outputs[] = {
+      {"--csv", &o.csv}, {"--poses", &o.poses}, {"--signals", &o.signals}};
+  for (size_t a = 0; a < 3; ++a)
+    for (size_t b = a + 1; b < 3; ++b) {
+      const auto &pa = *outputs[a].second, &pb = *outputs[b].second;
+      if (!pa || !pb) continue;
+      const std::string both = std::string(outputs[a].first) + " and " + outputs[b].first;
+      if (*pa == "-" && *pb == "-") throw InputError{both + " cannot both write to standard output"};
+      if (*pa == "-" || *pb == "-") continue;
+      // Absolute first: weakly_canonical leaves a relative path without an existing prefix relative
+      // ("a.csv" against "./a.csv" before the file exists).
+      std::error_code ec1, ec2;
+      const auto p1 = std::filesystem::weakly_canonical(std::filesystem::absolute(*pa), ec1);
+      const auto p2 = std::filesystem::weakly_canonical(std::filesystem::absolute(*pb), ec2);
+      if (!ec1 && !ec2 && p1 == p2) throw InputError{both + " name the same file '" + *pa + "'"};
+    }
   return o;
 }
 
@@ -460,6 +491,50 @@ int runScenes(const std::vector<std::string>& args) {
   return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
 }
 
+// The union of the signals matching each pattern, in catalogue order (all signals without patterns).
+std::vector<int> selectSignals(const ms::SignalCatalogue& catalogue, const std::vector<std::string>& patterns) {
+  std::vector<int> all;
+  if (patterns.empty()) {
+    for (int i = 0; i < catalogue.size(); ++i) all.push_back(i);
+    return all;
+  }
+  for (const std::string& p : patterns)
+    for (int i : catalogue.select(p)) all.push_back(i);
+  std::sort(all.begin(), all.end());
+  all.erase(std::unique(all.begin(), all.end()), all.end());
+  return all;
+}
+
+// signals (scene:NAME | FILE) [--set k=v]... [--degrees]: one line per signal, "name [unit]".
+int runSignals(const std::vector<std::string>& args) {
+  SimulateOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--set") {
+      if (i + 1 >= args.size()) throw InputError{"option --set needs a value"};
+      const std::string v = args[++i];
+      const size_t eq = v.find('=');
+      if (eq == std::string::npos || eq == 0) throw InputError{"--set expects key=value, got '" + v + "'"};
+      if (!o.params.emplace(v.substr(0, eq), v.substr(eq + 1)).second)
+        throw InputError{"--set " + v.substr(0, eq) + " given more than once"};
+    } else if (a == "--degrees") {
+      o.degrees = true;
+    } else if (!a.empty() && a[0] == '-') {
+      throw InputError{"unknown option '" + a + "' for signals"};
+    } else {
+      if (!o.model.empty()) throw InputError{"signals takes one model"};
+      o.model = a;
+    }
+  }
+  if (o.model.empty()) throw InputError{"signals needs a model: scene:NAME or a model file"};
+  o.quiet = true;
+  const auto system = ms::compile(loadModel(o));
+  const ms::SignalCatalogue catalogue(*system);
+  const ms::AngleUnit angles = o.degrees ? ms::AngleUnit::Degrees : ms::AngleUnit::Radians;
+  for (int i = 0; i < catalogue.size(); ++i) std::printf("%s\n", catalogue.header(i, angles).c_str());
+  return std::fflush(stdout) == 0 ? kExitOk : kExitInternal;
+}
+
 int runSimulate(const std::vector<std::string>& args) {
   const SimulateOptions o = parseSimulate(args);
 
@@ -489,20 +564,32 @@ int runSimulate(const std::vector<std::string>& args) {
   std::vector<std::string> names;
   for (const ms::CompiledBody& b : system->bodies) names.push_back(csvField(b.name));
 
-  // Outputs are opened only once the input is known to be good, so a bad command leaves files alone.
-  if (o.csv && o.poses && *o.csv != "-" && *o.poses != "-") {
-    std::error_code ec1, ec2;
-    const auto p1 = std::filesystem::weakly_canonical(*o.csv, ec1), p2 = std::filesystem::weakly_canonical(*o.poses, ec2);
-    if (!ec1 && !ec2 && p1 == p2) throw InputError{"--csv and --poses name the same file '" + *o.csv + "'"};
+  // The signals asked for (an unknown name is a UserError before any file is written).
+  std::unique_ptr<ms::SignalCatalogue> catalogue;
+  std::vector<int> selection;
+  const ms::AngleUnit angles = o.degrees ? ms::AngleUnit::Degrees : ms::AngleUnit::Radians;
+  if (o.signals) {
+    catalogue = std::make_unique<ms::SignalCatalogue>(*system);
+    selection = selectSignals(*catalogue, o.signalPatterns);
   }
-  std::unique_ptr<CsvOut> csv, poses;
+
+  // Outputs are opened only once the input is known to be good, so a bad command leaves files alone.
+  std::unique_ptr<CsvOut> csv, poses, signals;
   if (o.csv) csv = std::make_unique<CsvOut>(*o.csv, "--csv");
   if (o.poses) poses = std::make_unique<CsvOut>(*o.poses, "--poses");
+  if (o.signals) signals = std::make_unique<CsvOut>(*o.signals, "--signals");
   auto flushAll = [&]() -> std::string {
     std::string err;
-    if (csv) err = csv->flush();
-    if (poses && err.empty()) err = poses->flush();
+    for (CsvOut* out : {csv.get(), poses.get(), signals.get()})
+      if (out && err.empty()) err = out->flush();
     return err;
+  };
+  std::vector<double> signalValues;
+  auto writeSignals = [&] {
+    catalogue->evaluate(sim, selection, angles, signalValues);
+    std::fprintf(signals->file(), "%ld,%.17g", sim.state().step, sim.state().time);
+    for (double v : signalValues) std::fprintf(signals->file(), ",%.17g", v);
+    std::fputc('\n', signals->file());
   };
 
   std::signal(SIGINT, onSignal);
@@ -518,6 +605,12 @@ int runSimulate(const std::vector<std::string>& args) {
   if (poses) {
     std::fprintf(poses->file(), "%s\n", kPosesHeader);
     writePoseRows(poses->file(), sim, names);
+  }
+  if (signals) {
+    std::fprintf(signals->file(), "step,time");
+    for (int i : selection) std::fprintf(signals->file(), ",%s", csvField(catalogue->header(i, angles)).c_str());
+    std::fputc('\n', signals->file());
+    writeSignals();
   }
   if (std::string err = flushAll(); !err.empty()) throw InputError{err};
 
@@ -537,6 +630,7 @@ int runSimulate(const std::vector<std::string>& args) {
     stats.add(m);
     if (csv) writeMetricsRow(csv->file(), m);
     if (poses) writePoseRows(poses->file(), sim, names);
+    if (signals) writeSignals();
     // Flush a few times a second so that an external kill still leaves most rows on disk.
     if ((k & 255) == 255) {
       const auto now = std::chrono::steady_clock::now();
@@ -851,9 +945,10 @@ int run(const std::vector<std::string>& args) {
   if (cmd == "lesson") return runLesson(rest);
   if (cmd == "lessons") return runLessons(rest);
   if (cmd == "check") return runCheck(rest);
+  if (cmd == "signals") return runSignals(rest);
   if (cmd == "convert") return runConvert(rest);
   if (!cmd.empty() && cmd[0] == '-') throw InputError{"unknown option '" + cmd + "' (see --help)"};
-  throw InputError{"unknown command '" + cmd + "' (commands: simulate, check, convert, scenes, lesson, lessons; see --help)"};
+  throw InputError{"unknown command '" + cmd + "' (commands: simulate, check, signals, convert, scenes, lesson, lessons; see --help)"};
 }
 
 }  // namespace

@@ -78,6 +78,9 @@ void Simulation::setIntegrator(const IntegratorOptions& options) {
   failed_ = false;
   // The state is kept (pose, time, step); leaving the VI its discrete velocities become tangent.
   if (fromVi && options.kind != IntegratorKind::Variational) projectForBaseline(sys_, state_);
+  // Joint multipliers are the previous stepper's: the joint reaction signals would show them until
+  // the new one writes its own (steppers that keep none leave them at zero).
+  for (Vec6& l : state_.lambda) l.setZero();
   updateMetrics();
 }
 
@@ -177,6 +180,7 @@ void Simulation::loadedContacts(std::vector<ContactPoint>& out) const {
       contact::FrictionRows fr;
       contact::frictionRows(c, grp.bodyA >= 0 ? &za : nullptr, z, sys_->frictionDirections, fr);
       ContactPoint p;
+      p.group = int(&grp - sys_->contactGroups.data());
       p.body = grp.body;
       p.point = c.pointB;
       p.normal = c.normal;

@@ -38,6 +38,7 @@ struct StepMetrics {
 
 // A contact that carries load, for display: where, along which normal, with which force.
 struct ContactPoint {
+  int group = 0;  // CompiledSystem::contactGroups
   int body = 0;
   Vec3 point = Vec3::Zero();   // on the body's surface, world frame
   Vec3 normal = Vec3::Zero();  // unit, world, pointing from the ground to the body
@@ -80,6 +81,9 @@ class Simulation {
 
   // Inputs that persist across steps: external wrenches and actuator efforts.
   Inputs& inputs() { return inputs_; }
+  // The inputs the last step was taken with: the persistent ones plus the controllers' and the
+  // control callback's efforts (before the first step: the persistent ones).
+  const Inputs& appliedInputs() const { return stepInputs_; }
   // Called before every step with a copy of the persistent inputs to modify (e.g. a PD controller).
   using ControlCallback = std::function<void(const Simulation&, Inputs&)>;
   void setControlCallback(ControlCallback cb) { control_ = std::move(cb); }

@@ -166,3 +166,33 @@ mechstudio_cli_test(file.check_bad_urdf EXIT 1 ARGS check ${CMAKE_SOURCE_DIR}/te
   CHECKS "STDERR_REGEX=not_xml.urdf:[0-9]+: error")
 mechstudio_cli_test(file.convert_urdf EXIT 0 ARGS convert ${CMAKE_SOURCE_DIR}/models/urdf/two-link-arm.urdf -o arm.mech
   CHECKS FILE=arm.mech STDERR_EMPTY=ON)
+
+# ---- signals (issue 15) --------------------------------------------------------------------------
+# `signals MODEL` lists one "name [unit]" per line; `simulate --signals FILE --signal GLOB` writes
+# step, time and the matching signals, one row per step, with units in the header.
+mechstudio_cli_test(signals_list EXIT 0 ARGS signals ${CMAKE_SOURCE_DIR}/models/four-bar.mech
+  CHECKS "STDOUT_FIRST_LINE=weld.force.x [N]" STDOUT_LINES=132 "STDOUT_REGEX=crank-shaft\\.angle \\[rad\\]\n.*crank\\.yaw \\[rad\\].*system\\.energy \\[J\\]" STDERR_EMPTY=ON)
+mechstudio_cli_test(signals_list_degrees EXIT 0 ARGS signals scene:pendulum --degrees
+  CHECKS "STDOUT_REGEX=\\.angle_rate \\[deg/s\\]" STDERR_EMPTY=ON)
+mechstudio_cli_test(signals_four_bar_crank EXIT 0
+  ARGS simulate ${CMAKE_SOURCE_DIR}/models/four-bar.mech --steps 20 --signals out.csv --signal crank.* --quiet
+  CHECKS FILE=out.csv "FILE_FIRST_LINE=step,time,crank.x [m],crank.y [m],crank.z [m],crank.vx [m/s],crank.vy [m/s],crank.vz [m/s],crank.roll [rad],crank.pitch [rad],crank.yaw [rad],crank.wx [rad/s],crank.wy [rad/s],crank.wz [rad/s]"
+         FILE_LINES=22 STDOUT_LINES=0 STDERR_EMPTY=ON)
+mechstudio_cli_test(signals_glob_union_degrees EXIT 0
+  ARGS simulate ${CMAKE_SOURCE_DIR}/models/four-bar.mech --steps 5 --signals - --signal crank-shaft.angle* --signal system.energy --degrees --quiet
+  CHECKS "STDOUT_FIRST_LINE=step,time,crank-shaft.angle [deg],crank-shaft.angle_rate [deg/s],system.energy [J]" STDOUT_LINES=7)
+mechstudio_cli_test(signals_with_csv EXIT 0
+  ARGS simulate scene:pendulum --steps 5 --csv - --signals pendulum-signals.csv --quiet
+  CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=7 FILE=pendulum-signals.csv FILE_LINES=7)
+mechstudio_cli_bad(signals_unknown REASON "no signal matches 'crank-shaft.angel' \\(did you mean 'crank-shaft.angle'\\?\\)"
+  ARGS simulate ${CMAKE_SOURCE_DIR}/models/four-bar.mech --steps 5 --signals out.csv --signal crank-shaft.angel)
+mechstudio_cli_bad(signal_without_signals REASON "--signal chooses columns of --signals"
+  ARGS simulate scene:pendulum --steps 5 --signal system.energy)
+mechstudio_cli_bad(degrees_without_signals REASON "--degrees sets the angle unit of --signals"
+  ARGS simulate scene:pendulum --steps 5 --degrees)
+mechstudio_cli_bad(signals_and_poses_stdout REASON "--poses and --signals cannot both write to standard output"
+  ARGS simulate scene:pendulum --steps 5 --poses - --signals -)
+mechstudio_cli_bad(signals_same_file_as_csv REASON "--csv and --signals name the same file"
+  ARGS simulate scene:pendulum --steps 5 --csv a.csv --signals ./a.csv)
+mechstudio_cli_bad(signals_no_model REASON "signals needs a model" ARGS signals)
+mechstudio_cli_bad(signals_unknown_option REASON "unknown option '--frob' for signals" ARGS signals scene:pendulum --frob)
