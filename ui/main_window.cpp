@@ -51,6 +51,10 @@
 #include "io/model_file.h"
 #include "joint_panel.h"
 #include "lesson_panel.h"
+#include "plots/phase_dock.h"
+#include "plots/plot_dock.h"
+#include "signal_picker.h"
+#include "signals/signals.h"
 #include "plots/plot_dock.h"
 #include "plots/plot_manager.h"
 #include "scenes/lessons.h"
@@ -268,6 +272,10 @@ bool MainWindow::followBody(const QString& name) {
 void MainWindow::buildDocks() {
   // Plots: one dock per figure, F2… toggles them.
   plots_ = new PlotManager(this);
+  connect(plots_, &PlotManager::watchedSignalsChanged, this,
+          [this](std::shared_ptr<const SignalCatalogue> catalogue, std::vector<int> indices) {
+            sim_.watchSignals(std::move(catalogue), std::move(indices));
+          });
   int key = Qt::Key_F2;
   for (QDockWidget* d : plots_->docks()) {
     d->toggleViewAction()->setShortcut(QKeySequence(key++));
@@ -322,6 +330,15 @@ void MainWindow::buildDocks() {
   modelDock_->raise();
   lessonDock_->hide();
   // Body selection both ways between the tree and the 3D view (by name: the tree is the text's).
+  // Plot ▸ … from a body's or joint's context menu in the tree.
+  connect(tree_, &ModelTreePanel::plotRequested, this, [this](const QStringList& patterns) {
+    QString why;
+    if (!plotSignals(patterns, &why)) QMessageBox::warning(this, "Plot", why);
+  });
+  connect(tree_, &ModelTreePanel::phasePortraitRequested, this, [this](const QStringList& x, const QStringList& y) {
+    QString why;
+    if (!plotPhasePortrait(x, y, &why)) QMessageBox::warning(this, "Phase portrait", why);
+  });
   connect(tree_, &ModelTreePanel::bodySelected, this, [this](const QString& name) {
     const auto it = std::find(bodyNames_.begin(), bodyNames_.end(), name.toStdString());
     if (it != bodyNames_.end()) view_->setSelectedBody(int(it - bodyNames_.begin()));
@@ -426,6 +443,35 @@ void MainWindow::buildMenus() {
   }
   plotsMenu_ = menuBar()->addMenu("&Plots");
   for (QDockWidget* d : plots_->docks()) plotsMenu_->addAction(d->toggleViewAction());
+  plotsMenu_->addSeparator();
+  // Signals: the picker (several signals into a new or an existing plot), a phase portrait, units.
+  QAction* plotSignalsAct = plotsMenu_->addAction("Plot &Signals…");
+  plotSignalsAct->setObjectName("plot-signals-action");
+  plotSignalsAct->setShortcut(QKeySequence("Ctrl+Shift+P"));
+  connect(plotSignalsAct, &QAction::triggered, this, [this] {
+    const SignalCatalogue* cat = plots_->signalCatalogue();
+    if (!cat) return;
+    const QList<PlotDock*> existing = plots_->signalDocks();
+    QStringList titles;
+    for (PlotDock* d : existing) titles << d->windowTitle();
+    SignalPicker picker(*cat, SignalPicker::Mode::Plot, titles, this);
+    if (picker.exec() != QDialog::Accepted) return;
+    const int t = picker.target();
+    plots_->addSignalPlot(picker.chosen(), t >= 0 && t < existing.size() ? existing[t] : nullptr);
+  });
+  QAction* phaseAct = plotsMenu_->addAction("&Phase Portrait…");
+  phaseAct->setObjectName("phase-portrait-action");
+  connect(phaseAct, &QAction::triggered, this, [this] {
+    const SignalCatalogue* cat = plots_->signalCatalogue();
+    if (!cat) return;
+    SignalPicker picker(*cat, SignalPicker::Mode::Phase, {}, this);
+    if (picker.exec() != QDialog::Accepted || picker.chosen().size() != 2) return;
+    plots_->addPhasePortrait(picker.chosen()[0], picker.chosen()[1]);
+  });
+  QAction* degreesAct = plotsMenu_->addAction("Angles in &Degrees");
+  degreesAct->setObjectName("angles-degrees-action");
+  degreesAct->setCheckable(true);
+  connect(degreesAct, &QAction::toggled, this, [this](bool on) { plots_->setAngleDegrees(on); });
   plotsMenu_->addSeparator();
   QAction* exportAll = plotsMenu_->addAction("Export all data as CSV…");
   connect(exportAll, &QAction::triggered, this, [this] {
@@ -1193,6 +1239,8 @@ void MainWindow::updateComparison(const Snapshot& s) {
 
 void MainWindow::modelLoaded(std::shared_ptr<const CompiledSystem> sys) {
   loadedSystem_ = sys;
+  // Signal plots follow the new model by name (SimController evaluates the watched ones).
+  plots_->setSignalCatalogue(std::make_shared<SignalCatalogue>(*sys));
   settings_->setSystem(sys);
   shownIntegrator_ = IntegratorOptions();
   settings_->setIntegratorOptions(shownIntegrator_);
@@ -1201,6 +1249,43 @@ void MainWindow::modelLoaded(std::shared_ptr<const CompiledSystem> sys) {
   lessonNumber_ = 0;
   shownCopies_.clear();
   plots_->setCopies({});
+}
+
+PlotDock* MainWindow::plotSignals(const QStringList& patterns, QString* error, PlotDock* into) {
+  const SignalCatalogue* cat = plots_->signalCatalogue();
+  if (!cat) {
+    if (error) *error = "no model is open";
+    return nullptr;
+  }
+  std::vector<int> chosen;
+  for (const QString& p : patterns)
+    for (int i : cat->match(p.toStdString()))
+      if (std::find(chosen.begin(), chosen.end(), i) == chosen.end()) chosen.push_back(i);
+  if (chosen.empty()) {
+    if (error) *error = QString("no signal matches %1").arg(patterns.join(", "));
+    return nullptr;
+  }
+  return plots_->addSignalPlot(chosen, into);
+}
+
+PhaseDock* MainWindow::plotPhasePortrait(const QStringList& x, const QStringList& y, QString* error) {
+  const SignalCatalogue* cat = plots_->signalCatalogue();
+  if (!cat) {
+    if (error) *error = "no model is open";
+    return nullptr;
+  }
+  // The first signal matching any of the patterns, in their order.
+  const auto first = [cat](const QStringList& patterns) {
+    for (const QString& p : patterns)
+      if (const std::vector<int> m = cat->match(p.toStdString()); !m.empty()) return m.front();
+    return -1;
+  };
+  const int xi = first(x), yi = first(y);
+  if (xi < 0 || yi < 0) {
+    if (error) *error = QString("no signal matches %1").arg((xi < 0 ? x : y).join(", "));
+    return nullptr;
+  }
+  return plots_->addPhasePortrait(xi, yi);
 }
 
 bool MainWindow::setIntegrator(const IntegratorOptions& options, QString* error) {
@@ -1284,6 +1369,12 @@ bool MainWindow::openLesson(const QString& numberOrId, QString* error) {
     dock->show();
     dock->raise();
     if (lesson->logScale) dock->setLogScale(true);
+  }
+  // The lesson's phase portrait (the copies overlaid).
+  if (!lesson->phaseX.empty()) {
+    QString why;
+    if (!plotPhasePortrait({QString::fromStdString(lesson->phaseX)}, {QString::fromStdString(lesson->phaseY)}, &why))
+      showBanner("Phase portrait: " + why, true);
   }
   // The plots span the lesson's suggested duration (the Settings dock's plot window shows it).
   plots_->setTimeWindow(lesson->duration);

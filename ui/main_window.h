@@ -38,6 +38,8 @@ class LessonPanel;
 class JointPanel;
 class ModelTreePanel;
 class PlotManager;
+class PlotDock;
+class PhaseDock;
 class SettingsPanel;
 class ViewportWidget;
 
@@ -66,6 +68,11 @@ class MainWindow : public QMainWindow {
   SimController& sim() { return sim_; }
   ViewportWidget* viewport() const { return view_; }
   PlotManager* plots() const { return plots_; }
+  // Plots the loaded model's signals matching the names or globs (docs/signals.md) in a new signal
+  // plot, or adds them to `into`; a phase portrait of the first signal matching y against the first
+  // matching x. Null with *error when nothing matches or no model is loaded.
+  PlotDock* plotSignals(const QStringList& patterns, QString* error = nullptr, PlotDock* into = nullptr);
+  PhaseDock* plotPhasePortrait(const QStringList& x, const QStringList& y, QString* error = nullptr);
   SettingsPanel* settingsPanel() const { return settings_; }
   JointPanel* jointPanel() const { return joints_; }
   EditorPanel* editorPanel() const { return editor_; }

@@ -55,6 +55,9 @@ std::vector<Lesson> makeLessons() {
   l.duration = 60;
   l.focus = LessonFocus::Energy;
   l.followUp = "Raise the step of both to 0.05 s: Heun's error grows much faster, the variational one stays bounded.";
+  // The upper joint's angle against its rate: the VI's curve stays in its band, Heun's drifts out.
+  l.phaseX = "joint1.angle";
+  l.phaseY = "joint1.angle_rate";
   out.push_back(l);
 
   // 3. Dissipation (Fig. 7c).
@@ -111,6 +114,10 @@ std::vector<Lesson> makeLessons() {
   l.duration = 100;
   l.focus = LessonFocus::AngularMomentum;
   l.followUp = "Lower the step to 0.01 s: RK4's drift becomes tiny, at ten times the cost.";
+  // Body-frame rates about the intermediate (y) and smallest-inertia (x) axes: closed loops, one per
+  // flip, that the VI retraces and RK4's slowly leave.
+  l.phaseX = "body.wy_local";
+  l.phaseY = "body.wx_local";
   out.push_back(l);
 
   // 6. Stiff soft contact at a large step (Hammoud et al. 2021).

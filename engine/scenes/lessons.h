@@ -37,6 +37,8 @@ struct Lesson {
   LessonFocus focus = LessonFocus::Energy;
   bool logScale = false;       // the focus plot on a logarithmic axis
   std::string followUp;        // what to try next (e.g. "raise Δt to 0.05 s"), plain text
+  // A phase portrait shown with the lesson: signal y against signal x (docs/signals.md); empty: none.
+  std::string phaseX, phaseY;
 };
 
 // All lessons in menu order.

@@ -134,7 +134,7 @@ SignalCatalogue::SignalCatalogue(const CompiledSystem& system) : sys_(system) {
           add(p + (what == 0 ? "force" : "torque") + (frame == 0 ? "." : "_local.") + kXyz[a],
               what == 0 ? SignalUnit::Newton : SignalUnit::NewtonMetre, Source::JointWrench, jk, 6 * frame + 3 * what + a);
   }
-  // Bodies: position, velocity, Z-Y-X angles, angular velocity (world).
+  // Bodies: position, velocity, Z-Y-X angles, angular velocity (world, then body frame).
   for (size_t i = 0; i < sys_.bodies.size(); ++i) {
     const std::string p = sys_.bodies[i].name + ".";
     const int bi = int(i);
@@ -143,6 +143,7 @@ SignalCatalogue::SignalCatalogue(const CompiledSystem& system) : sys_(system) {
     static const char* const kAngles[3] = {"roll", "pitch", "yaw"};
     for (int a = 0; a < 3; ++a) add(p + kAngles[a], SignalUnit::Radian, Source::Body, bi, 6 + a);
     for (int a = 0; a < 3; ++a) add(p + "w" + kXyz[a], SignalUnit::RadianPerSecond, Source::Body, bi, 9 + a);
+    for (int a = 0; a < 3; ++a) add(p + "w" + kXyz[a] + "_local", SignalUnit::RadianPerSecond, Source::Body, bi, 12 + a);
   }
   // Contacts, one entry per pair of bodies (a body and the ground planes, or a contact pair).
   for (const CompiledContactGroup& grp : sys_.contactGroups) {
@@ -176,10 +177,15 @@ int SignalCatalogue::find(const std::string& name) const {
   return -1;
 }
 
-std::vector<int> SignalCatalogue::select(const std::string& pattern) const {
+std::vector<int> SignalCatalogue::match(const std::string& pattern) const {
   std::vector<int> out;
   for (size_t i = 0; i < signals_.size(); ++i)
     if (fnmatch(pattern.c_str(), signals_[i].name.c_str(), 0) == 0) out.push_back(int(i));
+  return out;
+}
+
+std::vector<int> SignalCatalogue::select(const std::string& pattern) const {
+  std::vector<int> out = match(pattern);
   if (!out.empty()) return out;
   // The closest name, for the message.
   std::string best;
@@ -264,8 +270,9 @@ int SignalCatalogue::sourceValues(const Simulation& sim, Source source, int inde
         v[3 + a] = b.v[a];
         v[6 + a] = angles[a];
         v[9 + a] = w[a];
+        v[12 + a] = b.w[a];
       }
-      return 12;
+      return 15;
     }
     case Source::Contact: {
       // Sum over the loaded contacts of the pair: normal component, tangential magnitude, total.

@@ -8,7 +8,8 @@
 // JOINT.torque.x|y|z (the wrench the joint applies to its child, world frame, torque about the
 // joint origin), JOINT.force_local.* and JOINT.torque_local.* (the same in the joint frame);
 // JOINT.effort (actuator), JOINT.spring, JOINT.damper, JOINT.limit; BODY.x|y|z, BODY.vx|vy|vz,
-// BODY.roll|pitch|yaw (Z-Y-X angles), BODY.wx|wy|wz (world); contact.BODY.normal|friction|force.*
+// BODY.roll|pitch|yaw (Z-Y-X angles), BODY.wx|wy|wz (world), BODY.wx_local… (body frame);
+// contact.BODY.normal|friction|force.*
 // (a body on the ground planes) and contact.A-B.* (a contact pair); system.energy,
 // system.kinetic_energy, system.potential_energy, system.momentum.*, system.angular_momentum.*,
 // system.com.*.
@@ -37,12 +38,15 @@ class SignalCatalogue {
  public:
   explicit SignalCatalogue(const CompiledSystem& system);
 
+  const CompiledSystem& system() const { return sys_; }
   int size() const { return int(signals_.size()); }
   const SignalInfo& info(int i) const { return signals_[size_t(i)]; }
   // Index of an exact name, or −1.
   int find(const std::string& name) const;
-  // The signals matching a glob pattern (*, ?, [...]; '*' also matches '.'), in catalogue order.
-  // Throws UserError naming the pattern and the closest name when nothing matches.
+  // The signals matching a glob pattern (*, ?, [...]; '*' also matches '.'), in catalogue order;
+  // possibly none.
+  std::vector<int> match(const std::string& pattern) const;
+  // match(), but throws UserError naming the pattern and the closest name when nothing matches.
   std::vector<int> select(const std::string& pattern) const;
   // Column header with the unit: "crank.angle [deg]".
   std::string header(int i, AngleUnit angles) const;

@@ -150,15 +150,62 @@ bool ModelTreePanel::moveBody(int body, int parent, QString* error) {
                             "Move body", error);
 }
 
+// Plot ▸ …: the quantities of a body or joint as signal globs (names as in docs/signals.md).
+void ModelTreePanel::addPlotMenu(QMenu& menu, NodeKind kind, const QString& name) {
+  QMenu* plot = menu.addMenu("Plot");
+  plot->setObjectName("plot-menu");
+  const auto item = [this, plot](const QString& label, const QStringList& patterns) {
+    plot->addAction(label, this, [this, patterns] { emit plotRequested(patterns); });
+  };
+  const QString n = name + '.';
+  if (kind == NodeKind::Body) {
+    item("Position", {n + "[xyz]"});
+    item("Velocity", {n + "v[xyz]"});
+    item("Orientation (roll, pitch, yaw)", {n + "roll", n + "pitch", n + "yaw"});
+    item("Angular velocity", {n + "w[xyz]"});
+    item("Contact force", {"contact." + n + "normal", "contact." + n + "friction", "contact.*-" + n + "normal"});
+  } else {
+    item("Coordinates (angle, position)", {n + "angle", n + "position", n + "rot_?", n + "pos?"});
+    item("Rates", {n + "*_rate"});
+    item("Reaction force", {n + "force.?"});
+    item("Reaction torque", {n + "torque.?"});
+    item("Reaction force in the joint frame", {n + "force_local.?"});
+    item("Efforts (actuator, spring, damper, limit)", {n + "effort*", n + "spring*", n + "damper*", n + "limit"});
+    plot->addAction("Phase portrait (coordinate against rate)", this, [this, n] {
+      emit phasePortraitRequested({n + "angle", n + "position", n + "rot_x", n + "pos1"},
+                                  {n + "angle_rate", n + "position_rate", n + "rot_x_rate", n + "pos1_rate"});
+    });
+  }
+}
+
 void ModelTreePanel::showMenu(const QPoint& at) {
-  QTreeWidgetItem* item = tree_->itemAt(at);
+  const std::unique_ptr<QMenu> menu = contextMenu(tree_->itemAt(at));
+  if (menu) menu->exec(tree_->viewport()->mapToGlobal(at));
+}
+
+std::unique_ptr<QMenu> ModelTreePanel::contextMenu(QTreeWidgetItem* item) {
   const auto model = editor_->lastValidModel();
-  if (!item || !model || stale_ || editor_->isReadOnly()) return;
+  if (!item || !model) return nullptr;
   tree_->setCurrentItem(item);
   const NodeKind kind = currentKind();
   const int index = currentIndex();
   const Model& m = model->result.model;
-  QMenu menu(this);
+  auto menu = std::make_unique<QMenu>(this);
+  // Plots of the simulated model's signals (also while the text is stale or read-only).
+  if (kind == NodeKind::Body && index >= 0 && index < int(m.bodies.size()))
+    addPlotMenu(*menu, kind, QString::fromStdString(m.bodies[size_t(index)].name));
+  if (kind == NodeKind::Joint && index >= 0 && index < int(m.joints.size()))
+    addPlotMenu(*menu, kind, QString::fromStdString(m.joints[size_t(index)].name));
+  if (!stale_ && !editor_->isReadOnly()) {
+    if (!menu->isEmpty()) menu->addSeparator();
+    addEditMenu(*menu, kind, index, m);
+  }
+  if (menu->isEmpty()) return nullptr;
+  return menu;
+}
+
+// The structure edits of a node.
+void ModelTreePanel::addEditMenu(QMenu& menu, NodeKind kind, int index, const Model& m) {
   // Every refusal is shown, never swallowed.
   auto run = [this](bool ok, const QString& why) {
     if (!ok && !why.isEmpty()) QMessageBox::warning(this, "Edit refused", why);
@@ -214,8 +261,8 @@ void ModelTreePanel::showMenu(const QPoint& at) {
       if (!n.isEmpty() && n != name) run(renameJoint(index, n, &why), why);
     });
   }
-  if (!menu.isEmpty()) menu.exec(tree_->viewport()->mapToGlobal(at));
 }
+
 
 void ModelTreePanel::resizeEvent(QResizeEvent* e) {
   // Wide (docked below the 3D view): tree and properties side by side; tall: one above the other.

@@ -46,6 +46,8 @@ class ModelTreePanel : public QWidget {
   bool selectNode(NodeKind kind, int index);
   // Selects the body of that name (e.g. picked in the 3D view); false when the tree has none.
   bool selectBody(const QString& name);
+  // The context menu of a node (selecting it), as a right-click shows it; null when it has none.
+  std::unique_ptr<QMenu> contextMenu(QTreeWidgetItem* item);
 
   // Structure edits (the node's context menu; engine's io/mech_edit.h through the editor's text, one
   // undo step each). Bodies and joints are indices of the shown model; -1 for a body is the world.
@@ -63,6 +65,9 @@ class ModelTreePanel : public QWidget {
  signals:
   // A body node was selected (by a click, the text cursor or selectBody).
   void bodySelected(const QString& name);
+  // Plot ▸ … on a body or joint: signal names or globs of the loaded model (docs/signals.md).
+  void plotRequested(const QStringList& patterns);
+  void phasePortraitRequested(const QStringList& x, const QStringList& y);
 
  protected:
   void resizeEvent(QResizeEvent* e) override;
@@ -72,6 +77,8 @@ class ModelTreePanel : public QWidget {
  private:
   void rebuild();
   void showMenu(const QPoint& at);
+  void addEditMenu(QMenu& menu, NodeKind kind, int index, const Model& m);
+  void addPlotMenu(QMenu& menu, NodeKind kind, const QString& name);
   QString unusedName(const QString& stem, bool body) const;
   void followCursor();
   void nodeChanged(QTreeWidgetItem* item, bool moveCursor);

@@ -4,6 +4,8 @@
 // PNG/SVG/CSV export.
 #include "plots/plot_dock.h"
 
+#include "plots/plot_image.h"
+
 #include <QAction>
 #include <QActionGroup>
 #include <QDir>
@@ -13,8 +15,6 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QMouseEvent>
-#include <QSaveFile>
-#include <QSvgGenerator>
 #include <QToolTip>
 #include <algorithm>
 #include <cmath>
@@ -42,6 +42,7 @@ QString figureTitle(Figure f) {
     case Figure::Solver: return QObject::tr("Solver");
     case Figure::StepTime: return QObject::tr("Step time");
     case Figure::Momentum: return QObject::tr("Angular momentum");
+    case Figure::Signals: return QObject::tr("Signals");
   }
   return {};
 }
@@ -55,6 +56,7 @@ QString figureKey(Figure f) {
     case Figure::Solver: return QStringLiteral("solver");
     case Figure::StepTime: return QStringLiteral("step-time");
     case Figure::Momentum: return QStringLiteral("momentum");
+    case Figure::Signals: return QStringLiteral("signals");
   }
   return {};
 }
@@ -172,6 +174,11 @@ void PlotDock::setUpFigure() {
       valueAxes_ = {{y, false}};
       // Conserved to round-off (~1e-12 relative) is drawn flat, not as digits of noise.
       flatRelative_ = 1e-9;
+      break;
+    case Figure::Signals:
+      // Curves come with addSignal(); the axes are labelled with their units then.
+      valueAxes_ = {{y, false}};
+      ensureLegendRow();
       break;
   }
   if (!logAxis_) logAxis_ = y;
@@ -396,6 +403,112 @@ void PlotDock::addSeries(Field field, const QString& name, const QString& unit, 
   series_.push_back(s);
 }
 
+// Signals figure: one more curve. The first unit goes on the left axis, a second one on the right
+// axis, any further ones on the left again (its label lists them); angles follow setAngleDegrees.
+void PlotDock::addSignal(SampleStore::Field column, const QString& name, const QString& unit, bool angular) {
+  static const QColor kCycle[] = {kBlue, kRed, kGreen, kOrange, kPurple, kBrown, kVermilion};
+  for (const Series& s : series_)
+    if (s.field == column) return;
+  const QString shown = displayUnit(unit, angular);
+  QCPAxis* axis = plot_->yAxis;
+  const auto unitsOn = [this](QCPAxis* a) {
+    QStringList u;
+    for (const Series& s : series_)
+      if (s.graph->valueAxis() == a && !u.contains(s.unit)) u << s.unit;
+    return u;
+  };
+  const QStringList left = unitsOn(plot_->yAxis), right = unitsOn(plot_->yAxis2);
+  if (!left.isEmpty() && !left.contains(shown) && (right.isEmpty() || right.contains(shown))) axis = plot_->yAxis2;
+  addSeries(column, name, shown, kCycle[series_.size() % (sizeof kCycle / sizeof kCycle[0])], axis);
+  series_.back().angular = angular;
+  series_.back().scale = angular && degrees_ ? 180.0 / M_PI : 1.0;
+  if (axis == plot_->yAxis2 && valueAxes_.size() < 2) {
+    plot_->yAxis2->setVisible(true);
+    plot_->yAxis2->setTickLabels(true);
+    valueAxes_.push_back({plot_->yAxis2, false});
+  }
+  // Copies of a comparison get the curve too.
+  for (auto& graphs : compareGraphs_) {
+    QCPGraph* g = plot_->addGraph(plot_->xAxis, axis);
+    g->setLineStyle(QCPGraph::lsLine);
+    graphs.push_back(g);
+  }
+  applyComparisonStyle();
+  updateSignalLabels();
+  settingsDirty_ = true;
+  rescaleOnce_ = true;
+}
+
+QStringList PlotDock::signalNames() const {
+  QStringList names;
+  for (const Series& s : series_) names << s.name;
+  return names;
+}
+
+std::vector<SampleStore::Field> PlotDock::signalColumns() const {
+  std::vector<SampleStore::Field> c;
+  for (const Series& s : series_) c.push_back(s.field);
+  return c;
+}
+
+void PlotDock::setSignalColumn(const QString& name, SampleStore::Field column) {
+  for (Series& s : series_)
+    if (s.name == name) s.field = column;
+  settingsDirty_ = true;
+}
+
+void PlotDock::removeSignal(const QString& name) {
+  for (std::size_t si = 0; si < series_.size(); ++si) {
+    if (series_[si].name != name) continue;
+    plot_->removeGraph(series_[si].graph);
+    plot_->removeItem(series_[si].tracer);
+    for (auto& graphs : compareGraphs_) {
+      plot_->removeGraph(graphs[si]);
+      graphs.erase(graphs.begin() + static_cast<std::ptrdiff_t>(si));
+    }
+    series_.erase(series_.begin() + static_cast<std::ptrdiff_t>(si));
+    break;
+  }
+  applyComparisonStyle();
+  updateSignalLabels();
+  settingsDirty_ = true;
+  rescaleOnce_ = true;
+}
+
+void PlotDock::setAngleDegrees(bool on) {
+  if (degrees_ == on) return;
+  degrees_ = on;
+  for (Series& s : series_)
+    if (s.angular) {
+      s.scale = on ? 180.0 / M_PI : 1.0;
+      s.unit = displayUnit(s.unit, true);
+    }
+  updateSignalLabels();
+  settingsDirty_ = true;
+  rescaleOnce_ = true;
+}
+
+// "rad" ↔ "deg", "rad/s" ↔ "deg/s" by the dock's angle unit.
+QString PlotDock::displayUnit(const QString& unit, bool angular) const {
+  if (!angular) return unit;
+  QString u = unit;
+  u.replace(QStringLiteral("rad"), QStringLiteral("deg"));
+  if (!degrees_) u.replace(QStringLiteral("deg"), QStringLiteral("rad"));
+  return u;
+}
+
+// Each value axis labelled with the units of its curves.
+void PlotDock::updateSignalLabels() {
+  for (QCPAxis* a : {plot_->yAxis, plot_->yAxis2}) {
+    QStringList u;
+    for (const Series& s : series_)
+      if (s.graph->valueAxis() == a && !u.contains(s.unit)) u << s.unit;
+    a->setLabel(u.join(QStringLiteral(", ")));
+  }
+  QStringList names = signalNames();
+  setWindowTitle(names.isEmpty() ? figureTitle(figure_) : names.join(QStringLiteral(", ")));
+}
+
 // Background, axes, grid and legend colours from the widget palette (light or dark themes).
 void PlotDock::applyStyle() {
   const QPalette pal = palette();
@@ -557,6 +670,10 @@ void PlotDock::rebuild(bool keepX) {
       out.push_back(&points[k * series_.size() + si]);
     }
     if (stores[k]) decimate(*stores[k], fields, xr, buckets, out);
+    // Display units (angles in degrees).
+    for (std::size_t si = 0; si < series_.size(); ++si)
+      if (series_[si].scale != 1.0)
+        for (QCPGraphData& p : *out[si]) p.value *= series_[si].scale;
   }
 
   // Value ranges (each axis from the visible points of its graphs), then log clamping.
@@ -704,7 +821,7 @@ void PlotDock::updateTracers(const QPoint& pos) {
   cursor_->setVisible(true);
   if (!compare_.empty()) text += QStringLiteral("\n") + compare_[0].label + QLatin1Char(':');
   for (Series& s : series_) {
-    const double v = store_->value(s.field, i);
+    const double v = store_->value(s.field, i) * s.scale;
     const bool logAx = s.graph->valueAxis()->scaleType() == QCPAxis::stLogarithmic;
     const double shown = logAx && v <= 0 ? s.graph->valueAxis()->range().lower * 1e-3 : v;
     s.tracer->position->setCoords(time, shown);
@@ -719,7 +836,7 @@ void PlotDock::updateTracers(const QPoint& pos) {
     const std::size_t j = st->nearest(time);
     QStringList values;
     for (const Series& s : series_) {
-      const double v = st->value(s.field, j);
+      const double v = st->value(s.field, j) * s.scale;
       values << (s.field == Field::Iterations ? QString::number(static_cast<long>(v)) : QString::number(v, 'g', 7));
     }
     text += QStringLiteral("\n%1 (t = %2 s): %3").arg(compare_[k].label, QString::number(st->time(j), 'g', 8), values.join(QStringLiteral(", ")));
@@ -805,51 +922,9 @@ bool PlotDock::saveImage(const QString& path, QString* error) {
   refresh(window_);
   const bool cursorShown = cursor_->visible();
   hideTracers();
-  const bool ok = suffix == QLatin1String("png") ? savePng(path, error) : saveSvg(path, error);
+  const bool ok = writePlotImage(plot_, path, exportSize(), windowTitle(), error);
   if (cursorShown) plot_->replot(QCustomPlot::rpQueuedRefresh);
   return ok;
-}
-
-// PNG at twice the on-screen resolution, written atomically.
-bool PlotDock::savePng(const QString& path, QString* error) {
-  const QSize size = exportSize();
-  const QPixmap pixmap = plot_->toPixmap(size.width(), size.height(), 2.0);
-  QSaveFile file(path);
-  if (pixmap.isNull() || !file.open(QIODevice::WriteOnly) || !pixmap.save(&file, "PNG") || !file.commit()) {
-    if (error) *error = tr("cannot write %1: %2").arg(path, pixmap.isNull() ? tr("rendering failed") : file.errorString());
-    return false;
-  }
-  return true;
-}
-
-// SVG through QSvgGenerator and QCustomPlot's vector painter, written atomically.
-bool PlotDock::saveSvg(const QString& path, QString* error) {
-  const QSize size = exportSize();
-  QSaveFile file(path);
-  if (!file.open(QIODevice::WriteOnly)) {
-    if (error) *error = tr("cannot write %1: %2").arg(path, file.errorString());
-    return false;
-  }
-  QSvgGenerator generator;
-  generator.setOutputDevice(&file);
-  generator.setSize(size);
-  generator.setViewBox(QRect(QPoint(0, 0), size));
-  generator.setTitle(windowTitle());
-  generator.setDescription(tr("MechStudio plot"));
-  QCPPainter painter;
-  if (!painter.begin(&generator)) {
-    if (error) *error = tr("cannot start the SVG painter");
-    file.cancelWriting();
-    return false;
-  }
-  painter.setMode(QCPPainter::pmVectorized);
-  plot_->toPainter(&painter, size.width(), size.height());
-  painter.end();
-  if (!file.commit()) {
-    if (error) *error = tr("cannot write %1: %2").arg(path, file.errorString());
-    return false;
-  }
-  return true;
 }
 
 }  // namespace ms::ui

@@ -71,6 +71,17 @@ class PlotDock : public QDockWidget {
   void setComparison(const std::vector<CompareCurve>& copies);
   int comparisonCopies() const { return int(compare_.size()); }
 
+  // Signals figure: adds a curve of a signal column (SampleStore::signalField) named by the signal,
+  // with its SI unit; `angular` values (rad, rad/s) are shown in degrees after setAngleDegrees(true).
+  void addSignal(SampleStore::Field column, const QString& name, const QString& unit, bool angular);
+  QStringList signalNames() const;
+  std::vector<SampleStore::Field> signalColumns() const;
+  // Moves a signal's curve to another column (the watch list changed) or removes it.
+  void setSignalColumn(const QString& name, SampleStore::Field column);
+  void removeSignal(const QString& name);
+  void setAngleDegrees(bool on);
+  bool angleDegrees() const { return degrees_; }
+
   // Saves the figure as PNG (2× resolution) or SVG, chosen by the suffix; atomically.
   bool saveImage(const QString& path, QString* error);
   // Writes every stored sample (all series) as CSV; same format as PlotManager::exportCsv.
@@ -91,6 +102,8 @@ class PlotDock : public QDockWidget {
     QCPGraph* graph = nullptr;
     QCPItemTracer* tracer = nullptr;
     QColor color;  // its own colour outside comparisons
+    bool angular = false;  // a signal in rad or rad/s
+    double scale = 1.0;    // display factor (180/π for angles in degrees)
   };
   // A value axis and how it is scaled.
   struct ValueAxis {
@@ -99,6 +112,8 @@ class PlotDock : public QDockWidget {
   };
 
   void setUpFigure();
+  QString displayUnit(const QString& unit, bool angular) const;
+  void updateSignalLabels();
   void ensureLegendRow();
   void applyComparisonStyle();
   void layoutLegend();
@@ -121,8 +136,6 @@ class PlotDock : public QDockWidget {
   void showContextMenu(const QPoint& pos);
   void chooseAndSave(const QString& suffix);
   void chooseAndExportCsv();
-  bool savePng(const QString& path, QString* error);
-  bool saveSvg(const QString& path, QString* error);
   QSize exportSize() const;
 
   PlotManager::Figure figure_;
@@ -135,6 +148,7 @@ class PlotDock : public QDockWidget {
   QAction* logAction_ = nullptr;
   QAction* autoscaleAction_ = nullptr;
   bool log_ = false;
+  bool degrees_ = false;
   bool autoscale_ = true;
   bool hovered_ = false;
   bool settingsDirty_ = true;

@@ -8,8 +8,10 @@
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <memory>
 #include <vector>
 
+#include "signals/signals.h"
 #include "sim/sim_types.h"
 
 class QDockWidget;
@@ -17,11 +19,15 @@ class QMainWindow;
 
 namespace ms::ui {
 
+class PlotDock;
+class PhaseDock;
+
 class PlotManager : public QObject {
   Q_OBJECT
  public:
-  enum class Figure { Energy, EnergyError, Violation, Penetration, Solver, StepTime, Momentum };
-  static constexpr int kFigureCount = 7;
+  // The fixed figures, then Signals: a dock of chosen signals (addSignalPlot), any number of them.
+  enum class Figure { Energy, EnergyError, Violation, Penetration, Solver, StepTime, Momentum, Signals };
+  static constexpr int kFigureCount = 7;  // the fixed ones
 
   // Creates the docks (object names "plot-energy", "plot-energy-error", "plot-violation",
   // "plot-penetration", "plot-solver", "plot-step-time", "plot-momentum") and adds them to `window`.
@@ -59,6 +65,25 @@ class PlotManager : public QObject {
   // Samples received for copy k (0: the reference, = sampleCount()).
   long copySampleCount(int copy) const;
 
+  // ---- signals (issue 15) ----
+  // The loaded system's signal catalogue (null: none). Signal plots and phase portraits keep the
+  // signals whose names the new catalogue has (a model applied from the editor keeps its plots;
+  // the others are dropped); the watch list follows and is announced by watchedSignalsChanged.
+  void setSignalCatalogue(std::shared_ptr<const SignalCatalogue> catalogue);
+  const SignalCatalogue* signalCatalogue() const;
+  // Plots catalogue signals: in a new dock ("plot-signals-N", tabbed with the energy plot, shown)
+  // or added to `into`. Returns the dock (null without a catalogue or signals).
+  PlotDock* addSignalPlot(const std::vector<int>& signalIndices, PlotDock* into = nullptr);
+  // A phase portrait of signal y against signal x ("plot-phase-N").
+  PhaseDock* addPhasePortrait(int xSignal, int ySignal);
+  QList<PlotDock*> signalDocks() const;
+  QList<PhaseDock*> phaseDocks() const;
+  // Angles and angular rates of signal plots and phase portraits in degrees (default radians).
+  void setAngleDegrees(bool on);
+  bool angleDegrees() const;
+  // The watched catalogue indices, in the order of StepSample::signalValues.
+  const std::vector<int>& watchedSignals() const;
+
   // Samples received since the last clear() (for tests: one per step).
   long sampleCount() const;
   // Writes every stored sample, all series, as CSV (atomically). Returns false with a reason. In a
@@ -67,7 +92,13 @@ class PlotManager : public QObject {
   // "run.csv" → "run-2-RK4.csv" (copy k ≥ 1; its label with characters unsafe in file names as '_').
   QString copyCsvPath(const QString& path, int copy) const;
 
+ Q_SIGNALS:
+  // The signals the simulation must evaluate with every sample changed (SimController::watchSignals).
+  void watchedSignalsChanged(std::shared_ptr<const ms::SignalCatalogue> catalogue, std::vector<int> indices);
+
  private:
+  int watch(int signalIndex);
+  void announceWatched();
   struct Impl;
   Impl* d_;
 };

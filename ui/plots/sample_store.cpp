@@ -163,6 +163,12 @@ void SampleStore::append(const std::vector<StepSample>& samples) {
   reserveFor(samples.size() - first);
   for (std::size_t k = first; k < samples.size(); ++k) {
     const StepSample& s = samples[k];
+    // A signal watched from now on: its column, NaN for the rows before.
+    while (signals_.size() < s.signalValues.size()) {
+      signals_.emplace_back();
+      signals_.back().reserve(time_.capacity());
+      for (std::size_t i = 0; i < time_.size(); ++i) signals_.back().push(std::numeric_limits<double>::quiet_NaN());
+    }
     // Within one batch the time must not go back either (defensive; keeps binary search valid).
     if (!time_.empty() && s.time < time_.back()) {
       truncate(lowerBound(s.time));
@@ -176,6 +182,8 @@ void SampleStore::append(const std::vector<StepSample>& samples) {
       real_[static_cast<std::size_t>(realIndex(field))].push(sampleValue(s, field));
     }
     iterations_.push(static_cast<std::int32_t>(s.iterations));
+    for (std::size_t c = 0; c < signals_.size(); ++c)
+      signals_[c].push(c < s.signalValues.size() ? s.signalValues[c] : std::numeric_limits<double>::quiet_NaN());
   }
   ++revision_;
 }
@@ -195,6 +203,7 @@ void SampleStore::clear() {
   time_ = {};
   for (auto& c : real_) c.clear();
   iterations_.clear();
+  signals_.clear();
   dropped_ = 0;
   ++revision_;
   ++resetRevision_;
@@ -214,6 +223,10 @@ void SampleStore::setCapacity(std::size_t samples) {
 // One value of one field.
 double SampleStore::value(Field f, std::size_t i) const {
   if (f == Field::Iterations) return iterations_.data[i];
+  if (isSignal(f)) {
+    const std::size_t k = static_cast<std::size_t>(f) - kFieldCount;
+    return k < signals_.size() ? signals_[k].data[i] : std::numeric_limits<double>::quiet_NaN();
+  }
   return real_[static_cast<std::size_t>(realIndex(f))].data[i];
 }
 
@@ -240,6 +253,10 @@ SampleStore::Extremes SampleStore::extremes(Field f, std::size_t begin, std::siz
   end = std::min(end, time_.size());
   if (begin >= end) return {};
   if (f == Field::Iterations) return iterations_.extremes(begin, end);
+  if (isSignal(f)) {
+    const std::size_t k = static_cast<std::size_t>(f) - kFieldCount;
+    return k < signals_.size() ? signals_[k].extremes(begin, end) : Extremes{};
+  }
   return real_[static_cast<std::size_t>(realIndex(f))].extremes(begin, end);
 }
 
@@ -255,6 +272,7 @@ void SampleStore::dropOldest(std::size_t n) {
   time_.erase(time_.begin(), time_.begin() + static_cast<std::ptrdiff_t>(n));
   for (auto& c : real_) c.dropFront(n);
   iterations_.dropFront(n);
+  for (auto& c : signals_) c.dropFront(n);
   dropped_ += n;
 }
 
@@ -265,6 +283,7 @@ void SampleStore::truncate(std::size_t n) {
   time_.resize(n);
   for (auto& c : real_) c.truncate(n);
   iterations_.truncate(n);
+  for (auto& c : signals_) c.truncate(n);
 }
 
 // Grows every column geometrically (never beyond the capacity) to fit `extra` more samples.
@@ -276,6 +295,7 @@ void SampleStore::reserveFor(std::size_t extra) {
   time_.reserve(target);
   for (auto& c : real_) c.reserve(target);
   iterations_.reserve(target);
+  for (auto& c : signals_) c.reserve(target);
 }
 
 const char* SampleStore::csvHeader() {
@@ -294,6 +314,21 @@ bool SampleStore::writeCsv(const QString& path, QString* error) const {
   std::string buf;
   buf.reserve(1 << 20);
   buf += csvHeader();
+  // The signal columns after the fixed ones (the header's line break moved behind them).
+  if (!signals_.empty()) {
+    buf.pop_back();
+    for (std::size_t k = 0; k < signals_.size(); ++k) {
+      const QString h = k < signalHeaders_.size() ? signalHeaders_[k] : QStringLiteral("signal_%1").arg(k);
+      std::string field = h.toStdString();
+      if (field.find_first_of(",\"\n") != std::string::npos) {
+        std::string q = "\"";
+        for (char c : field) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+        field = q + "\"";
+      }
+      buf += ',' + field;
+    }
+    buf += '\n';
+  }
   char num[64];
   // Appends one number and a separator.
   auto put = [&](auto v, char sep) {
@@ -310,7 +345,15 @@ bool SampleStore::writeCsv(const QString& path, QString* error) const {
     put(iterations_.data[i], ',');
     put(real_[static_cast<std::size_t>(realIndex(Field::Residual))].data[i], ',');
     put(real_[static_cast<std::size_t>(realIndex(Field::StepMicroseconds))].data[i], ',');
-    put(real_[static_cast<std::size_t>(realIndex(Field::AngularMomentum))].data[i], '\n');
+    put(real_[static_cast<std::size_t>(realIndex(Field::AngularMomentum))].data[i], signals_.empty() ? '\n' : ',');
+    for (std::size_t k = 0; k < signals_.size(); ++k) {
+      const double v = signals_[k].data[i];
+      if (std::isfinite(v)) {
+        put(v, k + 1 < signals_.size() ? ',' : '\n');
+      } else {
+        buf += k + 1 < signals_.size() ? ',' : '\n';  // not watched yet: empty field
+      }
+    }
     // Flush a full chunk.
     if (buf.size() > (1u << 20) - 512) {
       if (file.write(buf.data(), static_cast<qint64>(buf.size())) != static_cast<qint64>(buf.size())) break;

@@ -32,6 +32,10 @@ class SampleStore {
   static constexpr int kFieldCount = static_cast<int>(Field::Count);
   static constexpr std::size_t kDefaultCapacity = 2'000'000;
   static constexpr std::size_t kBlock = 64;
+  // Signal columns (StepSample::signalValues, in the order of the watch list) follow the fixed fields:
+  // signal k is Field(kFieldCount + k). Rows from before a signal was watched hold NaN.
+  static Field signalField(int k) { return static_cast<Field>(kFieldCount + k); }
+  static bool isSignal(Field f) { return static_cast<int>(f) >= kFieldCount; }
 
   // The finite minimum and maximum of a range and where they are (absolute indices).
   struct Extremes {
@@ -74,8 +78,12 @@ class SampleStore {
   // Finite min/max of field f over indices [begin, end), using the block summaries.
   Extremes extremes(Field f, std::size_t begin, std::size_t end) const;
 
-  // Writes every stored sample as CSV (header + one row per sample, exact round-trip doubles),
-  // atomically through QSaveFile. Returns false with a reason.
+  // Signal columns so far, and their CSV headers ("crank.angle [rad]"; default "signal_k").
+  int signalCount() const { return static_cast<int>(signals_.size()); }
+  void setSignalHeaders(const std::vector<QString>& headers) { signalHeaders_ = headers; }
+
+  // Writes every stored sample as CSV (header + one row per sample, exact round-trip doubles;
+  // the signal columns last), atomically through QSaveFile. Returns false with a reason.
   bool writeCsv(const QString& path, QString* error) const;
   static const char* csvHeader();
 
@@ -109,6 +117,8 @@ class SampleStore {
   std::vector<double> time_;
   std::array<Column<double>, kFieldCount - 1> real_;  // every field except Iterations
   Column<std::int32_t> iterations_;
+  std::vector<Column<double>> signals_;
+  std::vector<QString> signalHeaders_;
 };
 
 }  // namespace ms::ui

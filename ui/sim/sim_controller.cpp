@@ -304,6 +304,13 @@ void SimController::setPerturbation(const Perturbation& p) {
   post([this, p] { perturbation_ = p; });
 }
 
+void SimController::watchSignals(std::shared_ptr<const SignalCatalogue> catalogue, std::vector<int> indices) {
+  post([this, catalogue = std::move(catalogue), indices = std::move(indices)]() mutable {
+    catalogue_ = std::move(catalogue);
+    watched_ = std::move(indices);
+  });
+}
+
 void SimController::setActuator(int joint, int dof, double value) {
   post([this, joint, dof, value] {
     if (!sim_ || joint < 0 || joint >= int(sim_->inputs().actuator.size()) || dof < 0 || dof >= 6) return;
@@ -655,7 +662,9 @@ void SimController::recordSampleOf(const Simulation& sim, int copy, double energ
   s.residual = m.residual;
   s.stepMicroseconds = m.stepMicroseconds;
   s.angularMomentum = sim.angularMomentum().norm();
-  localSamples_.push_back(s);
+  if (catalogue_ && !watched_.empty() && &sim.system() == &catalogue_->system())
+    catalogue_->evaluate(sim, watched_, AngleUnit::Radians, s.signalValues);
+  localSamples_.push_back(std::move(s));
 }
 
 // The perturbation spring as a force at the centre of mass and a torque (world frame).

@@ -29,6 +29,7 @@
 #include <thread>
 #include <vector>
 
+#include "signals/signals.h"
 #include "sim/sim_types.h"
 
 namespace ms::ui {
@@ -85,6 +86,10 @@ class SimController : public QObject {
   // Interaction.
   void setPerturbation(const Perturbation& p);
   void setActuator(int joint, int dof, double value);
+  // Signals evaluated with every sample from the next sync point on (StepSample::signalValues, in the
+  // order of `indices`, catalogue indices; SI units, radians), for the reference and the copies.
+  // The catalogue must be the loaded system's (samples of another system get none).
+  void watchSignals(std::shared_ptr<const SignalCatalogue> catalogue, std::vector<int> indices);
   // Initial minimal coordinates of a joint (size = its dof); resets to t = 0 with them.
   void setInitialJointPosition(int joint, const std::vector<double>& position);
 
@@ -158,6 +163,8 @@ class SimController : public QObject {
   long stalledSteps_ = 0, subdividedSteps_ = 0, singularSteps_ = 0;  // of sim_ since the timeline started
   std::vector<StepSample> localSamples_;
   std::vector<ContactPoint> contactScratch_;
+  std::shared_ptr<const SignalCatalogue> catalogue_;
+  std::vector<int> watched_;
   // Comparison (all owned by the simulation thread). The reference is sim_ with refCopy_'s figures.
   struct Copy {
     CopySpec spec;

@@ -95,6 +95,8 @@ struct StepSample {
   double residual = 0;
   double stepMicroseconds = 0;
   double angularMomentum = 0;  // ‖L‖ about the world origin (Simulation::angularMomentum), N·m·s
+  // Values of the watched signals (SimController::watchSignals), in watch order, SI units, radians.
+  std::vector<double> signalValues;
 };
 
 }  // namespace ms::ui
