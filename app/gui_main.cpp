@@ -62,7 +62,8 @@ int main(int argc, char** argv) {
   QCommandLineOption contacts("contacts", "Contact model with --integrator: rigid (default) or soft.", "MODEL");
   QCommandLineOption lesson("lesson", "Open a lesson (1-6 or its id, e.g. drift): its scene, its integrators compared, its explanation.", "N|ID");
   QCommandLineOption sideBySide("side-by-side", "Draw compared copies (--lesson) beside the reference instead of as ghosts over it.");
-  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson, sideBySide});
+  QCommandLineOption plot("plot", "Plot the model's signals matching a name or glob, e.g. 'crank.*' (repeatable: one plot each; 'mechstudio-cli signals MODEL' lists them).", "SIGNAL");
+  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson, sideBySide, plot});
   if (!cli.parse(app.arguments())) return fail(1, cli.errorText());
   if (cli.isSet("help")) cli.showHelp(0);
   if (cli.isSet("version")) cli.showVersion();
@@ -108,6 +109,9 @@ int main(int argc, char** argv) {
     if (QAction* a = window.findChild<QAction*>("view-side-by-side")) a->setChecked(true);
   if (opened && cli.isSet(follow) && !window.followBody(cli.value(follow)))
     return fail(1, "--follow: the model has no body '" + cli.value(follow) + "'");
+  if (opened)
+    for (const QString& pattern : cli.values(plot))
+      if (!window.plotSignals({pattern}, &error)) return fail(1, "--plot: " + error);
 
   // --select once the window is shown (so the editor scrolls to the body's text).
   auto selectBody = [&] {

@@ -346,6 +346,33 @@ void MainWindow::buildDocks() {
   connect(view_, &ViewportWidget::bodySelected, this, [this](int body) {
     if (body >= 0 && body < int(bodyNames_.size())) tree_->selectBody(QString::fromStdString(bodyNames_[size_t(body)]));
   });
+  // Right click on a body in the 3D view: Plot ▸ the body's quantities and those of its joints.
+  connect(view_, &ViewportWidget::bodyContextMenuRequested, this, [this](int body, const QPoint& at) {
+    const std::unique_ptr<QMenu> menu = bodyPlotMenu(body);
+    if (menu) menu->exec(at);
+  });
+}
+
+std::unique_ptr<QMenu> MainWindow::bodyPlotMenu(int body) {
+  if (!loadedSystem_ || body < 0 || body >= int(loadedSystem_->bodies.size())) return nullptr;
+  auto menu = std::make_unique<QMenu>(this);
+  const ModelTreePanel::PlotFn plot = [this](const QStringList& p) {
+    QString why;
+    if (!plotSignals(p, &why)) QMessageBox::warning(this, "Plot", why);
+  };
+  const ModelTreePanel::PhaseFn phase = [this](const QStringList& x, const QStringList& y) {
+    QString why;
+    if (!plotPhasePortrait(x, y, &why)) QMessageBox::warning(this, "Phase portrait", why);
+  };
+  const QString name = QString::fromStdString(loadedSystem_->bodies[size_t(body)].name);
+  ModelTreePanel::fillPlotMenu(menu->addMenu("Plot " + name), true, name, plot, phase);
+  // The joints that hold this body (its joint to the parent and loop joints ending on it).
+  for (const CompiledJoint& j : loadedSystem_->joints)
+    if (j.geo.child == body) {
+      const QString jn = QString::fromStdString(j.name);
+      ModelTreePanel::fillPlotMenu(menu->addMenu("Plot joint " + jn), false, jn, plot, phase);
+    }
+  return menu;
 }
 
 void MainWindow::buildMenus() {

@@ -73,6 +73,8 @@ class MainWindow : public QMainWindow {
   // matching x. Null with *error when nothing matches or no model is loaded.
   PlotDock* plotSignals(const QStringList& patterns, QString* error = nullptr, PlotDock* into = nullptr);
   PhaseDock* plotPhasePortrait(const QStringList& x, const QStringList& y, QString* error = nullptr);
+  // The 3D view's context menu of a body: Plot <body> ▸ …, Plot joint <joint> ▸ … (null: no body).
+  std::unique_ptr<QMenu> bodyPlotMenu(int body);
   SettingsPanel* settingsPanel() const { return settings_; }
   JointPanel* jointPanel() const { return joints_; }
   EditorPanel* editorPanel() const { return editor_; }

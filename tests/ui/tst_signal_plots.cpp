@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QMenu>
+#include <memory>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -111,6 +112,23 @@ class TestSignalPlots : public QObject {
     QVERIFY(plotFromTree(w, "crank-shaft", "Reaction force"));
     QVERIFY(plotFromTree(w, "crank", "Orientation (roll, pitch, yaw)"));
     QCOMPARE(w.plots()->signalDocks().size(), 3);
+    // The 3D view's context menu of the crank: its own quantities and its joint's.
+    int crank = -1;
+    for (size_t b = 0; b < s.system->bodies.size(); ++b)
+      if (s.system->bodies[b].name == "crank") crank = int(b);
+    const std::unique_ptr<QMenu> viewMenu = w.bodyPlotMenu(crank);
+    QVERIFY(viewMenu);
+    QAction* torque = nullptr;
+    for (QAction* a : viewMenu->actions())
+      if (a->menu() && a->text() == "Plot joint crank-shaft")
+        for (QAction* b : a->menu()->actions())
+          if (b->text() == "Reaction torque") torque = b;
+    QVERIFY(torque);
+    torque->trigger();
+    QCOMPARE(w.plots()->signalDocks().size(), 4);
+    QCOMPARE(w.plots()->signalDocks().back()->signalNames(),
+             (QStringList{"crank-shaft.torque.x", "crank-shaft.torque.y", "crank-shaft.torque.z"}));
+    QVERIFY(!w.bodyPlotMenu(-1));
     stepN(w, 10);
     QTemporaryDir dir;
     const QString csv = dir.filePath("run.csv");

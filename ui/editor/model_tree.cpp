@@ -151,14 +151,13 @@ bool ModelTreePanel::moveBody(int body, int parent, QString* error) {
 }
 
 // Plot ▸ …: the quantities of a body or joint as signal globs (names as in docs/signals.md).
-void ModelTreePanel::addPlotMenu(QMenu& menu, NodeKind kind, const QString& name) {
-  QMenu* plot = menu.addMenu("Plot");
-  plot->setObjectName("plot-menu");
-  const auto item = [this, plot](const QString& label, const QStringList& patterns) {
-    plot->addAction(label, this, [this, patterns] { emit plotRequested(patterns); });
+void ModelTreePanel::fillPlotMenu(QMenu* plot, bool isBody, const QString& name, const PlotFn& plotFn,
+                                  const PhaseFn& phaseFn) {
+  const auto item = [plot, plotFn](const QString& label, const QStringList& patterns) {
+    QObject::connect(plot->addAction(label), &QAction::triggered, plot, [plotFn, patterns] { plotFn(patterns); });
   };
   const QString n = name + '.';
-  if (kind == NodeKind::Body) {
+  if (isBody) {
     item("Position", {n + "[xyz]"});
     item("Velocity", {n + "v[xyz]"});
     item("Orientation (roll, pitch, yaw)", {n + "roll", n + "pitch", n + "yaw"});
@@ -171,9 +170,9 @@ void ModelTreePanel::addPlotMenu(QMenu& menu, NodeKind kind, const QString& name
     item("Reaction torque", {n + "torque.?"});
     item("Reaction force in the joint frame", {n + "force_local.?"});
     item("Efforts (actuator, spring, damper, limit)", {n + "effort*", n + "spring*", n + "damper*", n + "limit"});
-    plot->addAction("Phase portrait (coordinate against rate)", this, [this, n] {
-      emit phasePortraitRequested({n + "angle", n + "position", n + "rot_x", n + "pos1"},
-                                  {n + "angle_rate", n + "position_rate", n + "rot_x_rate", n + "pos1_rate"});
+    QObject::connect(plot->addAction("Phase portrait (coordinate against rate)"), &QAction::triggered, plot, [phaseFn, n] {
+      phaseFn({n + "angle", n + "position", n + "rot_x", n + "pos1"},
+              {n + "angle_rate", n + "position_rate", n + "rot_x_rate", n + "pos1_rate"});
     });
   }
 }
@@ -192,10 +191,12 @@ std::unique_ptr<QMenu> ModelTreePanel::contextMenu(QTreeWidgetItem* item) {
   const Model& m = model->result.model;
   auto menu = std::make_unique<QMenu>(this);
   // Plots of the simulated model's signals (also while the text is stale or read-only).
+  const PlotFn plot = [this](const QStringList& p) { emit plotRequested(p); };
+  const PhaseFn phase = [this](const QStringList& x, const QStringList& y) { emit phasePortraitRequested(x, y); };
   if (kind == NodeKind::Body && index >= 0 && index < int(m.bodies.size()))
-    addPlotMenu(*menu, kind, QString::fromStdString(m.bodies[size_t(index)].name));
+    fillPlotMenu(menu->addMenu("Plot"), true, QString::fromStdString(m.bodies[size_t(index)].name), plot, phase);
   if (kind == NodeKind::Joint && index >= 0 && index < int(m.joints.size()))
-    addPlotMenu(*menu, kind, QString::fromStdString(m.joints[size_t(index)].name));
+    fillPlotMenu(menu->addMenu("Plot"), false, QString::fromStdString(m.joints[size_t(index)].name), plot, phase);
   if (!stale_ && !editor_->isReadOnly()) {
     if (!menu->isEmpty()) menu->addSeparator();
     addEditMenu(*menu, kind, index, m);

@@ -48,6 +48,12 @@ class ModelTreePanel : public QWidget {
   bool selectBody(const QString& name);
   // The context menu of a node (selecting it), as a right-click shows it; null when it has none.
   std::unique_ptr<QMenu> contextMenu(QTreeWidgetItem* item);
+  // The items of a "Plot" menu for a body (isBody) or joint of that name: signal globs of the loaded
+  // model (docs/signals.md) handed to `plot`, a joint's coordinate against its rate to `phase`.
+  // Shared by the tree and the 3D view's context menus.
+  using PlotFn = std::function<void(const QStringList& patterns)>;
+  using PhaseFn = std::function<void(const QStringList& x, const QStringList& y)>;
+  static void fillPlotMenu(QMenu* plot, bool isBody, const QString& name, const PlotFn& plotFn, const PhaseFn& phaseFn);
 
   // Structure edits (the node's context menu; engine's io/mech_edit.h through the editor's text, one
   // undo step each). Bodies and joints are indices of the shown model; -1 for a body is the world.
@@ -78,7 +84,6 @@ class ModelTreePanel : public QWidget {
   void rebuild();
   void showMenu(const QPoint& at);
   void addEditMenu(QMenu& menu, NodeKind kind, int index, const Model& m);
-  void addPlotMenu(QMenu& menu, NodeKind kind, const QString& name);
   QString unusedName(const QString& stem, bool body) const;
   void followCursor();
   void nodeChanged(QTreeWidgetItem* item, bool moveCursor);

@@ -284,7 +284,7 @@ void PlotDock::applyComparisonStyle() {
   const QColor fg = palette().color(QPalette::Text);
   if (compare_.empty()) {
     for (Series& s : series_) {
-      s.graph->setName(s.name);
+      s.graph->setName(s.label.isEmpty() ? s.name : s.label);
       s.graph->setPen(QPen(figure_ == Figure::Energy && &s == &series_.front() ? fg : s.color, 1));
       s.graph->addToLegend();
     }
@@ -306,7 +306,7 @@ void PlotDock::applyComparisonStyle() {
       QCPGraph* g = k == 0 ? series_[si].graph : compareGraphs_[k - 1][si];
       // "RK4 (stopped at t = 1.234 s)" in the legend; "RK4: kinetic" for the unlisted quantities.
       QString n = compare_[k].label;
-      if (si > 0) n += QStringLiteral(": ") + series_[si].name.toLower();
+      if (si > 0) n += QStringLiteral(": ") + (series_[si].label.isEmpty() ? series_[si].name.toLower() : series_[si].label);
       else if (!compare_[k].note.isEmpty()) n += QStringLiteral(" (") + compare_[k].note + QLatin1Char(')');
       g->setName(n);
       g->setPen(QPen(compare_[k].color, 1, seriesStyle(si)));
@@ -317,7 +317,8 @@ void PlotDock::applyComparisonStyle() {
     static const char* const styleNames[] = {"solid", "dashed", "dotted", "dash-dot"};
     QStringList parts;
     for (std::size_t si = 0; si < series_.size(); ++si)
-      parts << series_[si].name.toLower() + QLatin1Char(' ') + QLatin1String(styleNames[si % 4]);
+      parts << (series_[si].label.isEmpty() ? series_[si].name.toLower() : series_[si].label) + QLatin1Char(' ') +
+               QLatin1String(styleNames[si % 4]);
     // Under the legend: which dash pattern is which quantity.
     if (!styleNote_) {
       styleNote_ = new QCPTextElement(plot_, QString());
@@ -505,8 +506,28 @@ void PlotDock::updateSignalLabels() {
       if (s.graph->valueAxis() == a && !u.contains(s.unit)) u << s.unit;
     a->setLabel(u.join(QStringLiteral(", ")));
   }
-  QStringList names = signalNames();
-  setWindowTitle(names.isEmpty() ? figureTitle(figure_) : names.join(QStringLiteral(", ")));
+  // Title and legend: the prefix all names share up to a '.' ("crank-shaft.force") once, the rest
+  // per curve ("x", "y", "z").
+  const QStringList names = signalNames();
+  QString prefix = names.isEmpty() ? QString() : names.front();
+  for (const QString& n : names) {
+    int k = 0;
+    while (k < prefix.size() && k < n.size() && prefix[k] == n[k]) ++k;
+    prefix.truncate(k);
+  }
+  prefix.truncate(prefix.lastIndexOf(QLatin1Char('.')) + 1);
+  QStringList rest;
+  for (Series& s : series_) {
+    s.label = names.size() > 1 && s.name.size() > prefix.size() ? s.name.mid(prefix.size()) : s.name;
+    rest << s.label;
+  }
+  applyComparisonStyle();
+  if (names.isEmpty())
+    setWindowTitle(figureTitle(figure_));
+  else if (names.size() == 1 || prefix.isEmpty())
+    setWindowTitle(names.join(QStringLiteral(", ")));
+  else
+    setWindowTitle(prefix.chopped(1) + QStringLiteral(" (") + rest.join(QStringLiteral(", ")) + QLatin1Char(')'));
 }
 
 // Background, axes, grid and legend colours from the widget palette (light or dark themes).

@@ -102,6 +102,7 @@ class PlotDock : public QDockWidget {
     QCPGraph* graph = nullptr;
     QCPItemTracer* tracer = nullptr;
     QColor color;  // its own colour outside comparisons
+    QString label;         // legend entry (a signal's name without the prefix all curves share)
     bool angular = false;  // a signal in rad or rad/s
     double scale = 1.0;    // display factor (180/π for angles in degrees)
   };

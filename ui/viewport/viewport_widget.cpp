@@ -1199,12 +1199,15 @@ void ViewportWidget::mouseReleaseEvent(QMouseEvent* e) {
     }
     return;
   }
-  // A left click without drag selects the body under the cursor (or nothing).
+  // A left click without drag selects the body under the cursor (or nothing); a right click asks
+  // for its context menu.
   if (g.button == Qt::LeftButton && !g.dragging && !g.consumed) {
     const int body = d.pick(e->position()).body;
     setSelectedBody(body);
     emit bodySelected(body);
   }
+  if (g.button == Qt::RightButton && !g.dragging && !g.consumed)
+    emit bodyContextMenuRequested(d.pick(e->position()).body, e->globalPosition().toPoint());
 }
 
 // Double-click on a body: the view turns around its centre of mass from the same distance.

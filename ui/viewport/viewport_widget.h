@@ -84,6 +84,8 @@ class ViewportWidget : public QWidget {
 
  signals:
   void bodySelected(int body);  // click on a body (-1: clicked empty space)
+  // Right click without drag on a body (-1: empty space), at a global screen position.
+  void bodyContextMenuRequested(int body, const QPoint& globalPos);
   // Ctrl+drag on a body: active while the button is held, target follows the mouse on the plane
   // through the grab point facing the camera; inactive when released.
   void perturbationChanged(const ms::ui::Perturbation& perturbation);
