@@ -80,7 +80,9 @@ void JointPanel::setSystem(std::shared_ptr<const CompiledSystem> system) {
         lo = desc.lowerLimit[c];
         hi = desc.upperLimit[c];
       }
-      Control ctl = makeControl(j, c, lo, hi, translational ? " m" : " rad", posBox);
+      const double k = !translational && degrees_ ? 180.0 / M_PI : 1.0;
+      Control ctl = makeControl(j, c, lo * k, hi * k, translational ? " m" : degrees_ ? " °" : " rad", posBox);
+      ctl.display = k;
       const QString label = dof == 1 ? QString::fromStdString(desc.name) : QString("%1 [%2]").arg(QString::fromStdString(desc.name)).arg(c);
       pg->addWidget(new QLabel(label), row, 0);
       pg->addWidget(ctl.slider, row, 1);
@@ -123,10 +125,16 @@ void JointPanel::setSystem(std::shared_ptr<const CompiledSystem> system) {
   }
 }
 
+void JointPanel::setAngleDegrees(bool on) {
+  if (on == degrees_) return;
+  degrees_ = on;
+  setSystem(system_);  // the values come back with the next snapshot
+}
+
 void JointPanel::positionEdited(int joint) {
   std::vector<double> position(system_->joints[joint].geo.freeCoordinates(), 0.0);
   for (const Control& c : positions_)
-    if (c.joint == joint) position[c.coordinate] = c.field->value();
+    if (c.joint == joint) position[c.coordinate] = c.field->value() / c.display;
   Q_EMIT initialPositionRequested(joint, position);
 }
 
@@ -140,7 +148,7 @@ void JointPanel::setSnapshot(const Snapshot& s) {
     if (c.slider->isSliderDown() || c.field->hasFocus()) continue;
     if (c.joint < int(s.jointPositions.size())) {
       const QSignalBlocker block(c.field);
-      const double v = s.jointPositions[c.joint][c.coordinate];
+      const double v = s.jointPositions[c.joint][c.coordinate] * c.display;
       c.field->setValue(v);
       const QSignalBlocker blockSlider(c.slider);
       c.slider->setValue(int(std::lround(c.field->value() * c.scale)));

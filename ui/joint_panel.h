@@ -26,6 +26,10 @@ class JointPanel : public QWidget {
   // sliders only while paused.
   void setSnapshot(const Snapshot& s);
 
+  // Rotational coordinates in degrees (default radians); rebuilds the controls.
+  void setAngleDegrees(bool on);
+  bool angleDegrees() const { return degrees_; }
+
   // The position control of joint j, coordinate c (tests), or null.
   QDoubleSpinBox* positionField(int joint, int coordinate) const;
   QDoubleSpinBox* actuatorField(int joint, int coordinate) const;
@@ -40,6 +44,7 @@ class JointPanel : public QWidget {
     double scale;  // slider ticks per unit
     QSlider* slider;
     QDoubleSpinBox* field;
+    double display = 1;  // shown value per engine value (180/π for angles in degrees)
   };
   Control makeControl(int joint, int coordinate, double lo, double hi, const QString& unit, QWidget* parent);
   void positionEdited(int joint);
@@ -48,6 +53,7 @@ class JointPanel : public QWidget {
   QVBoxLayout* layout_;
   QWidget* content_ = nullptr;
   bool updating_ = false;
+  bool degrees_ = false;
 };
 
 }  // namespace ms::ui

@@ -495,10 +495,17 @@ void MainWindow::buildMenus() {
     if (picker.exec() != QDialog::Accepted || picker.chosen().size() != 2) return;
     plots_->addPhasePortrait(picker.chosen()[0], picker.chosen()[1]);
   });
+  // Angles in degrees or radians, everywhere (signal plots, phase portraits, Joints dock); kept.
   QAction* degreesAct = plotsMenu_->addAction("Angles in &Degrees");
   degreesAct->setObjectName("angles-degrees-action");
   degreesAct->setCheckable(true);
-  connect(degreesAct, &QAction::toggled, this, [this](bool on) { plots_->setAngleDegrees(on); });
+  connect(degreesAct, &QAction::toggled, this, [this](bool on) {
+    plots_->setAngleDegrees(on);
+    joints_->setAngleDegrees(on);
+    QSettings().setValue("view/anglesInDegrees", on);
+    shownGeneration_ = -1;  // the Joints dock shows the values again at the next tick
+  });
+  degreesAct->setChecked(QSettings().value("view/anglesInDegrees", false).toBool());
   plotsMenu_->addSeparator();
   QAction* exportAll = plotsMenu_->addAction("Export all data as CSV…");
   connect(exportAll, &QAction::triggered, this, [this] {

@@ -6,6 +6,7 @@
 // by name, and lesson 2 opens with a phase portrait of two curves (VI and Heun).
 #include <QApplication>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QFile>
 #include <QMenu>
 #include <memory>
@@ -17,6 +18,7 @@
 #include <qcustomplot.h>
 
 #include "editor/model_tree.h"
+#include "joint_panel.h"
 #include "main_window.h"
 #include "plots/phase_dock.h"
 #include "plots/plot_dock.h"
@@ -101,12 +103,23 @@ class TestSignalPlots : public QObject {
     const double angle = s.jointPositions[size_t(joint)][0];
     const double plotted = (g->data()->constEnd() - 1)->value;
     QVERIFY2(std::abs(plotted - angle) <= 1e-12, qPrintable(QString("%1 vs %2").arg(plotted).arg(angle)));
-    // Degrees: the display scales, the axis says so.
-    w.plots()->setAngleDegrees(true);
+    // Degrees everywhere (View's action): the plot scales and says so, the Joints dock too.
+    QAction* degrees = w.findChild<QAction*>("angles-degrees-action");
+    QVERIFY(degrees);
+    degrees->setChecked(true);
+    settle(w);
     dock->refresh(0, true);
     QVERIFY(std::abs((g->data()->constEnd() - 1)->value - angle * 180 / M_PI) <= 1e-9);
     QVERIFY2(dock->plot()->yAxis->label().contains("deg"), qPrintable(dock->plot()->yAxis->label()));
-    w.plots()->setAngleDegrees(false);
+    QDoubleSpinBox* field = w.jointPanel()->positionField(joint, 0);
+    QVERIFY(field);
+    QCOMPARE(field->suffix(), QString(" °"));
+    // Shown to the field's 4 decimals; the value it stands for is the same angle.
+    QVERIFY2(std::abs(field->value() - angle * 180 / M_PI) <= 1e-4, qPrintable(QString("%1 vs %2").arg(field->value()).arg(angle * 180 / M_PI)));
+    degrees->setChecked(false);
+    settle(w);
+    QCOMPARE(w.jointPanel()->positionField(joint, 0)->suffix(), QString(" rad"));
+    QVERIFY(std::abs(w.jointPanel()->positionField(joint, 0)->value() - angle) <= 1e-4);
 
     // A body's reaction and pose signals into further plots; the CSV has their columns with units.
     QVERIFY(plotFromTree(w, "crank-shaft", "Reaction force"));
