@@ -1527,7 +1527,9 @@ bool MainWindow::loadKeyframe(const QString& name, bool asInitialState, QString*
   if (asInitialState) sim_.useKeyframeAsInitialState(*found);
   else sim_.loadKeyframe(*found);
   view_->clearTrails();
-  statusBar()->showMessage(QString(asInitialState ? "Keyframe '%1' is the initial state (Reset returns to it)" : "Loaded keyframe '%1'").arg(name), 6000);
+  // (Not before the window is shown: the status bar would draw the message over its model label.)
+  if (isVisible())
+    statusBar()->showMessage(QString(asInitialState ? "Keyframe '%1' is the initial state (Reset returns to it)" : "Loaded keyframe '%1'").arg(name), 6000);
   return true;
 }
 
