@@ -79,7 +79,7 @@ void printUsage(std::FILE* f) {
                "Usage:\n"
                "  %s simulate (scene:NAME | FILE) [--set key=value]... [--dt S] (--duration S | --steps N)\n"
                "                 [--tol X] [--comp-tol X] [--max-iter N] [--csv FILE] [--poses FILE] [--quiet]\n"
-               "                 [--signals FILE [--signal PATTERN]...] [--degrees]\n"
+               "                 [--signals FILE [--signal PATTERN]...] [--degrees] [--keyframe NAME]\n"
                "                 [--integrator NAME] [--baumgarte ALPHA,BETA]\n"
                "                 [--contacts rigid|soft [--contact-stiffness K] [--contact-damping B]]\n"
                "  %s check FILE [--set key=value]...\n"
@@ -108,6 +108,7 @@ void printUsage(std::FILE* f) {
                "  --dt S            time step [s] (default: the scene's, usually 0.01)\n"
                "  --duration S      simulated time [s]; steps = round up(S / dt)\n"
                "  --steps N         number of steps (exactly one of --duration and --steps)\n"
+               "  --keyframe NAME   start from the model's (keyframe NAME ...) instead of its initial conditions\n"
                "  --tol X           Newton tolerance on the residual inf-norm (default 1e-10)\n"
                "  --comp-tol X      contacts and limits: largest slack x impulse at convergence (default 1e-8)\n"
                "  --max-iter N      Newton iteration cap per step (default 100)\n"
@@ -200,6 +201,7 @@ struct SimulateOptions {
   std::optional<double> dt, duration, tol, compTol;
   std::optional<long long> steps, maxIter;
   std::optional<std::string> csv, poses, signals;
+  std::optional<std::string> keyframe;  // --keyframe NAME: the initial state
   std::vector<std::string> signalPatterns;  // --signal (repeatable)
   bool degrees = false;
   bool quiet = false;
@@ -267,7 +269,7 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
                                                          "--poses", "--signals", "--signal",
                                                          "--integrator", "--baumgarte", "--contacts",
                                                          "--contact-stiffness", "--contact-damping",
-                                                         "--mujoco-integrator"};
+                                                         "--mujoco-integrator", "--keyframe"};
       const bool takesValue = std::find(withValue.begin(), withValue.end(), name) != withValue.end();
       if (name == "--quiet" || name == "--degrees") {
         if (hasValue) throw InputError{"option " + name + " takes no value"};
@@ -309,6 +311,9 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
       } else if (name == "--csv" || name == "--poses" || name == "--signals") {
         if (value.empty()) throw InputError{"option " + name + " needs a file name"};
         (name == "--csv" ? o.csv : name == "--poses" ? o.poses : o.signals) = value;
+      } else if (name == "--keyframe") {
+        if (value.empty()) throw InputError{"option --keyframe needs a keyframe name"};
+        o.keyframe = value;
       } else if (name == "--signal") {
         if (value.empty()) throw InputError{"option --signal needs a signal name or pattern"};
         o.signalPatterns.push_back(value);
@@ -548,6 +553,8 @@ int runSimulate(const std::vector<std::string>& args) {
   ms::Simulation sim(system);
   // The time stepper; a combination that makes no sense for this model is a UserError (exit 1).
   if (o.integrator != ms::IntegratorOptions()) sim.setIntegrator(o.integrator);
+  // The run starts from a keyframe of the model (an unknown name or a misfit is a UserError: exit 1).
+  if (o.keyframe) sim.setInitialKeyframe(*o.keyframe);
 
   const double dt = sim.settings().dt;
   long long steps = 0;

@@ -2,8 +2,8 @@
 // mechstudio: the desktop application. Opens the model given on the command line, or a bundled
 // example (paused). With --screenshot it renders the window after --steps steps, saves a PNG and
 // exits (for docs and tests).
-//   mechstudio [MODEL | --lesson N|ID] [--set k=v]... [--integrator NAME [--contacts rigid|soft]] [--follow BODY]
-//              [--select BODY] [--screenshot OUT.png [--steps N] [--size WxH]]
+//   mechstudio [MODEL | --lesson N|ID] [--set k=v]... [--integrator NAME [--contacts rigid|soft]] [--keyframe NAME] [--plot SIGNAL]...
+//              [--follow BODY] [--select BODY] [--screenshot OUT.png [--steps N] [--size WxH]]
 // Exit status (as mechstudio-cli): 0 ok, 1 bad input (arguments or a model that does not open),
 // 2 a step failed (screenshot mode).
 #include <QAction>
@@ -63,7 +63,8 @@ int main(int argc, char** argv) {
   QCommandLineOption lesson("lesson", "Open a lesson (1-6 or its id, e.g. drift): its scene, its integrators compared, its explanation.", "N|ID");
   QCommandLineOption sideBySide("side-by-side", "Draw compared copies (--lesson) beside the reference instead of as ghosts over it.");
   QCommandLineOption plot("plot", "Plot the model's signals matching a name or glob, e.g. 'crank.*' (repeatable: one plot each; 'mechstudio-cli signals MODEL' lists them).", "SIGNAL");
-  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson, sideBySide, plot});
+  QCommandLineOption keyframe("keyframe", "Start paused at the model's (keyframe NAME ...) instead of its initial conditions.", "NAME");
+  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson, sideBySide, plot, keyframe});
   if (!cli.parse(app.arguments())) return fail(1, cli.errorText());
   if (cli.isSet("help")) cli.showHelp(0);
   if (cli.isSet("version")) cli.showVersion();
@@ -93,6 +94,7 @@ int main(int argc, char** argv) {
   if (cli.isSet(contacts) && !ms::parseContactModel(cli.value(contacts).toStdString(), integratorOptions.contacts))
     return fail(1, "--contacts expects rigid or soft, got '" + cli.value(contacts) + "'");
   if (cli.isSet(lesson) && (cli.isSet(integrator) || cli.isSet(contacts))) return fail(1, "--lesson chooses its own integrators");
+  if (cli.isSet(lesson) && cli.isSet(keyframe)) return fail(1, "--lesson starts from its own state: give no --keyframe");
 
   ms::ui::MainWindow window;
   QString error;
@@ -105,6 +107,8 @@ int main(int argc, char** argv) {
   }
   if (opened && (cli.isSet(integrator) || cli.isSet(contacts)) && !window.setIntegrator(integratorOptions, &error))
     return fail(1, "--integrator: " + error);
+  // The keyframe after the integrator (a baseline then starts from it as from initial conditions).
+  if (opened && cli.isSet(keyframe) && !window.loadKeyframe(cli.value(keyframe), true, &error)) return fail(1, "--keyframe: " + error);
   if (cli.isSet(sideBySide))
     if (QAction* a = window.findChild<QAction*>("view-side-by-side")) a->setChecked(true);
   if (opened && cli.isSet(follow) && !window.followBody(cli.value(follow)))

@@ -11,6 +11,7 @@
 #include "integrator/accel_dynamics.h"
 #include "integrator/variational_step.h"
 #include "system/initial_conditions.h"
+#include "system/keyframe.h"
 
 namespace ms {
 namespace {
@@ -60,14 +61,47 @@ Simulation::Simulation(std::shared_ptr<const CompiledSystem> system)
 Simulation::~Simulation() = default;
 
 void Simulation::reset() {
-  state_ = makeInitialState(*sys_, initial_, settings_.dt);
-  if (integratorOptions_.kind != IntegratorKind::Variational) projectForBaseline(sys_, state_);
+  State s = initialState_ ? *initialState_ : makeInitialState(*sys_, initial_, settings_.dt);
+  if (integratorOptions_.kind != IntegratorKind::Variational) projectForBaseline(sys_, s);
+  restartFrom(std::move(s));
+}
+
+// A new run from `s` (t and step as in s): fresh integrator, metrics of the state itself.
+void Simulation::restartFrom(State s) {
+  state_ = std::move(s);
   integrator_->restart();
   failed_ = false;
   setTimeOrigin();
   metrics_ = StepMetrics();
   updateMetrics();
   metrics_.constraintViolation = constraintViolation(*sys_, state_);
+}
+
+KeyframeDesc Simulation::keyframe(const std::string& name) const { return keyframeFromState(*sys_, state_, name); }
+
+const KeyframeDesc& Simulation::modelKeyframe(const std::string& name) const {
+  const KeyframeDesc* k = sys_->model.keyframe(name);
+  if (!k)
+    throw UserError("the model has no keyframe '" + name + "' (its keyframes: " + keyframeNames(sys_->model) + ")");
+  return *k;
+}
+
+void Simulation::loadKeyframe(const std::string& name) { loadKeyframe(modelKeyframe(name)); }
+
+void Simulation::loadKeyframe(const KeyframeDesc& keyframe) { restartFrom(stateFromKeyframe(*sys_, keyframe)); }
+
+void Simulation::setInitialKeyframe(const std::string& name) { setInitialKeyframe(modelKeyframe(name)); }
+
+void Simulation::setInitialKeyframe(const KeyframeDesc& keyframe) {
+  initialState_ = stateFromKeyframe(*sys_, keyframe);  // throws: nothing changed
+  initialKeyframeName_ = keyframe.name;
+  reset();
+}
+
+void Simulation::clearInitialKeyframe() {
+  initialState_.reset();
+  initialKeyframeName_.clear();
+  reset();
 }
 
 void Simulation::setIntegrator(const IntegratorOptions& options) {
@@ -223,6 +257,9 @@ void Simulation::setInitialJointState(int j, const std::vector<double>& position
     if (velocity.size() != n) throw UserError("joint '" + d.name + "' has " + std::to_string(n) + " coordinates");
     d.initialVelocity = velocity;
   }
+  // The joints' coordinates make the initial state again.
+  initialState_.reset();
+  initialKeyframeName_.clear();
   reset();
 }
 

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -71,8 +72,27 @@ class Simulation {
   bool projectVelocitiesOntoConstraints();
   const StepSettings& settings() const { return settings_; }
 
-  // Back to t = 0 with the initial conditions (clears a failure).
+  // Back to t = 0 with the initial conditions (clears a failure): the initial keyframe when one is
+  // set, else the model's.
   void reset();
+
+  // Keyframes (system/keyframe.h, Model::keyframes). keyframe(): the current state as a keyframe.
+  KeyframeDesc keyframe(const std::string& name) const;
+  // The keyframe's state replaces the current one, exactly (t = 0, a new time origin; clears a
+  // failure). By name: one of this model's keyframes. Throws UserError (state unchanged) for an
+  // unknown name (listing the model's keyframes), a keyframe whose bodies are not the model's, or
+  // one that violates a joint by more than kKeyframeFitTolerance.
+  void loadKeyframe(const std::string& name);
+  void loadKeyframe(const KeyframeDesc& keyframe);
+  // "Use as initial state": reset() returns to the keyframe from now on, and is done now (under a
+  // baseline integrator the velocities are projected as for the model's initial conditions).
+  // Throws like loadKeyframe (nothing changed).
+  void setInitialKeyframe(const std::string& name);
+  void setInitialKeyframe(const KeyframeDesc& keyframe);
+  // Back to the model's initial conditions (and reset). setInitialJointState does this too.
+  void clearInitialKeyframe();
+  // The name of the initial keyframe ("" when the model's initial conditions are used).
+  const std::string& initialKeyframe() const { return initialKeyframeName_; }
   // One step. Returns false on failure; metrics() then holds the status and "step N: reason".
   // After a failure further calls return false until reset().
   bool step();
@@ -110,7 +130,11 @@ class Simulation {
   void updateMetrics();
   void setTimeOrigin();
   void applyControllers(Inputs& in) const;
+  const KeyframeDesc& modelKeyframe(const std::string& name) const;
+  void restartFrom(State s);
   std::shared_ptr<const CompiledSystem> sys_;
+  std::optional<State> initialState_;  // the initial keyframe's state, if one is set
+  std::string initialKeyframeName_;
   Model initial_;
   StepSettings settings_;
   State state_;

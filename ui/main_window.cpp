@@ -16,6 +16,8 @@
 #include <QFileSystemWatcher>
 #include <QFile>
 #include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QKeySequence>
@@ -47,6 +49,7 @@
 #include "editor/model_editor.h"
 #include "editor/model_tree.h"
 #include "gallery.h"
+#include "io/mech_edit.h"
 #include "io/mech_writer.h"
 #include "io/model_file.h"
 #include "joint_panel.h"
@@ -60,6 +63,7 @@
 #include "scenes/lessons.h"
 #include "settings_panel.h"
 #include "system/compiled_system.h"
+#include "system/keyframe.h"
 #include "viewport/viewport_widget.h"
 
 namespace ms::ui {
@@ -162,8 +166,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(ed->document(), &QTextDocument::modificationChanged, this, [this](bool modified) {
     if (!modified && !loadingEditor_) removeRecovery();
   });
-  // Apply automatically after each check that finds the text valid.
-  connect(ed, &ModelEditor::modelChecked, this, [this] { autoApply(); });
+  // Apply automatically after each check that finds the text valid; the keyframe menus follow the text.
+  connect(ed, &ModelEditor::modelChecked, this, [this] {
+    autoApply();
+    rebuildKeyframeMenus();
+  });
 
   readSettings();
 
@@ -418,6 +425,17 @@ void MainWindow::buildMenus() {
   connect(compareHereAct_, &QAction::triggered, this, [this] { compareFromHere(); });
   QAction* stopCompare = simMenu->addAction("Stop comparing");
   connect(stopCompare, &QAction::triggered, this, [this] { sim_.stopComparison(); });
+  // Keyframes: saved states written into the model's text (rebuilt after every check of the text).
+  simMenu->addSeparator();
+  saveKeyframeAct_ = simMenu->addAction("Save State as &Keyframe…");
+  saveKeyframeAct_->setObjectName("save-keyframe");
+  saveKeyframeAct_->setStatusTip("Write the state shown into the model's text as a (keyframe NAME ...) form (undoable)");
+  connect(saveKeyframeAct_, &QAction::triggered, this, [this] { saveKeyframe(); });
+  loadKeyframeMenu_ = simMenu->addMenu("&Load Keyframe");
+  loadKeyframeMenu_->setObjectName("load-keyframe-menu");
+  initialKeyframeMenu_ = simMenu->addMenu("Use Keyframe as &Initial State");
+  initialKeyframeMenu_->setObjectName("initial-keyframe-menu");
+  rebuildKeyframeMenus();
 
   viewMenu_ = menuBar()->addMenu("&View");
   viewMenu_->addAction(fitAct_);
@@ -1173,6 +1191,13 @@ MainWindow::Answer MainWindow::ask(Question q, const QString& file) {
       accept = box.addButton("Reload", QMessageBox::DestructiveRole);
       reject = box.addButton("Keep my text", QMessageBox::RejectRole);
       break;
+    case Question::ReplaceKeyframe:
+      box.setWindowTitle("Replace keyframe");
+      box.setText(QString("The model has a keyframe named '%1' already.").arg(file));
+      box.setInformativeText("Replace it with the state shown? (Edit ▸ Undo brings it back.)");
+      accept = box.addButton("Replace", QMessageBox::DestructiveRole);
+      box.addButton(QMessageBox::Cancel);
+      break;
   }
   box.exec();
   if (box.clickedButton() == accept) return Answer::Accept;
@@ -1275,6 +1300,7 @@ void MainWindow::modelLoaded(std::shared_ptr<const CompiledSystem> sys) {
   loadedSystem_ = sys;
   // Signal plots follow the new model by name (SimController evaluates the watched ones).
   plots_->setSignalCatalogue(std::make_shared<SignalCatalogue>(*sys));
+  rebuildKeyframeMenus();
   settings_->setSystem(sys);
   shownIntegrator_ = IntegratorOptions();
   settings_->setIntegratorOptions(shownIntegrator_);
@@ -1562,6 +1588,120 @@ QString MainWindow::stopRecording() {
   }
   recordDir_.clear();
   return msg;
+}
+
+// ---- keyframes -----------------------------------------------------------------------------------
+
+const std::vector<KeyframeDesc>* MainWindow::keyframes() const {
+  // The editor's last valid model (it has the keyframes just saved), else the model loaded.
+  const ModelEditor* ed = editor_->editor();
+  if (const auto m = ed->lastValidModel(); m && ed->language() == ModelLanguage::Mech) return &m->result.model.keyframes;
+  return loadedSystem_ ? &loadedSystem_->model.keyframes : nullptr;
+}
+
+QStringList MainWindow::keyframeNames() const {
+  QStringList names;
+  if (const auto* k = keyframes())
+    for (const KeyframeDesc& d : *k) names << QString::fromStdString(d.name);
+  return names;
+}
+
+void MainWindow::rebuildKeyframeMenus() {
+  if (!loadKeyframeMenu_) return;
+  const QStringList names = keyframeNames();
+  for (QMenu* menu : {loadKeyframeMenu_, initialKeyframeMenu_}) {
+    const bool initial = menu == initialKeyframeMenu_;
+    menu->clear();
+    for (const QString& n : names) {
+      QAction* a = menu->addAction(QString(n).replace('&', "&&"));
+      a->setObjectName((initial ? "initial-keyframe-" : "load-keyframe-") + n);
+      connect(a, &QAction::triggered, this, [this, n, initial] { loadKeyframe(n, initial); });
+    }
+    if (names.isEmpty()) menu->addAction("(the model has no keyframes)")->setEnabled(false);
+  }
+}
+
+bool MainWindow::loadKeyframe(const QString& name, bool asInitialState, QString* error) {
+  QString why;
+  const KeyframeDesc* found = nullptr;
+  if (const auto* list = keyframes())
+    for (const KeyframeDesc& k : *list)
+      if (QString::fromStdString(k.name) == name) found = &k;
+  if (!loadedSystem_) {
+    why = "no model is open";
+  } else if (!found) {
+    const QStringList names = keyframeNames();
+    why = QString("the model has no keyframe '%1' (its keyframes: %2)")
+              .arg(name, names.isEmpty() ? QString("none") : "'" + names.join("', '") + "'");
+  } else {
+    // Checked here against the model the simulation has (or gets with the requests queued before
+    // this one): the simulation thread would refuse the same keyframe.
+    try {
+      stateFromKeyframe(*loadedSystem_, *found);
+    } catch (const UserError& e) {
+      why = QString::fromUtf8(e.what());
+    }
+  }
+  if (!why.isEmpty()) {
+    showBanner((asInitialState ? "Keyframe not used as the initial state: " : "Keyframe not loaded: ") + why, true);
+    if (error) *error = why;
+    return false;
+  }
+  hideBanner();
+  runAct_->setChecked(false);
+  if (asInitialState) sim_.useKeyframeAsInitialState(*found);
+  else sim_.loadKeyframe(*found);
+  view_->clearTrails();
+  // (Not before the window is shown: the status bar would draw the message over its model label.)
+  if (isVisible())
+    statusBar()->showMessage(QString(asInitialState ? "Keyframe '%1' is the initial state (Reset returns to it)" : "Loaded keyframe '%1'").arg(name), 6000);
+  return true;
+}
+
+bool MainWindow::saveKeyframe(QString* error) {
+  ModelEditor* ed = editor_->editor();
+  QString why;
+  auto refuse = [&](const QString& text) {
+    const QString full = "Keyframe not saved: " + text;
+    showBanner(full, true);
+    if (error) *error = full;
+    return false;
+  };
+  if (ed->isReadOnly() || ed->language() != ModelLanguage::Mech)
+    return refuse("keyframes are written into an editable .mech text, and this model has none (save it as .mech first).");
+  if (ed->checkPending()) ed->checkNow();
+  const auto parsed = ed->lastValidModel();
+  if (!parsed || ed->modelStale()) return refuse("the text has errors (see the problems list); fix them first.");
+  // The state shown, once every request queued so far is applied.
+  sim_.sync();
+  const Snapshot snap = sim_.snapshot();
+  if (!snap.system) return refuse("no model is simulated.");
+  // The simulated bodies must be the text's (an unapplied edit may have changed them).
+  const Model& textModel = parsed->result.model;
+  std::vector<std::string> simulated;
+  for (const CompiledBody& b : snap.system->bodies) simulated.push_back(b.name);
+  std::vector<std::string> written;
+  for (const BodyDesc& b : textModel.bodies) written.push_back(b.name);
+  std::sort(simulated.begin(), simulated.end());
+  std::sort(written.begin(), written.end());
+  if (simulated != written)
+    return refuse("the bodies of the simulated model are not the bodies of the editor's text (Apply the text first, Ctrl+Return).");
+  // The name: the first free "keyframe-N" is suggested.
+  int n = 1;
+  while (textModel.keyframe("keyframe-" + std::to_string(n))) ++n;
+  const QString suggested = QString("keyframe-%1").arg(n);
+  QString name = keyframeNameAsker_ ? keyframeNameAsker_(suggested)
+                                    : QInputDialog::getText(this, "Save State as Keyframe", "Name of the keyframe:", QLineEdit::Normal, suggested);
+  name = name.trimmed();
+  if (name.isEmpty()) return false;  // cancelled
+  if (textModel.keyframe(name.toStdString()) && ask(Question::ReplaceKeyframe, name) != Answer::Accept) return false;
+  const KeyframeDesc k = keyframeFromState(*snap.system, snap.state, name.toStdString());
+  QString err;
+  if (!ed->applyEdit([&k](const sexpr::Document& doc, const MechParseResult& p) { return setKeyframe(doc, p, k); },
+                     "Save keyframe '" + name + "'", &err))
+    return refuse(err);
+  statusBar()->showMessage(QString("Saved keyframe '%1' into the text (t = %2 s; not saved to the file yet)").arg(name).arg(snap.state.time, 0, 'f', 3), 6000);
+  return true;
 }
 
 }  // namespace ms::ui

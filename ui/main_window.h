@@ -103,11 +103,32 @@ class MainWindow : public QMainWindow {
   enum class Question {
     RestoreRecovery,  // a recovery file newer than the model: Accept = restore, Reject = discard it
     CloseUnsaved,     // closing with unsaved edits: Accept = save, Reject = discard, Cancel
-    ChangedOnDisk     // the file changed on disk during unsaved edits: Accept = reload, Reject = keep
+    ChangedOnDisk,    // the file changed on disk during unsaved edits: Accept = reload, Reject = keep
+    ReplaceKeyframe   // a keyframe of that name exists (the name is passed as `file`): Accept = replace
   };
   enum class Answer { Accept, Reject, Cancel };
   using Asker = std::function<Answer(Question, const QString& file)>;
   void setAsker(Asker asker) { asker_ = std::move(asker); }
+
+  // Keyframes (Simulation menu; docs/model-language.md "Keyframes").
+  // Save State as Keyframe…: the state shown becomes a (keyframe NAME …) form of the editor's text,
+  // one undoable edit (replacing a keyframe of that name after asking ReplaceKeyframe). The name is
+  // asked through the keyframe name asker (a QInputDialog unless a test injects one; it gets the
+  // suggested name, "keyframe-1", "keyframe-2", …, and returns "" to cancel). False when cancelled
+  // or refused (*error: why; the banner shows it and the text stays as it was).
+  using KeyframeNameAsker = std::function<QString(const QString& suggested)>;
+  void setKeyframeNameAsker(KeyframeNameAsker asker) { keyframeNameAsker_ = std::move(asker); }
+  bool saveKeyframe(QString* error = nullptr);
+  // Load Keyframe ▸ NAME / Use Keyframe as Initial State ▸ NAME: the keyframe of the editor's last
+  // valid model (else of the model loaded) into the simulation, checked against the model simulated
+  // first (an unknown name or a keyframe that does not fit: false, *error with the reason, and the
+  // banner). `mechstudio --keyframe NAME` uses it as the initial state.
+  bool loadKeyframe(const QString& name, bool asInitialState = false, QString* error = nullptr);
+  // The names the two submenus offer now.
+  QStringList keyframeNames() const;
+  QMenu* loadKeyframeMenu() const { return loadKeyframeMenu_; }
+  QMenu* initialKeyframeMenu() const { return initialKeyframeMenu_; }
+  QAction* saveKeyframeAction() const { return saveKeyframeAct_; }
 
   // Autosave: while the buffer has unsaved edits it is written every `ms` (default 5000) to
   // recoveryPath(its file) — JSON with the file's path and the text, written with QSaveFile; the
@@ -204,6 +225,11 @@ class MainWindow : public QMainWindow {
   void offerRecovery(const QString& path);
   bool resolveUnsaved();  // Save / Discard / Cancel before the buffer goes; false: keep it
   void autoApply();
+  void rebuildKeyframeMenus();
+  const std::vector<KeyframeDesc>* keyframes() const;
+  KeyframeNameAsker keyframeNameAsker_;
+  QAction* saveKeyframeAct_ = nullptr;
+  QMenu *loadKeyframeMenu_ = nullptr, *initialKeyframeMenu_ = nullptr;
 
   SimController sim_;
   ViewportWidget* view_ = nullptr;

@@ -3,6 +3,9 @@
 // byte-span replacements of the text, applied from the end backwards and re-parsed once.
 #include "io/mech_edit.h"
 
+#include "core/quaternion.h"
+#include "io/mech_writer.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdlib>
@@ -160,6 +163,19 @@ MechEdit renameTokens(const sexpr::Document& doc, const std::vector<SourceRef>& 
   return apply(doc, s);
 }
 
+// The (body NAME …) entries of every keyframe for body `name` (absent ones skipped).
+std::vector<const PropertySource*> keyframeEntries(const MechParseResult& p, const std::string& name) {
+  std::vector<const PropertySource*> out;
+  for (const ElementSource& k : p.map.keyframes) {
+    const auto it = k.properties.find(name);
+    if (it != k.properties.end() && it->second.form.valid() && !it->second.values.empty()) out.push_back(&it->second);
+  }
+  return out;
+}
+
+// Where addChildBody's joint puts the new body: its child anchor (parent anchor 0, coordinates 0).
+const Vec3 kNewChildAnchor(0, 0, 0.5);
+
 }  // namespace
 
 MechEdit addChildBody(const sexpr::Document& doc, const MechParseResult& p, int parent, const std::string& name,
@@ -179,9 +195,31 @@ MechEdit addChildBody(const sexpr::Document& doc, const MechParseResult& p, int 
   const bool moves = jointKind(joint).freeCoordinates() > 0;
   const std::string form = "(body " + name + "\n  (mass 1)\n  (shape box 0.1 0.1 0.1)\n  (joint " +
                            jointKind(joint).name + " " + jointName +
-                           "\n    (axis 1 0 0)\n    (parent-anchor 0 0 0)\n    (child-anchor 0 0 0.5)" +
-                           (moves ? "\n    (position 0)" : "") + "))";
-  return apply(doc, {insertion(form, end, indent)});
+                           "\n    (axis 1 0 0)\n    (parent-anchor 0 0 0)\n    (child-anchor " +
+                           sexpr::formatNumber(kNewChildAnchor.x()) + " " + sexpr::formatNumber(kNewChildAnchor.y()) + " " +
+                           sexpr::formatNumber(kNewChildAnchor.z()) + ")" + (moves ? "\n    (position 0)" : "") + "))";
+  std::vector<Splice> splices = {insertion(form, end, indent)};
+  // Every keyframe gets the new body where its joint puts it at zero coordinates, moving rigidly with
+  // its parent: x = x_p − Q(q_p)·p_b, q = q_p, ω = ω_p, v = v_p + ω_p × (x − x_p).
+  for (size_t k = 0; k < m.keyframes.size(); ++k) {
+    const KeyframeDesc& kf = m.keyframes[k];
+    KeyframeBody b;
+    b.body = name;
+    if (parent >= 0) {
+      const auto it = std::find_if(kf.bodies.begin(), kf.bodies.end(),
+                                   [&](const KeyframeBody& e) { return e.body == m.bodies[size_t(parent)].name; });
+      if (it == kf.bodies.end()) return refuse(doc, "keyframe '" + kf.name + "' has no state for the parent body");
+      b.orientation = it->orientation;
+      b.position = it->position - quat::rotate(it->orientation, kNewChildAnchor);
+      b.angularVelocity = it->angularVelocity;
+      b.velocity = it->velocity + it->angularVelocity.cross(b.position - it->position);
+    } else {
+      b.position = -kNewChildAnchor;
+    }
+    const SourceRef& kfForm = p.map.keyframes[k].form;
+    splices.push_back(insertion(keyframeBodyText(b), kfForm.end, indentOf(doc.text(), kfForm.begin) + 2));
+  }
+  return apply(doc, splices);
 }
 
 MechEdit addLoopJoint(const sexpr::Document& doc, const MechParseResult& p, const std::string& name, JointType joint,
@@ -237,7 +275,10 @@ MechEdit deleteBody(const sexpr::Document& doc, const MechParseResult& p, int bo
   for (size_t k = 0; k < m.controllers.size(); ++k)
     if (goneJoint[size_t(m.controllers[k].joint)]) add(map.controllers[k]);
   for (size_t b = 0; b < m.bodies.size(); ++b)
-    if (goneBody[b]) orderTokens(doc, m.bodies[b].name, forms);
+    if (goneBody[b]) {
+      orderTokens(doc, m.bodies[b].name, forms);
+      for (const PropertySource* e : keyframeEntries(p, m.bodies[b].name)) forms.push_back(e->form);
+    }
   for (size_t j = 0; j < m.joints.size(); ++j)
     if (goneJoint[j] && !m.joints[j].name.empty()) orderTokens(doc, m.joints[j].name, forms);
   // One removal per distinct span (a form may be listed twice), none generated.
@@ -270,6 +311,7 @@ MechEdit renameBody(const sexpr::Document& doc, const MechParseResult& p, int bo
   for (const ElementSource& e : map.springs) ref(e, "body-a"), ref(e, "body-b");
   for (const ElementSource& e : map.contactPairs) ref(e, "body-a"), ref(e, "body-b");
   for (const ElementSource& e : map.wrenches) ref(e, "body");
+  for (const PropertySource* e : keyframeEntries(p, old)) refs.push_back(e->values[0]);
   orderTokens(doc, old, refs);
   return renameTokens(doc, refs, name);
 }
@@ -331,7 +373,17 @@ MechEdit duplicateBody(const sexpr::Document& doc, const MechParseResult& p, int
   std::string copy = t.substr(span.begin, span.end - span.begin);
   for (const Named& n : names) copy.insert(n.token.end - span.begin, suffix);
   // Right after the original, on its own line at the same indentation.
-  return apply(doc, {{span.end, span.end, "\n" + std::string(size_t(indentOf(t, span.begin)), ' ') + copy}});
+  std::vector<Splice> splices = {{span.end, span.end, "\n" + std::string(size_t(indentOf(t, span.begin)), ' ') + copy}};
+  // Every keyframe: the copies start where the originals are (same joints, same parents).
+  for (const Named& n : names) {
+    if (!n.body) continue;
+    for (const PropertySource* e : keyframeEntries(p, n.name)) {
+      std::string entry = t.substr(e->form.begin, e->form.end - e->form.begin);
+      entry.insert(e->values[0].end - e->form.begin, suffix);
+      splices.push_back({e->form.end, e->form.end, "\n" + std::string(size_t(indentOf(t, e->form.begin)), ' ') + entry});
+    }
+  }
+  return apply(doc, splices);
 }
 
 MechEdit moveBody(const sexpr::Document& doc, const MechParseResult& p, int body, int parent) {
@@ -351,6 +403,22 @@ MechEdit moveBody(const sexpr::Document& doc, const MechParseResult& p, int body
   // Continuation lines relative to the form's first line; insertion() indents them all.
   const std::string form = reindent(t.substr(span.begin, span.end - span.begin), -indentOf(t, span.begin));
   return apply(doc, {removal(t, span), insertion(form, end, indent)});
+}
+
+MechEdit setKeyframe(const sexpr::Document& doc, const MechParseResult& p, const KeyframeDesc& keyframe) {
+  if (keyframe.name.empty()) return refuse(doc, "a keyframe needs a name");
+  const std::string& t = doc.text();
+  for (size_t k = 0; k < p.model.keyframes.size(); ++k) {
+    if (p.model.keyframes[k].name != keyframe.name) continue;
+    const SourceRef& form = p.map.keyframes[k].form;
+    if (!form.valid()) return refuse(doc, "the keyframe's form is not in the text");
+    // In place, continuation lines indented like the form it replaces.
+    return apply(doc, {{form.begin, form.end, reindent(keyframeText(keyframe), indentOf(t, form.begin))}});
+  }
+  size_t end = 0;
+  int indent = 0;
+  if (!listOf(doc, p, -1, end, indent)) return refuse(doc, "the mechanism's form is not in the text");
+  return apply(doc, {insertion(keyframeText(keyframe), end, indent)});
 }
 
 }  // namespace ms

@@ -5,6 +5,8 @@
 // document: every byte outside the edited spans stays as it was (comments, layout), and the result
 // is re-parsed. They work on the parse of the same text (`MechParseResult`, whose SourceMap gives
 // the spans) and refuse elements made by repeat/chain (their spans are a shared template).
+// Keyframes follow the bodies: a renamed body is renamed in them, a deleted one leaves them, a
+// duplicated one starts where its original is, a new child body where its joint puts it.
 #pragma once
 
 #include <string>
@@ -42,5 +44,8 @@ MechEdit duplicateBody(const sexpr::Document& doc, const MechParseResult& parse,
 // Moves body `body`'s form (with its joint and nested bodies) into body `parent` (-1: the top level,
 // joined to the world); its joint's anchors stay as written, now relative to the new parent.
 MechEdit moveBody(const sexpr::Document& doc, const MechParseResult& parse, int body, int parent);
+// Writes `keyframe` as a (keyframe NAME …) form (mech_writer's keyframeText): in place of the form of
+// the keyframe of that name when there is one, else as the last item of the mechanism.
+MechEdit setKeyframe(const sexpr::Document& doc, const MechParseResult& parse, const KeyframeDesc& keyframe);
 
 }  // namespace ms

@@ -69,6 +69,9 @@ struct SourceMap {
   ElementSource mechanism;
   std::map<std::string, PropertySource> params;  // (param NAME value): values[0] is the value
   std::vector<ElementSource> bodies, joints, springs, controllers, wrenches, actuators, grounds, contactPairs;
+  // Parallel to Model::keyframes: the (keyframe …) form, its name, and per body (keyed by the body's
+  // name) the (body NAME …) entry as `form` with its name token as values[0].
+  std::vector<ElementSource> keyframes;
 };
 
 struct MechParseResult {

@@ -381,6 +381,14 @@ std::string Writer::run() {
     }
     out_ += ")";
   }
+  // Keyframes: saved states, one entry per body.
+  if (!m_.keyframes.empty())
+    out_ += "\n\n  ; Keyframes: per body the centre of mass [m], orientation (w x y z), velocity [m/s] and angular\n"
+            "  ; velocity [rad/s], all in the world frame.";
+  for (const KeyframeDesc& k : m_.keyframes) {
+    out_ += "\n  ";
+    for (char c : keyframeText(k)) out_ += c == '\n' ? std::string("\n  ") : std::string(1, c);
+  }
   out_ += ")\n";
   return out_;
 }
@@ -388,6 +396,20 @@ std::string Writer::run() {
 }  // namespace
 
 std::string writeMech(const Model& model) { return Writer(model).run(); }
+
+std::string keyframeBodyText(const KeyframeBody& b) {
+  return "(body " + nameText(b.body) + "\n  " + form3("position", b.position) + " " + form4("orientation", b.orientation) +
+         "\n  " + form3("velocity", b.velocity) + " " + form3("angular-velocity", b.angularVelocity) + ")";
+}
+
+std::string keyframeText(const KeyframeDesc& k) {
+  std::string t = "(keyframe " + nameText(k.name);
+  for (const KeyframeBody& b : k.bodies) {
+    t += "\n  ";
+    for (char c : keyframeBodyText(b)) t += c == '\n' ? std::string("\n  ") : std::string(1, c);
+  }
+  return t + ")";
+}
 
 sexpr::Document setValue(const sexpr::Document& doc, const SourceRef& token, double value, Diagnostics& diags) {
   const sexpr::Node* n = token.valid() ? doc.nodeAt(token.begin) : nullptr;

@@ -23,6 +23,13 @@ constexpr int kMaxWrittenNesting = 50;
 
 std::string writeMech(const Model& model);
 
+// The (keyframe NAME (body B (position …) (orientation …) (velocity …) (angular-velocity …))…) form of
+// one keyframe, on several lines: the first unindented, the others indented relative to it. Numbers
+// are written in the shortest form that reads back to the same double (write → read is exact).
+std::string keyframeText(const KeyframeDesc& keyframe);
+// One body's entry of it, (body B (position …) (orientation …) (velocity …) (angular-velocity …)).
+std::string keyframeBodyText(const KeyframeBody& body);
+
 // Targeted edit: rewrites the one number token `token` (a SourceRef with literal = true, from a
 // SourceMap of `doc`) as `value` in shortest round-trip form; every other byte (comments, layout) is
 // unchanged. Returns the re-parsed document; on a token that is not a literal number of `doc`, or a

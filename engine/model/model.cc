@@ -15,4 +15,10 @@ int Model::jointIndex(const std::string& n) const {
   return -1;
 }
 
+const KeyframeDesc* Model::keyframe(const std::string& n) const {
+  for (const KeyframeDesc& k : keyframes)
+    if (k.name == n) return &k;
+  return nullptr;
+}
+
 }  // namespace ms

@@ -124,6 +124,22 @@ struct ContactPairDesc {
   double friction = -1;
 };
 
+// A saved state of the mechanism (issue 15, "keyframes"): per body, by name, the world position of
+// its centre of mass, its orientation (unit quaternion w x y z, body → world), its linear velocity
+// (world) and its angular velocity (WORLD frame; the simulation state keeps it in the body frame).
+// Written as (keyframe NAME (body B (position …) (orientation …) (velocity …) (angular-velocity …))…).
+struct KeyframeBody {
+  std::string body;
+  Vec3 position = Vec3::Zero();
+  Vec4 orientation = Vec4(1, 0, 0, 0);
+  Vec3 velocity = Vec3::Zero();
+  Vec3 angularVelocity = Vec3::Zero();  // world frame
+};
+struct KeyframeDesc {
+  std::string name;
+  std::vector<KeyframeBody> bodies;  // read from a .mech file: one per body, in the model's body order
+};
+
 struct SolverSettings {
   double dt = 0.01;
   double tolerance = 1e-10;    // on the ∞-norm of the residual
@@ -146,11 +162,13 @@ struct Model {
   std::vector<ControllerDesc> controllers;
   std::vector<GroundDesc> grounds;
   std::vector<ContactPairDesc> contactPairs;
+  std::vector<KeyframeDesc> keyframes;
   Vec3 gravity = Vec3(0, 0, -9.81);
   SolverSettings solver;
 
   int bodyIndex(const std::string& name) const;  // -1 when absent
   int jointIndex(const std::string& name) const;
+  const KeyframeDesc* keyframe(const std::string& name) const;  // null when absent
 };
 
 }  // namespace ms

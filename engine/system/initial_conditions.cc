@@ -91,10 +91,9 @@ double projectOntoConstraints(const CompiledSystem& sys, State& s, int maxIterat
   return viol;
 }
 
-State makeInitialState(const CompiledSystem& sys, const Model& initial, double dt) {
-  const int nb = int(sys.bodies.size());
+State zeroState(const CompiledSystem& sys) {
   State s0;
-  s0.bodies.resize(nb);
+  s0.bodies.resize(sys.bodies.size());
   s0.lambda.assign(sys.joints.size(), Vec6::Zero());
   s0.contactImpulse.assign(sys.contacts.size(), Vec6::Zero());
   s0.contactGap.assign(sys.contacts.size(), 0.0);
@@ -103,6 +102,12 @@ State makeInitialState(const CompiledSystem& sys, const Model& initial, double d
   if (sys.frictionDirections > kFrictionDirections) s0.contactFriction.assign(sys.contacts.size(), Vec6::Zero());
   s0.limitImpulse.assign(sys.limits.size(), Eigen::Vector2d::Zero());
   s0.limitPosition.assign(sys.limits.size(), 0.0);
+  return s0;
+}
+
+State makeInitialState(const CompiledSystem& sys, const Model& initial, double dt) {
+  const int nb = int(sys.bodies.size());
+  State s0 = zeroState(sys);
   // Poses: the bodies' own, then forward kinematics of the tree joints from their coordinates.
   for (int i = 0; i < nb; ++i) {
     s0.bodies[i].x = initial.bodies[i].position;

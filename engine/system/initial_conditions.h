@@ -10,6 +10,10 @@
 
 namespace ms {
 
+// A state of `sys` at t = 0 with its bodies at the origin, unrotated and at rest, and every
+// multiplier, impulse and per-contact or per-limit entry sized and zero.
+State zeroState(const CompiledSystem& sys);
+
 // Builds the state at t = 0 from the initial values in `initial` (same bodies/joints as `sys`).
 // Throws UserError when the pose cannot be projected onto the constraints.
 State makeInitialState(const CompiledSystem& sys, const Model& initial, double dt);

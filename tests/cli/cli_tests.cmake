@@ -196,3 +196,27 @@ mechstudio_cli_bad(signals_same_file_as_csv REASON "--csv and --signals name the
   ARGS simulate scene:pendulum --steps 5 --csv a.csv --signals ./a.csv)
 mechstudio_cli_bad(signals_no_model REASON "signals needs a model" ARGS signals)
 mechstudio_cli_bad(signals_unknown_option REASON "unknown option '--frob' for signals" ARGS signals scene:pendulum --frob)
+
+# ---- keyframes (issue 15) ------------------------------------------------------------------------
+# `simulate --keyframe NAME` starts from the model's (keyframe NAME ...): the initial rows of --poses
+# are the keyframe's values exactly (angular velocity in the world frame, as written).
+set(KEYFRAMES_MODEL ${CMAKE_SOURCE_DIR}/tests/data/mech/keyframes.mech)
+mechstudio_cli_test(keyframe_swing EXIT 0
+  ARGS simulate ${KEYFRAMES_MODEL} --keyframe swing --steps 5 --poses - --quiet
+  CHECKS "STDOUT_FIRST_LINE=${POSES_HEADER}" STDOUT_LINES=13
+         "STDOUT_REGEX=\n0,0,link1,0,0,-1,1,0,0,0,0,1,0,1,0,0\n0,0,link2,0,0,-2,1,0,0,0,0,2,0,1,0,0\n1,0.01,link1," STDERR_EMPTY=ON)
+# Hanging at rest is an equilibrium: the potential energy starts at -3 m g and stays there (1e-8).
+mechstudio_cli_test(keyframe_down_rests EXIT 0
+  ARGS simulate ${KEYFRAMES_MODEL} --keyframe=down --steps 3 --csv - --quiet
+  CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=5
+         "STDOUT_REGEX=\n0,0,0,-29[.]43,-29[.]43,.*\n3,0[.]0[0-9]*,[-0-9.e]+,-29[.]4(29999999[0-9]*|3000000[0-9]*|3),")
+mechstudio_cli_bad(keyframe_unknown REASON "the model has no keyframe 'swimg' \\(its keyframes: 'down', 'swing' and 'stale'\\)"
+  ARGS simulate ${KEYFRAMES_MODEL} --keyframe swimg --steps 5)
+mechstudio_cli_bad(keyframe_does_not_fit REASON "keyframe 'stale' does not fit joint 'joint2' \\(violation 0.2\\): was the model changed since it was saved\\?"
+  ARGS simulate ${KEYFRAMES_MODEL} --keyframe stale --steps 5)
+mechstudio_cli_bad(keyframe_scene_has_none REASON "the model has no keyframe 'start' \\(its keyframes: none\\)"
+  ARGS simulate scene:pendulum --keyframe start --steps 5)
+mechstudio_cli_bad(keyframe_without_name REASON "option --keyframe needs a value" ARGS simulate scene:pendulum --steps 5 --keyframe)
+# A keyframe that names a body the model lacks is a reader error at its line:column.
+mechstudio_cli_test(keyframe_check_unknown_body EXIT 1 ARGS check ${CMAKE_SOURCE_DIR}/tests/data/mech/bad/86-keyframe-unknown-body.mech
+  CHECKS "STDERR_REGEX=86-keyframe-unknown-body.mech:6:20: error: keyframe 'k' names body 'c' that the model does not have")

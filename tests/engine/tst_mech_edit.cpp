@@ -9,6 +9,7 @@
 
 #include "io/mech_edit.h"
 #include "io/mech_reader.h"
+#include "io/mech_writer.h"
 #include "simulation.h"
 #include "system/compiled_system.h"
 #include "test_paths.h"
@@ -32,7 +33,7 @@ Parsed parse(const std::string& text) {
 }
 
 std::string galleryText(const std::string& file) {
-  std::ifstream in(test::modelPath(file));
+  std::ifstream in(file.find('/') == std::string::npos ? test::modelPath(file) : test::sourceDir() + "/" + file);
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
@@ -185,6 +186,92 @@ class TestMechEdit : public QObject {
     const MechEdit again = duplicateBody(q.doc, q.result, q.result.model.bodyIndex("link1"));
     const Parsed r = reread(again);
     QVERIFY(r.result.model.bodyIndex("link1-copy2") >= 0);
+  }
+
+  // setKeyframe: a new name goes before the mechanism's closing parenthesis, an existing one is
+  // replaced in place; every other byte stays, and what reads back is the keyframe exactly.
+  void setKeyframeInsertsOrReplaces() {
+    const std::string before = galleryText("four-bar.mech");
+    Parsed p = parse(before);
+    Simulation sim(compile(p.result.model));
+    for (int k = 0; k < 37; ++k) QVERIFY(sim.step());
+    const KeyframeDesc k1 = sim.keyframe("k1");
+    const Parsed q = reread(setKeyframe(p.doc, p.result, k1));
+    const std::string& t = q.doc.text();
+    const size_t close = p.result.map.mechanism.form.end - 1;  // the mechanism's ')'
+    QCOMPARE(t.substr(0, close), before.substr(0, close));
+    QCOMPARE(t.substr(t.size() - (before.size() - close)), before.substr(close));
+    QCOMPARE(t.substr(close, 13), std::string("\n  (keyframe "));
+    QCOMPARE(q.result.model.keyframes.size(), size_t(1));
+    const KeyframeDesc& back = q.result.model.keyframes[0];
+    QCOMPARE(back.name, std::string("k1"));
+    QCOMPARE(back.bodies.size(), k1.bodies.size());
+    for (size_t b = 0; b < k1.bodies.size(); ++b) {  // write → read is exact
+      QCOMPARE(back.bodies[b].body, k1.bodies[b].body);
+      QVERIFY(back.bodies[b].position == k1.bodies[b].position && back.bodies[b].orientation == k1.bodies[b].orientation);
+      QVERIFY(back.bodies[b].velocity == k1.bodies[b].velocity &&
+              back.bodies[b].angularVelocity == k1.bodies[b].angularVelocity);
+    }
+    // The same name again, later state: replaced in place (the text around the form unchanged).
+    for (int k = 0; k < 20; ++k) QVERIFY(sim.step());
+    const KeyframeDesc k1b = sim.keyframe("k1");
+    const Parsed r = reread(setKeyframe(q.doc, q.result, k1b));
+    const SourceRef& form = q.result.map.keyframes[0].form;
+    const std::string& u = r.doc.text();
+    QCOMPARE(u.substr(0, form.begin), t.substr(0, form.begin));
+    QCOMPARE(u.substr(u.size() - (t.size() - form.end)), t.substr(form.end));
+    std::string expected;  // indented like the form it replaces (2 spaces)
+    for (char c : keyframeText(k1b)) expected += c == '\n' ? std::string("\n  ") : std::string(1, c);
+    QCOMPARE(u.substr(form.begin, u.size() - (t.size() - form.end) - form.begin), expected);
+    QCOMPARE(r.result.model.keyframes.size(), size_t(1));
+    QVERIFY(r.result.model.keyframes[0].bodies[1].position == k1b.bodies[1].position);
+    // Another name: a second form; loading either gives its state back exactly.
+    const Parsed s2 = reread(setKeyframe(r.doc, r.result, k1));
+    QCOMPARE(s2.result.model.keyframes.size(), size_t(1));  // "k1" again: replaced
+    KeyframeDesc k2 = k1;
+    k2.name = "second";
+    const Parsed s3 = reread(setKeyframe(s2.doc, s2.result, k2));
+    QCOMPARE(s3.result.model.keyframes.size(), size_t(2));
+    QCOMPARE(s3.result.model.keyframes[1].name, std::string("second"));
+    QVERIFY(!setKeyframe(p.doc, p.result, KeyframeDesc()).ok);  // no name
+  }
+
+  // Structure edits keep the keyframes valid: rename, delete, duplicate and a new child body.
+  void structureEditsFollowKeyframes() {
+    Parsed p = parse(galleryText("tests/data/mech/keyframes.mech"));
+    const Model& m = p.result.model;
+    const int l1 = m.bodyIndex("link1"), l2 = m.bodyIndex("link2");
+    auto entry = [](const Model& model, const std::string& kf, const std::string& body) {
+      const KeyframeDesc* k = model.keyframe(kf);
+      if (!k) qFatal("no keyframe %s", kf.c_str());
+      for (const KeyframeBody& b : k->bodies)
+        if (b.body == body) return b;
+      qFatal("keyframe %s has no body %s", kf.c_str(), body.c_str());
+    };
+    // Rename: every keyframe's entry follows.
+    const Parsed renamed = reread(renameBody(p.doc, p.result, l2, "lower"));
+    QCOMPARE(entry(renamed.result.model, "swing", "lower").velocity, Vec3(0, 2, 0));
+    // Delete: the entries go with the body.
+    const Parsed deleted = reread(deleteBody(p.doc, p.result, l2));
+    QCOMPARE(deleted.result.model.keyframe("down")->bodies.size(), size_t(1));
+    QVERIFY(deleted.doc.text().find("(body link2") == std::string::npos);
+    // Duplicate: the copy starts where the original is.
+    const Parsed dup = reread(duplicateBody(p.doc, p.result, l2));
+    const KeyframeBody a = entry(dup.result.model, "swing", "link2"), b = entry(dup.result.model, "swing", "link2-copy");
+    QVERIFY(a.position == b.position && a.orientation == b.orientation && a.velocity == b.velocity &&
+            a.angularVelocity == b.angularVelocity);
+    // A new child (and a new top-level body): placed by its joint, moving with its parent, so the
+    // keyframes fit the new model's joints.
+    for (int parent : {l1, -1}) {
+      const Parsed added = reread(addChildBody(p.doc, p.result, parent, "link3", JointType::Revolute));
+      Simulation sim(compile(added.result.model));
+      sim.loadKeyframe("swing");
+      sim.loadKeyframe("down");
+      const KeyframeBody c = entry(added.result.model, "swing", "link3");
+      QCOMPARE(c.position, parent < 0 ? Vec3(0, 0, -0.5) : Vec3(0, 0, -1.5));
+      QCOMPARE(c.velocity, parent < 0 ? Vec3(0, 0, 0) : Vec3(0, 1.5, 0));
+      QCOMPARE(c.angularVelocity, parent < 0 ? Vec3(0, 0, 0) : Vec3(1, 0, 0));
+    }
   }
 
   // Refusals leave the text as it was and say why.

@@ -142,6 +142,17 @@ std::string modelDifference(const Model& a, const Model& b) {
     if (a.wrenches[i].body != b.wrenches[i].body || a.wrenches[i].force != b.wrenches[i].force ||
         a.wrenches[i].torque != b.wrenches[i].torque)
       return "wrench " + std::to_string(i);
+  if (a.keyframes.size() != b.keyframes.size()) return "number of keyframes";
+  for (size_t i = 0; i < a.keyframes.size(); ++i) {
+    const KeyframeDesc &p = a.keyframes[i], &q = b.keyframes[i];
+    if (p.name != q.name || p.bodies.size() != q.bodies.size()) return "keyframe " + std::to_string(i);
+    for (size_t k = 0; k < p.bodies.size(); ++k) {
+      const KeyframeBody &e = p.bodies[k], &f = q.bodies[k];
+      if (e.body != f.body || e.position != f.position || e.orientation != f.orientation || e.velocity != f.velocity ||
+          e.angularVelocity != f.angularVelocity)
+        return "keyframe '" + p.name + "' body " + std::to_string(k);
+    }
+  }
   return "";
 }
 
@@ -203,6 +214,7 @@ class TestMechReader : public QObject {
   void galleryFilesReadAndStep();
   void textTreeTextIsByteIdentical();
   void targetedEditRewritesOneToken();
+  void keyframesAreRead();
   void writerRoundTripsEveryScene();
   void writerRoundTripsDeepTreesAndOddNames();
   void expansionAndEvaluationAreBounded();
@@ -670,6 +682,37 @@ void TestMechReader::targetedEditRewritesOneToken() {
   QCOMPARE(at(text, param), std::string("(/ pi 2)"));
 }
 
+void TestMechReader::keyframesAreRead() {
+  // Values with expressions, bodies in any order (stored in the model's body order), source spans.
+  const std::string path = dataDir() + "/mech/keyframes.mech";
+  MechParseResult r = readOk(path);
+  const std::string text = readFile(path);
+  QCOMPARE(r.model.keyframes.size(), size_t(3));
+  QCOMPARE(r.map.keyframes.size(), size_t(3));
+  const KeyframeDesc* swing = r.model.keyframe("swing");
+  QVERIFY(swing && !r.model.keyframe("nope"));
+  QCOMPARE(swing->bodies.size(), size_t(2));
+  QCOMPARE(swing->bodies[0].body, std::string("link1"));
+  QCOMPARE(swing->bodies[1].body, std::string("link2"));
+  QCOMPARE(swing->bodies[1].position, Vec3(0, 0, -2));
+  QCOMPARE(swing->bodies[1].velocity, Vec3(0, 2, 0));
+  QCOMPARE(swing->bodies[1].angularVelocity, Vec3(1, 0, 0));
+  QCOMPARE(swing->bodies[0].orientation, Vec4(1, 0, 0, 0));
+  const ElementSource& src = r.map.keyframes[1];
+  QCOMPARE(at(text, src.name), std::string("swing"));
+  QCOMPARE(at(text, src.form).substr(0, 16), std::string("(keyframe swing\n"));
+  QCOMPARE(at(text, src.properties.at("link2").values.at(0)), std::string("link2"));
+  QCOMPARE(at(text, src.properties.at("link2").form).substr(0, 25), std::string("(body link2 (position 0 0"));
+  // An orientation within 1e-6 of unit norm is normalised.
+  const std::string nearUnit = "(mechanism \"m\" (body a (mass 1) (shape box 0.1 0.1 0.1) (position 0 0 1))\n"
+                               "  (keyframe k (body a (position 0 0 1) (orientation 0.7071068 0 0 0.7071068) (velocity 0 0 0) "
+                               "(angular-velocity 0 0 0))))";
+  MechParseResult n;
+  Diagnostics d;
+  QVERIFY2(readMechText(nearUnit, "near.mech", {}, n, d), d.format().c_str());
+  QVERIFY(std::abs(n.model.keyframes[0].bodies[0].orientation.norm() - 1) < 1e-15);
+}
+
 void TestMechReader::writerRoundTripsEveryScene() {
   // Model → text → Model is exact in every field for every scene (defaults and other parameters),
   // and writing the read model again gives the same text.
@@ -698,6 +741,19 @@ void TestMechReader::writerRoundTripsEveryScene() {
   m.gravity = Vec3(1e-300, 5e-324, -9.80665);
   m.controllers[1].phase = 0.125;
   m.springs[1].bodyB = 0;
+  // A keyframe with a name that needs quotes and values that need all their digits.
+  KeyframeDesc kf;
+  kf.name = "odd name";
+  for (const BodyDesc& b : m.bodies) {
+    KeyframeBody e;
+    e.body = b.name;
+    e.position = Vec3(0.1 + 0.2, 1.0 / 3, -0.0);
+    e.orientation = Vec4(1, 2, 3, 4).normalized();
+    e.velocity = Vec3(1e-300, -5e-324, 2.5);
+    e.angularVelocity = Vec3(std::sqrt(2.0), -1e10 / 3, 0);
+    kf.bodies.push_back(e);
+  }
+  m.keyframes.push_back(kf);
   MechParseResult back;
   Diagnostics d;
   const std::string text = writeMech(m);

@@ -5,10 +5,17 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <fstream>
+#include <sstream>
 
 #include "core/check.h"
+#include "core/quaternion.h"
 #include "scenes/scenes.h"
+#include "io/mech_edit.h"
+#include "io/mech_reader.h"
 #include "simulation.h"
+#include "system/keyframe.h"
+#include "test_paths.h"
 
 using namespace ms;
 
@@ -39,6 +46,8 @@ class TestSimulation : public QObject {
   void externalWrenchChangesMomentumExactly();
   void springBetweenBodiesOscillates();
   void modelPdControllerTracksSinusoid();
+  void keyframesRestoreTheStateExactly();
+  void keyframeErrorsAreExplained();
 };
 
 void TestSimulation::doublePendulumEnergyStaysBounded() {
@@ -313,6 +322,111 @@ void TestSimulation::modelPdControllerTracksSinusoid() {
   QVERIFY(worst < 0.05);
   m.controllers[0].coordinate = 1;  // a revolute joint has one coordinate
   QVERIFY_THROWS_EXCEPTION(ms::UserError, compile(m));
+}
+
+namespace {
+// Largest difference of pose and velocity (world angular velocity) between two states.
+double stateDistance(const State& a, const State& b) {
+  double d = 0;
+  for (size_t i = 0; i < a.bodies.size(); ++i) {
+    const BodyState &p = a.bodies[i], &q = b.bodies[i];
+    d = std::max({d, (p.x - q.x).lpNorm<Eigen::Infinity>(), (p.q - q.q).lpNorm<Eigen::Infinity>(),
+                  (p.v - q.v).lpNorm<Eigen::Infinity>(),
+                  (quat::rotation(p.q) * p.w - quat::rotation(q.q) * q.w).lpNorm<Eigen::Infinity>()});
+  }
+  return d;
+}
+}  // namespace
+
+void TestSimulation::keyframesRestoreTheStateExactly() {
+  // The four-bar (a closed loop) after 43 steps, saved into the text of the model (setKeyframe),
+  // read back and loaded into a new simulation: the same state to 1e-12, and the same motion after.
+  Model model;
+  std::string failure;
+  QVERIFY2(test::loadGallery("four-bar.mech", {}, model, failure), failure.c_str());
+  Simulation sim(compile(model));
+  for (int k = 0; k < 43; ++k) QVERIFY(sim.step());
+  const State saved = sim.state();
+  const KeyframeDesc kf = sim.keyframe("mid-swing");
+  QCOMPARE(kf.bodies.size(), sim.system().bodies.size());
+  for (int k = 0; k < 25; ++k) QVERIFY(sim.step());
+  const State later = sim.state();
+  QVERIFY(stateDistance(saved, later) > 1e-2);  // it did move on
+  // Through the text.
+  std::string text;
+  {
+    std::ifstream in(test::modelPath("four-bar.mech"));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    text = ss.str();
+  }
+  Diagnostics d;
+  const sexpr::Document doc = sexpr::Document::parse(text, "four-bar.mech", d);
+  MechParseResult parsed;
+  QVERIFY(readMech(doc, {}, parsed, d));
+  const MechEdit e = setKeyframe(doc, parsed, kf);
+  QVERIFY2(e.ok, e.error.c_str());
+  MechParseResult reread;
+  QVERIFY2(readMech(e.doc, {}, reread, d), d.format().c_str());
+  Simulation other(compile(reread.model));
+  other.loadKeyframe("mid-swing");
+  QVERIFY2(stateDistance(other.state(), saved) <= 1e-12, qPrintable(QString::number(stateDistance(other.state(), saved))));
+  QCOMPARE(other.state().time, 0.0);
+  QCOMPARE(other.state().step, 0L);
+  QVERIFY(other.metrics().constraintViolation < 1e-10);
+  // The same simulation, loaded by description: also the saved state, and the steps that follow
+  // are the ones that followed the save (to the Newton tolerance).
+  sim.loadKeyframe(kf);
+  QVERIFY(stateDistance(sim.state(), saved) <= 1e-12);
+  for (int k = 0; k < 25; ++k) {
+    QVERIFY(sim.step());
+    QVERIFY(other.step());
+  }
+  QVERIFY2(stateDistance(sim.state(), later) < 1e-8, qPrintable(QString::number(stateDistance(sim.state(), later))));
+  QVERIFY(stateDistance(other.state(), later) < 1e-8);
+  // "Use as initial state": reset() goes back to it, until the joints' coordinates are set again.
+  other.setInitialKeyframe("mid-swing");
+  QCOMPARE(other.initialKeyframe(), std::string("mid-swing"));
+  for (int k = 0; k < 5; ++k) QVERIFY(other.step());
+  other.reset();
+  QVERIFY(stateDistance(other.state(), saved) <= 1e-12);
+  other.setInitialJointState(0, {}, {});
+  QCOMPARE(other.initialKeyframe(), std::string());
+  Simulation fresh(compile(reread.model));
+  QVERIFY(stateDistance(other.state(), fresh.state()) == 0);
+}
+
+void TestSimulation::keyframeErrorsAreExplained() {
+  Model model;
+  std::string failure;
+  QVERIFY2(test::loadGallery("double-pendulum.mech", {}, model, failure), failure.c_str());
+  Simulation sim(compile(model));
+  QVERIFY(sim.step());
+  const State before = sim.state();
+  KeyframeDesc kf = sim.keyframe("k");
+  auto message = [&](auto&& f) {
+    try {
+      f();
+    } catch (const UserError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  QCOMPARE(message([&] { sim.loadKeyframe("k"); }), std::string("the model has no keyframe 'k' (its keyframes: none)"));
+  KeyframeDesc moved = kf;
+  moved.bodies[1].position.z() += 0.03;  // link2 off its hinge
+  QCOMPARE(message([&] { sim.loadKeyframe(moved); }),
+           std::string("keyframe 'k' does not fit joint 'joint2' (violation 0.03): was the model changed since it was saved?"));
+  KeyframeDesc missing = kf;
+  missing.bodies.pop_back();
+  QCOMPARE(message([&] { sim.setInitialKeyframe(missing); }),
+           std::string("keyframe 'k' has no state for body 'link2': was the model changed since it was saved?"));
+  KeyframeDesc extra = kf;
+  extra.bodies[0].body = "link0";
+  QVERIFY(message([&] { sim.loadKeyframe(extra); }).find("names body 'link0' that the model does not have") != std::string::npos);
+  // Nothing changed by the refusals.
+  QCOMPARE(sim.initialKeyframe(), std::string());
+  QVERIFY(stateDistance(sim.state(), before) == 0);
 }
 
 QTEST_APPLESS_MAIN(TestSimulation)

@@ -236,25 +236,58 @@ void SimController::reset() {
   post([this] {
     running_ = false;
     if (!sim_) return;
-    sim_->reset();
-    // Comparison: every copy back to the initial conditions too (each made consistent for its own
-    // integrator by Simulation::reset); a copy that could not start stays so.
-    clock_ = sim_->state().time;
-    if (refCopy_.failure.rfind("cannot start", 0) != 0) {
-      refCopy_.failed = false;
-      refCopy_.failure.clear();
+    restartAll([](Simulation& sim) { sim.reset(); });
+  });
+}
+
+void SimController::restartAll(const std::function<void(Simulation&)>& how) {
+  how(*sim_);  // may throw: nothing changed yet
+  running_ = false;
+  // Comparison: every copy restarted too (each made consistent for its own integrator by the
+  // Simulation); a copy that could not start stays so.
+  clock_ = sim_->state().time;
+  if (refCopy_.failure.rfind("cannot start", 0) != 0) {
+    refCopy_.failed = false;
+    refCopy_.failure.clear();
+  }
+  for (Copy& c : copies_) {
+    if (!c.sim) continue;
+    c.failed = false;
+    c.failure.clear();
+    try {
+      how(*c.sim);
+    } catch (const UserError& e) {
+      c.failed = true;
+      c.failure = e.what();
+      c.failedAt = clock_;
     }
-    for (Copy& c : copies_) {
-      if (!c.sim) continue;
-      c.sim->reset();
-      c.failed = false;
-      c.failure.clear();
-      c.steps = 0;
-      c.microsecondsSum = 0;
+    c.steps = 0;
+    c.microsecondsSum = 0;
+  }
+  refCopy_.steps = 0;
+  refCopy_.microsecondsSum = 0;
+  startTimeline();
+}
+
+void SimController::loadKeyframe(const KeyframeDesc& keyframe) {
+  post([this, keyframe] {
+    if (!sim_) return;
+    try {
+      restartAll([&keyframe](Simulation& sim) { sim.loadKeyframe(keyframe); });
+    } catch (const UserError& e) {
+      emitError(std::string("Keyframe not loaded: ") + e.what());
     }
-    refCopy_.steps = 0;
-    refCopy_.microsecondsSum = 0;
-    startTimeline();
+  });
+}
+
+void SimController::useKeyframeAsInitialState(const KeyframeDesc& keyframe) {
+  post([this, keyframe] {
+    if (!sim_) return;
+    try {
+      restartAll([&keyframe](Simulation& sim) { sim.setInitialKeyframe(keyframe); });
+    } catch (const UserError& e) {
+      emitError(std::string("Keyframe not used as the initial state: ") + e.what());
+    }
   });
 }
 

@@ -93,6 +93,13 @@ class SimController : public QObject {
   // Initial minimal coordinates of a joint (size = its dof); resets to t = 0 with them.
   void setInitialJointPosition(int joint, const std::vector<double>& position);
 
+  // Keyframes (engine's system/keyframe.h), applied at the sync point like reset(): paused, a new
+  // timeline, comparison copies too. loadKeyframe: the keyframe's state replaces the current one
+  // exactly (t = 0). useKeyframeAsInitialState: reset() returns to it from now on, and is done now.
+  // A keyframe that does not fit the model is reported through error() and nothing changes.
+  void loadKeyframe(const KeyframeDesc& keyframe);
+  void useKeyframeAsInitialState(const KeyframeDesc& keyframe);
+
   // A copy of the latest state and figures.
   Snapshot snapshot() const;
   // Moves every sample produced since the last call into `out` (appends, in step order). Returns
@@ -127,6 +134,9 @@ class SimController : public QObject {
   void pushHistory();
   void restoreHistory(int index);
   void startTimeline();
+  // Runs `how` on the reference (it may throw UserError: then nothing changes), then on every other
+  // copy, clears failures and counts and starts a new timeline, paused.
+  void restartAll(const std::function<void(Simulation&)>& how);
   void rewind(double time);
   void stepOnceInThread();
   void countRemedies();
