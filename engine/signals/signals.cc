@@ -208,7 +208,7 @@ std::string SignalCatalogue::header(int i, AngleUnit angles) const {
 }
 
 // All values of one source at the simulation's state (SI units, radians); returns their count.
-int SignalCatalogue::sourceValues(const Simulation& sim, Source source, int index, double* v) const {
+int SignalCatalogue::sourceValues(const Simulation& sim, Source source, int index, double* v, bool& contactsReady) const {
   const State& s = sim.state();
   switch (source) {
     case Source::JointCoordinates: {
@@ -276,8 +276,11 @@ int SignalCatalogue::sourceValues(const Simulation& sim, Source source, int inde
     }
     case Source::Contact: {
       // Sum over the loaded contacts of the pair: normal component, tangential magnitude, total.
-      contacts_.clear();
-      sim.loadedContacts(contacts_);
+      if (!contactsReady) {
+        contacts_.clear();
+        sim.loadedContacts(contacts_);
+        contactsReady = true;
+      }
       double normal = 0;
       Vec3 total = Vec3::Zero(), tangential = Vec3::Zero();
       for (const ContactPoint& c : contacts_) {
@@ -325,12 +328,13 @@ void SignalCatalogue::evaluate(const Simulation& sim, const std::vector<int>& se
   double values[kMaxValues];
   Source lastSource = Source::System;
   int lastIndex = -1;
+  bool contactsReady = false;
   for (size_t k = 0; k < selection.size(); ++k) {
     const int i = selection[k];
     MS_ASSERT(i >= 0 && i < size(), "signal index out of range");
     const Entry& e = entries_[size_t(i)];
     if (e.source != lastSource || e.index != lastIndex) {
-      sourceValues(sim, e.source, e.index, values);
+      sourceValues(sim, e.source, e.index, values, contactsReady);
       lastSource = e.source;
       lastIndex = e.index;
     }

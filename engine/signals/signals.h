@@ -68,7 +68,8 @@ class SignalCatalogue {
   struct ContactPair {
     int bodyA, body;  // bodyA −1: the ground planes
   };
-  int sourceValues(const Simulation& sim, Source source, int index, double* values) const;
+  // `contactsReady`: contacts_ already holds this state's loaded contacts (computed once per evaluate).
+  int sourceValues(const Simulation& sim, Source source, int index, double* values, bool& contactsReady) const;
   const CompiledSystem& sys_;
   std::vector<SignalInfo> signals_;
   std::vector<Entry> entries_;
