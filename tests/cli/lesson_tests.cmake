@@ -30,7 +30,8 @@ mechstudio_cli_test(lesson_rows EXIT 0 ARGS lesson energy --duration 0.5 --csv -
 # models/lessons give the same figures as "lesson N": the per-step CSV of every copy is identical.
 set(MECHSTUDIO_LESSON_DIR "${CMAKE_SOURCE_DIR}/models/lessons")
 set(MECHSTUDIO_EXPERIMENT_DATA "${CMAKE_SOURCE_DIR}/tests/data/experiment")
-foreach(spec "1;01-drift" "2;02-energy" "3;03-dissipation" "4;04-contact" "6;06-stiff-contact" "8;08-singular")
+foreach(spec "1;01-drift" "2;02-energy" "3;03-dissipation" "4;04-contact" "5;05-intermediate-axis" "6;06-stiff-contact"
+            "7;07-tolerance" "8;08-singular")
   list(GET spec 0 n)
   list(GET spec 1 file)
   add_test(NAME cli.lesson_file_same_${n}
