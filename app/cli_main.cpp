@@ -32,6 +32,7 @@
 #include "core/quaternion.h"
 #include "comparison.h"
 #include "integrator/integrator_options.h"
+#include "io/experiment_file.h"
 #include "scenes/lessons.h"
 #include "scenes/scenes.h"
 #include "signals/signals.h"
@@ -86,7 +87,7 @@ void printUsage(std::FILE* f) {
                "  %s signals (scene:NAME | FILE) [--set key=value]... [--degrees]\n"
                "  %s convert FILE -o OUT.mech\n"
                "  %s scenes\n"
-               "  %s lesson (N | ID) [--duration S] [--csv FILE] [--quiet]\n"
+               "  %s lesson (N | ID | FILE.experiment) [--duration S] [--csv FILE] [--quiet]\n"
                "  %s lessons\n"
                "  %s --help | --version\n"
                "\n"
@@ -97,8 +98,9 @@ void printUsage(std::FILE* f) {
                "               contacts, system totals) with their units\n"
                "  convert      write a .trep, .urdf or .mech file as a .mech file\n"
                "  scenes       list the built-in scenes, their parameters and defaults\n"
-               "  lesson       run a teaching preset: one model, several integrators in lockstep, and\n"
-               "               a summary of the quantity it is about (constraint drift, energy, ...)\n"
+               "  lesson       run a teaching preset or an experiment file: one model, several\n"
+               "               integrators in lockstep, and a summary of the quantity it is about\n"
+               "               (constraint drift, energy, ...)\n"
                "  lessons      list the lessons\n"
                "\n"
                "Options of simulate:\n"
@@ -137,6 +139,7 @@ void printUsage(std::FILE* f) {
                "\n"
                "Options of lesson:\n"
                "  N | ID            lesson number (1-10) or name (see 'lessons')\n"
+               "  FILE.experiment   an experiment file (docs/lessons.md, \"Experiment files\")\n"
                "  --duration S      simulated time [s] (default: the lesson's)\n"
                "  --csv FILE        per-step rows of every copy ('-' = standard output):\n"
                "                      %s\n"
@@ -847,13 +850,34 @@ int runLesson(const std::vector<std::string>& args) {
     else key = a;
   }
   if (!key) throw InputError{"lesson needs a number or a name (see '" + std::string(kProg) + " lessons')"};
-  const ms::Lesson& lesson = ms::findLesson(*key);
+  // A path ending in .experiment, or an existing file that names no built-in lesson, is an
+  // experiment file (a malformed one is reported at its file:line:column).
+  ms::Lesson fromFile;
+  const ms::Lesson* found = nullptr;
+  std::error_code ec;
+  if (!ms::isExperimentFile(*key)) {
+    for (const ms::Lesson& l : ms::lessons())
+      if (l.id == *key || std::to_string(l.number) == *key) found = &l;
+    if (!found && !std::filesystem::is_regular_file(*key, ec)) found = &ms::findLesson(*key);
+  }
+  if (!found) {
+    fromFile = ms::loadExperiment(*key);
+    found = &fromFile;
+  }
+  const ms::Lesson& lesson = *found;
   // The report goes to standard output, or to standard error when the CSV does.
   std::FILE* out = csvPath && *csvPath == "-" ? stderr : stdout;
   const double T = duration ? *duration : lesson.duration;
   std::vector<ms::ComparisonCopy> copies;
   for (const ms::LessonVariant& v : lesson.variants) copies.push_back({v.label, v.options, v.dt, v.tolerance});
-  ms::Comparison cmp(ms::compile(ms::lessonModel(lesson)), copies);
+  const auto system = ms::compile(ms::lessonModel(lesson));
+  ms::Comparison cmp(system, copies);
+  // Every copy starts from the experiment's keyframe (an unknown or misfitting one: exit 1).
+  if (!lesson.keyframe.empty()) {
+    ms::Simulation start(system);
+    start.setInitialKeyframe(lesson.keyframe);
+    cmp.setState(start.state());
+  }
   const int n = cmp.size();
   std::unique_ptr<CsvOut> csv;
   if (csvPath) {
@@ -873,8 +897,13 @@ int runLesson(const std::vector<std::string>& args) {
     stats[size_t(i)].initial(cmp.simulation(i));
     if (csv) row(i);
   }
-  std::fprintf(out, "Lesson %d: %s\n%s\nExpect: %s\n\n", lesson.number, lesson.title.c_str(), lesson.explanation.c_str(),
-              lesson.claim.c_str());
+  if (lesson.number > 0)
+    std::fprintf(out, "Lesson %d: %s\n", lesson.number, lesson.title.c_str());
+  else
+    std::fprintf(out, "Experiment %s: %s\n", lesson.id.c_str(), lesson.title.c_str());
+  if (!lesson.explanation.empty()) std::fprintf(out, "%s\n", lesson.explanation.c_str());
+  if (!lesson.claim.empty()) std::fprintf(out, "Expect: %s\n", lesson.claim.c_str());
+  std::fprintf(out, "\n");
   if (!quiet) {
     std::fprintf(out, "%-10s", "t [s]");
     for (int i = 0; i < n; ++i) std::fprintf(out, "  %22s", cmp.copy(i).label.c_str());

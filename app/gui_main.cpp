@@ -2,8 +2,8 @@
 // mechstudio: the desktop application. Opens the model given on the command line, or a bundled
 // example (paused). With --screenshot it renders the window after --steps steps, saves a PNG and
 // exits (for docs and tests).
-//   mechstudio [MODEL | --lesson N|ID] [--set k=v]... [--integrator NAME [--contacts rigid|soft]] [--keyframe NAME] [--plot SIGNAL]...
-//              [--follow BODY] [--select BODY] [--screenshot OUT.png [--steps N] [--size WxH]]
+//   mechstudio [MODEL | FILE.experiment | --lesson N|ID|FILE] [--set k=v]... [--integrator NAME [--contacts rigid|soft]]
+//              [--keyframe NAME] [--plot SIGNAL]... [--follow BODY] [--select BODY] [--screenshot OUT.png [--steps N] [--size WxH]]
 // Exit status (as mechstudio-cli): 0 ok, 1 bad input (arguments or a model that does not open),
 // 2 a step failed (screenshot mode).
 #include <QAction>
@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
   QCommandLineOption set("set", "Override a parameter of a .mech file or scene (repeatable).", "key=value");
   QCommandLineOption integrator("integrator", "Integrator of the model: vi (default), euler, symplectic-euler, heun, rk4, exponential, midpoint-gc, riqn, mujoco.", "NAME");
   QCommandLineOption contacts("contacts", "Contact model with --integrator: rigid (default) or soft.", "MODEL");
-  QCommandLineOption lesson("lesson", "Open a lesson (1-6 or its id, e.g. drift): its scene, its integrators compared, its explanation.", "N|ID");
+  QCommandLineOption lesson("lesson", "Open a lesson (1-10 or its id, e.g. drift, or an experiment file): its model, its integrators compared, its explanation.", "N|ID|FILE");
   QCommandLineOption sideBySide("side-by-side", "Draw compared copies (--lesson) beside the reference instead of as ghosts over it.");
   QCommandLineOption plot("plot", "Plot the model's signals matching a name or glob, e.g. 'crank.*' (repeatable: one plot each; 'mechstudio-cli signals MODEL' lists them).", "SIGNAL");
   QCommandLineOption keyframe("keyframe", "Start paused at the model's (keyframe NAME ...) instead of its initial conditions.", "NAME");
@@ -88,6 +88,8 @@ int main(int argc, char** argv) {
   }
   if (cli.isSet(lesson) && (!args.isEmpty() || !params.empty())) return fail(1, "--lesson opens its own scene: give no model or --set");
   if (!params.empty() && args.isEmpty()) return fail(1, "--set needs a model file or scene");
+  const bool experiment = !args.isEmpty() && args[0].endsWith(".experiment", Qt::CaseInsensitive);
+  if (experiment && !params.empty()) return fail(1, "--set does not apply to an experiment file: its (model ...) sets the parameters");
   ms::IntegratorOptions integratorOptions;
   if (cli.isSet(integrator) && !ms::parseIntegratorKind(cli.value(integrator).toStdString(), integratorOptions.kind))
     return fail(1, "--integrator expects vi, euler, symplectic-euler, heun, rk4 or exponential, got '" + cli.value(integrator) + "'");
@@ -103,7 +105,12 @@ int main(int argc, char** argv) {
     opened = window.openLesson(cli.value(lesson), &error);
     if (!opened) return fail(1, error);
   } else {
-    opened = args.isEmpty() ? window.openExample(ms::ui::defaultGalleryResource(), &error) : window.openModel(args[0], &error, params);
+    if (args.isEmpty())
+      opened = window.openExample(ms::ui::defaultGalleryResource(), &error);
+    else if (experiment)
+      opened = window.openExperimentFile(args[0], &error);  // an experiment file opens as a lesson
+    else
+      opened = window.openModel(args[0], &error, params);
   }
   if (opened && (cli.isSet(integrator) || cli.isSet(contacts)) && !window.setIntegrator(integratorOptions, &error))
     return fail(1, "--integrator: " + error);

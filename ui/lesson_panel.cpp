@@ -63,7 +63,8 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
 
 void LessonPanel::setLesson(const Lesson& l) {
   number_ = l.number;
-  title_->setText(QString("%1. %2").arg(l.number).arg(QString::fromStdString(l.title)));
+  const QString title = QString::fromStdString(l.title.empty() ? l.id : l.title);
+  title_->setText(l.number > 0 ? QString("%1. %2").arg(l.number).arg(title) : title);
   explanation_->setText(QString::fromStdString(l.explanation));
   QStringList rows;
   for (size_t k = 0; k < l.variants.size(); ++k)

@@ -29,6 +29,7 @@
 #include <QProcess>
 #include <QScrollBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSettings>
 #include <QSignalBlocker>
@@ -49,6 +50,7 @@
 #include "editor/model_editor.h"
 #include "editor/model_tree.h"
 #include "gallery.h"
+#include "io/experiment_file.h"
 #include "io/mech_edit.h"
 #include "io/mech_writer.h"
 #include "io/model_file.h"
@@ -141,6 +143,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(lesson_, &LessonPanel::runToggled, this, [this] { runAct_->trigger(); });
   connect(lesson_, &LessonPanel::restartRequested, this, [this] {
     if (lessonNumber_ > 0) openLesson(QString::number(lessonNumber_));
+    else if (!lessonFile_.isEmpty()) openExperimentFile(lessonFile_);
   });
   connect(joints_, &JointPanel::initialPositionRequested, this,
           [this](int j, const std::vector<double>& p) { sim_.setInitialJointPosition(j, p); });
@@ -545,6 +548,9 @@ void MainWindow::buildMenus() {
       if (!openLesson(QString::number(n), &err)) showBanner(err, true);
     });
   }
+  // The user's experiment files below them (listed again each time the menu opens).
+  rebuildUserLessons();
+  connect(lessonsMenu_, &QMenu::aboutToShow, this, [this] { rebuildUserLessons(); });
   QMenu* panels = menuBar()->addMenu("&Window");
   for (QDockWidget* d : findChildren<QDockWidget*>())
     if (!plots_->docks().contains(d)) panels->addAction(d->toggleViewAction());
@@ -853,12 +859,14 @@ bool MainWindow::saveEditor(QString* error) {
 void MainWindow::chooseAndOpen() {
   const QString dir = source_.isEmpty() || source_.startsWith("scene:") ? QDir::homePath() : QFileInfo(source_).absolutePath();
   const QString path = QFileDialog::getOpenFileName(this, "Open model", dir,
-                                                    "Models (*.mech *.trep *.urdf);;MechStudio (*.mech);;trep (*.trep);;URDF (*.urdf)");
+                                                    "Models and experiments (*.mech *.trep *.urdf *.experiment);;MechStudio (*.mech);;trep (*.trep);;"
+                                                    "URDF (*.urdf);;Experiments (*.experiment)");
   if (!path.isEmpty()) openFromUser(path);
 }
 
 bool MainWindow::openFromUser(const QString& source) {
   if (!resolveUnsaved()) return false;
+  if (isExperimentFile(source.toStdString())) return openExperimentFile(source);
   return source.startsWith(":/") ? openExample(source) : openModel(source);
 }
 
@@ -1208,7 +1216,7 @@ MainWindow::Answer MainWindow::ask(Question q, const QString& file) {
 void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
   if (e->mimeData()->hasUrls())
     for (const QUrl& u : e->mimeData()->urls())
-      if (u.isLocalFile() && isModelFile(u.toLocalFile().toStdString())) {
+      if (u.isLocalFile() && (isModelFile(u.toLocalFile().toStdString()) || isExperimentFile(u.toLocalFile().toStdString()))) {
         e->acceptProposedAction();
         return;
       }
@@ -1216,7 +1224,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* e) {
 
 void MainWindow::dropEvent(QDropEvent* e) {
   for (const QUrl& u : e->mimeData()->urls())
-    if (u.isLocalFile() && isModelFile(u.toLocalFile().toStdString())) {
+    if (u.isLocalFile() && (isModelFile(u.toLocalFile().toStdString()) || isExperimentFile(u.toLocalFile().toStdString()))) {
       openFromUser(u.toLocalFile());
       e->acceptProposedAction();
       return;
@@ -1307,6 +1315,7 @@ void MainWindow::modelLoaded(std::shared_ptr<const CompiledSystem> sys) {
   compare_->setSystem(sys, sim_.stepSettings().dt);
   compare_->setCopies({});
   lessonNumber_ = 0;
+  lessonFile_.clear();
   shownCopies_.clear();
   plots_->setCopies({});
 }
@@ -1395,14 +1404,92 @@ void MainWindow::compareFromHere() {
 }
 
 bool MainWindow::openLesson(const QString& numberOrId, QString* error) {
+  const std::string key = numberOrId.trimmed().toStdString();
   const Lesson* lesson = nullptr;
+  for (const Lesson& l : lessons())
+    if (l.id == key || std::to_string(l.number) == key) lesson = &l;
+  if (!lesson && (isExperimentFile(key) || QFileInfo(numberOrId).isFile())) return openExperimentFile(numberOrId, error);
   try {
-    lesson = &findLesson(numberOrId.trimmed().toStdString());
+    lesson = &findLesson(key);
   } catch (const UserError& e) {
     if (error) *error = QString::fromUtf8(e.what());
     return false;
   }
-  if (!openModel(QString::fromStdString("scene:" + lesson->scene), error, lesson->params)) return false;
+  return openExperiment(*lesson, error);
+}
+
+bool MainWindow::openExperimentFile(const QString& path, QString* error) {
+  Lesson lesson;
+  try {
+    lesson = loadExperiment(QFileInfo(path).absoluteFilePath().toStdString());
+  } catch (const UserError& e) {
+    const QString text = QString("Could not open %1:\n%2").arg(path, QString::fromUtf8(e.what()));
+    showBanner(text, true);
+    if (error) *error = text;
+    return false;
+  }
+  if (!openExperiment(lesson, error)) return false;
+  lessonFile_ = QFileInfo(path).absoluteFilePath();
+  return true;
+}
+
+QString MainWindow::userExperimentDir() {
+  const QString env = qEnvironmentVariable("MECHSTUDIO_EXPERIMENTS");
+  if (!env.isEmpty()) return env;
+  return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) + "/experiments";
+}
+
+void MainWindow::rebuildUserLessons() {
+  for (QAction* a : userLessonActions_) {
+    lessonsMenu_->removeAction(a);
+    a->deleteLater();
+  }
+  userLessonActions_.clear();
+  const QDir dir(userExperimentDir());
+  const QFileInfoList files = dir.entryInfoList({"*.experiment"}, QDir::Files | QDir::Readable, QDir::Name);
+  if (files.isEmpty()) return;
+  userLessonActions_ << lessonsMenu_->addSeparator();
+  for (const QFileInfo& f : files) {
+    // The title when the file reads; otherwise its name (opening it shows the errors).
+    Lesson l;
+    Diagnostics diags;
+    const bool ok = readExperimentFile(f.absoluteFilePath().toStdString(), l, diags);
+    const QString text = ok && !l.title.empty() ? QString::fromStdString(l.title) : f.fileName();
+    QAction* a = lessonsMenu_->addAction(ok ? text : text + "  (has errors)");
+    a->setObjectName("experiment-" + f.completeBaseName());
+    a->setToolTip(f.absoluteFilePath());
+    a->setStatusTip(ok ? QString::fromStdString(l.claim) : f.absoluteFilePath());
+    const QString path = f.absoluteFilePath();
+    connect(a, &QAction::triggered, this, [this, path] {
+      if (!resolveUnsaved()) return;
+      openExperimentFile(path);
+    });
+    userLessonActions_ << a;
+  }
+}
+
+bool MainWindow::openExperiment(const Lesson& lessonIn, QString* error) {
+  // Copied: opening the model resets the window's lesson state (and may reload a menu's lesson).
+  const Lesson l = lessonIn;
+  const Lesson* lesson = &l;
+  QString source = QString::fromStdString(lessonModelSource(l));
+  if (!l.modelText.empty()) {
+    // An inline model: written to the cache folder as a .mech file and opened from there.
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::CacheLocation) + "/experiments";
+    source = dir + "/" + QString::fromStdString(l.id).replace(QRegularExpression("[^A-Za-z0-9_.-]"), "_") + ".mech";
+    QSaveFile out(source);
+    const QByteArray text = QByteArray("; The inline model of the experiment ") + l.sourceFile.c_str() + "\n" +
+                            QByteArray::fromStdString(l.modelText) + "\n";
+    if (!QDir().mkpath(dir) || !out.open(QIODevice::WriteOnly) || out.write(text) != text.size() || !out.commit()) {
+      const QString why = "cannot write the experiment's inline model to " + source;
+      showBanner(why, true);
+      if (error) *error = why;
+      return false;
+    }
+  }
+  if (!openModel(source, error, lesson->params)) return false;
+  // The experiment's keyframe as the initial state (queued before the comparison, which starts from it).
+  if (!lesson->keyframe.empty() && !loadKeyframe(QString::fromStdString(lesson->keyframe), true, error)) return false;
   std::vector<CopySpec> copies;
   for (size_t k = 0; k < lesson->variants.size(); ++k) {
     const LessonVariant& v = lesson->variants[k];
@@ -1430,11 +1517,25 @@ bool MainWindow::openLesson(const QString& numberOrId, QString* error) {
     dock->raise();
     if (lesson->logScale) dock->setLogScale(true);
   }
+  // The experiment's signal plots, one per (plot …).
+  for (const std::vector<std::string>& group : lesson->plots) {
+    QStringList names;
+    for (const std::string& n : group) names << QString::fromStdString(n);
+    QString why;
+    if (!plotSignals(names, &why)) showBanner("Plot: " + why, true);
+  }
   // The lesson's phase portrait (the copies overlaid).
   if (!lesson->phaseX.empty()) {
     QString why;
     if (!plotPhasePortrait({QString::fromStdString(lesson->phaseX)}, {QString::fromStdString(lesson->phaseY)}, &why))
       showBanner("Phase portrait: " + why, true);
+  }
+  if (lesson->camera) {
+    ViewportWidget::Camera cam;
+    cam.eye = Vec3(lesson->camera->eye[0], lesson->camera->eye[1], lesson->camera->eye[2]);
+    cam.center = Vec3(lesson->camera->center[0], lesson->camera->center[1], lesson->camera->center[2]);
+    cam.up = Vec3(lesson->camera->up[0], lesson->camera->up[1], lesson->camera->up[2]);
+    view_->setCamera(cam);
   }
   // The plots span the lesson's suggested duration (the Settings dock's plot window shows it).
   plots_->setTimeWindow(lesson->duration);
@@ -1444,7 +1545,11 @@ bool MainWindow::openLesson(const QString& numberOrId, QString* error) {
   lessonDock_->raise();
   compareDock_->show();
   compareDock_->raise();
-  setWindowTitle(QString("Lesson %1: %2 — MechStudio").arg(lesson->number).arg(QString::fromStdString(lesson->title)));
+  if (lesson->number > 0)
+    setWindowTitle(QString("Lesson %1: %2 — MechStudio").arg(lesson->number).arg(QString::fromStdString(lesson->title)));
+  else
+    setWindowTitle(QString("Experiment: %1 — MechStudio")
+                       .arg(QString::fromStdString(lesson->title.empty() ? lesson->id : lesson->title)));
   return true;
 }
 

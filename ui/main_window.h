@@ -30,6 +30,10 @@ class QPushButton;
 class QSlider;
 class QToolButton;
 
+namespace ms {
+struct Lesson;
+}
+
 namespace ms::ui {
 
 class ComparisonPanel;
@@ -180,7 +184,19 @@ class MainWindow : public QMainWindow {
   // Lessons ▸ N: opens the lesson's scene, runs its variants as a comparison (the first the
   // reference), brings its focus plot to the front (log scale if the lesson says so) and shows
   // its explanation panel. `numberOrId`: "1"…"6" or an id ("drift"). False with *error if unknown.
+  // Also takes the path of an experiment file (one ending in .experiment, or an existing file).
   bool openLesson(const QString& numberOrId, QString* error = nullptr);
+  // Opens an experiment as openLesson does: its model (scene, model file with its parameters, or
+  // its inline model, written to the cache folder and opened from there), its copies, its focus
+  // plot, signal plots, phase portrait and camera, and its panel.
+  bool openExperiment(const Lesson& lesson, QString* error = nullptr);
+  // Reads an experiment file (errors with file:line:column) and opens it (File ▸ Open, drops,
+  // the Lessons menu's user experiments).
+  bool openExperimentFile(const QString& path, QString* error = nullptr);
+  // The user's experiment gallery, listed in the Lessons menu below the built-in lessons:
+  // $MECHSTUDIO_EXPERIMENTS if set, else the "experiments" folder in the application data
+  // location (~/.local/share/MechStudio/mechstudio/experiments on Linux).
+  static QString userExperimentDir();
   LessonPanel* lessonPanel() const { return lesson_; }
   QDockWidget* lessonDock() const { return lessonDock_; }
   QMenu* lessonsMenu() const { return lessonsMenu_; }
@@ -269,6 +285,9 @@ class MainWindow : public QMainWindow {
   QDockWidget* lessonDock_ = nullptr;
   QMenu* lessonsMenu_ = nullptr;
   int lessonNumber_ = 0;
+  QString lessonFile_;  // the experiment file open as a lesson ("Start again" reopens it)
+  QList<QAction*> userLessonActions_;  // the Lessons menu's entries for the user's experiment files
+  void rebuildUserLessons();
   std::shared_ptr<const CompiledSystem> loadedSystem_;
   IntegratorOptions shownIntegrator_;
   std::vector<std::tuple<std::string, unsigned, std::string>> shownCopies_;  // legend state shown

@@ -19,6 +19,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "core/quaternion.h"
+#include "core/suggest.h"
 
 namespace ms {
 
@@ -52,36 +53,6 @@ const std::vector<std::string> kShapeKinds = {"box", "sphere", "capsule", "cylin
 // True if `v` holds `s`.
 bool contains(const std::vector<std::string>& v, const std::string& s) {
   return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-// Levenshtein distance, capped for long words (suggestions only matter for short names).
-int editDistance(const std::string& a, const std::string& b) {
-  if (a.size() > 64 || b.size() > 64) return 1000;
-  std::vector<int> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = int(j);
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = int(i);
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-// " (did you mean 'x'?)" for the closest candidate within a small edit distance, else "".
-std::string suggestion(const std::string& word, const std::vector<std::string>& candidates) {
-  int best = 1000;
-  std::string pick;
-  for (const std::string& c : candidates) {
-    const int d = editDistance(word, c);
-    if (d < best) {
-      best = d;
-      pick = c;
-    }
-  }
-  const int allowed = std::max<int>(1, std::min<int>(3, int(word.size()) / 3));
-  if (pick.empty() || best > allowed || best >= int(word.size())) return "";
-  return " (did you mean '" + pick + "'?)";
 }
 
 // "3 numbers", "3 or 4 numbers", "1 to 6 numbers", "at least 1 number".

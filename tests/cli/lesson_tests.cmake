@@ -25,3 +25,46 @@ mechstudio_cli_test(lesson_6 EXIT 0 ARGS lesson stiff-contact --duration 0.5 --q
 # Lesson 2 over 0.5 s: 50 steps of each copy at dt = 0.01 -> 1 + 2 x 51 rows.
 mechstudio_cli_test(lesson_rows EXIT 0 ARGS lesson energy --duration 0.5 --csv - --quiet CHECKS STDOUT_REGEX=^copy,label
   "STDOUT_REGEX=\n1,Heun,50,0.5")
+
+# Experiment files ("lesson FILE.experiment"). The built-in lessons run from their files in
+# models/lessons give the same figures as "lesson N": the per-step CSV of every copy is identical.
+set(MECHSTUDIO_LESSON_DIR "${CMAKE_SOURCE_DIR}/models/lessons")
+set(MECHSTUDIO_EXPERIMENT_DATA "${CMAKE_SOURCE_DIR}/tests/data/experiment")
+foreach(spec "1;01-drift" "2;02-energy" "3;03-dissipation" "4;04-contact" "5;05-intermediate-axis" "6;06-stiff-contact"
+            "7;07-tolerance" "8;08-singular")
+  list(GET spec 0 n)
+  list(GET spec 1 file)
+  add_test(NAME cli.lesson_file_same_${n}
+           COMMAND ${CMAKE_COMMAND} "-DEXE=$<TARGET_FILE:mechstudio-cli>"
+                   "-DARGS_A=lesson|${n}|--duration|0.3|--csv|-|--quiet"
+                   "-DARGS_B=lesson|${MECHSTUDIO_LESSON_DIR}/${file}.experiment|--duration|0.3|--csv|-|--quiet"
+                   "-DWORKDIR=${MECHSTUDIO_CLI_WORKDIR}/lesson_file_same_${n}" -P ${CMAKE_CURRENT_LIST_DIR}/run_same_output.cmake)
+  set_tests_properties(cli.lesson_file_same_${n} PROPERTIES LABELS cli TIMEOUT 300)
+endforeach()
+# A file's table: its title, its three copies (the model file named relative to the experiment,
+# with its parameter set), the summary.
+mechstudio_cli_test(lesson_file EXIT 0 ARGS lesson ${MECHSTUDIO_EXPERIMENT_DATA}/pendulums.experiment --duration 1
+  CHECKS "STDOUT_REGEX=^Experiment pendulums: Pendulum: VI vs RK4 vs symplectic Euler\n"
+         "STDOUT_REGEX=t \\[s\\] +VI +RK4 +symplectic Euler +\\(energy error"
+         "STDOUT_REGEX=\n1 +[-0-9.e]+ +[-0-9.e]+ +[-0-9.e]+\n" "STDOUT_REGEX=Summary over 1 s"
+         "STDOUT_REGEX=symplectic-euler, dt 0.0025 s" STDERR_EMPTY=ON)
+# A keyframe to start from: every copy's first row has the keyframe's energy (the double pendulum
+# hanging and turning at 1 rad/s: E = 2.5 J + the boxes' spin − 3·9.81 J = −26.9 J, against 0 J in
+# the model's horizontal start); an unknown keyframe is refused.
+mechstudio_cli_test(lesson_keyframe EXIT 0 ARGS lesson ${MECHSTUDIO_EXPERIMENT_DATA}/keyframe.experiment --duration 0.1 --csv - --quiet
+  CHECKS "STDOUT_REGEX=\n0,VI,0,0,-26\\.9[0-9]*,.*\n1,RK4,0,0,-26\\.9[0-9]*,")
+mechstudio_cli_bad(lesson_keyframe_unknown REASON "no keyframe 'nope'"
+  ARGS lesson ${MECHSTUDIO_EXPERIMENT_DATA}/keyframe-unknown.experiment --duration 0.1)
+# Rows per copy: 100 reference steps of 0.01 s, 400 of symplectic Euler: 1 + 101 + 101 + 401 lines.
+mechstudio_cli_test(lesson_file_rows EXIT 0 ARGS lesson ${MECHSTUDIO_EXPERIMENT_DATA}/pendulums.experiment --duration 1
+  --csv rows.csv --quiet CHECKS FILE=rows.csv FILE_LINES=604 "STDOUT_REGEX=Summary over 1 s")
+# An inline (mechanism …) model, run for the file's own duration.
+mechstudio_cli_test(lesson_inline EXIT 0 ARGS lesson ${MECHSTUDIO_EXPERIMENT_DATA}/inline.experiment --quiet
+  CHECKS "STDOUT_REGEX=^Experiment inline: Inline pendulum" "STDOUT_REGEX=Summary over 1 s" "STDOUT_REGEX=heun, dt 0.005 s")
+# Malformed files and models: one line with the file:line:column.
+mechstudio_cli_bad(lesson_file_bad_integrator
+  REASON "bad-integrator.experiment:6:27: unknown integrator 'rk5' \\(did you mean 'rk4'\\?\\)"
+  ARGS lesson ${MECHSTUDIO_EXPERIMENT_DATA}/bad-integrator.experiment)
+mechstudio_cli_bad(lesson_file_bad_model REASON "bad-inline-model.experiment:6:26: undefined name 'heavy'"
+  ARGS lesson ${MECHSTUDIO_EXPERIMENT_DATA}/bad-inline-model.experiment)
+mechstudio_cli_bad(lesson_file_missing REASON "none.experiment: cannot open the file" ARGS lesson none.experiment)

@@ -122,6 +122,7 @@ struct ViewportWidget::Impl {
   long generation = std::numeric_limits<long>::min();
   double lastTrailTime = -std::numeric_limits<double>::infinity();
   bool pendingFit = false, gridOn = true;
+  bool cameraGiven = false;  // setCamera() while a fit was pending: that fit is skipped
   bool autoFit = false;  // the camera is as fit() left it: a resize frames the model again
   double gridHalf = 0, gridSpacing = 0;
   int selected = -1;
@@ -792,6 +793,7 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
   d.updateGrid();
   // A new model is framed from the iso direction now and again at its first snapshot.
   d.pendingFit = !keepCamera && d.system;
+  d.cameraGiven = false;
   if (!keepCamera) {
     setViewPreset(ViewPreset::Iso);
     d.fit();
@@ -837,7 +839,8 @@ void ViewportWidget::setSnapshot(const Snapshot& snapshot) {
 
   if (d.pendingFit) {
     d.pendingFit = false;
-    d.fit();
+    if (!d.cameraGiven) d.fit();
+    d.cameraGiven = false;
     d.updateGrid();
   }
   update();
@@ -1058,6 +1061,9 @@ void ViewportWidget::setCamera(const Camera& camera) {
   d_->cam = camera;
   d_->applyCamera();
   d_->autoFit = false;
+  // A camera given after a new model replaces the fit that model would get with its first poses
+  // (the grid is still sized then).
+  d_->cameraGiven = d_->pendingFit;
   update();
 }
 

@@ -65,6 +65,7 @@ class ViewportWidget : public QWidget {
   // is framed again whenever the widget is resized.
   void fitToModel();
   Camera camera() const;
+  // Also replaces the fit a newly set model gets with its first poses.
   void setCamera(const Camera& camera);
   // Where a world point appears in the widget (logical pixels, origin top left); false if it is
   // behind the camera.

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# Runs mechstudio-cli twice and checks that both runs exit 0 with byte-identical standard output:
+#   cmake -DEXE=<cli> -DARGS_A=<arg|arg|...> -DARGS_B=<arg|arg|...> -DWORKDIR=<dir> -P run_same_output.cmake
+# (used to check that a lesson run from its experiment file gives the built-in lesson's figures).
+cmake_minimum_required(VERSION 3.25)
+file(MAKE_DIRECTORY "${WORKDIR}")
+string(REPLACE "|" ";" a "${ARGS_A}")
+string(REPLACE "|" ";" b "${ARGS_B}")
+execute_process(COMMAND "${EXE}" ${a} WORKING_DIRECTORY "${WORKDIR}" RESULT_VARIABLE rc_a OUTPUT_VARIABLE out_a ERROR_VARIABLE err_a)
+execute_process(COMMAND "${EXE}" ${b} WORKING_DIRECTORY "${WORKDIR}" RESULT_VARIABLE rc_b OUTPUT_VARIABLE out_b ERROR_VARIABLE err_b)
+if(NOT rc_a STREQUAL "0" OR NOT rc_b STREQUAL "0")
+  message(FATAL_ERROR "exit status ${rc_a} and ${rc_b}, expected 0 and 0\n${err_a}\n${err_b}")
+endif()
+string(LENGTH "${out_a}" len)
+if(len LESS 100)
+  message(FATAL_ERROR "too little output (${len} bytes):\n${out_a}")
+endif()
+if(NOT out_a STREQUAL out_b)
+  file(WRITE "${WORKDIR}/a.out" "${out_a}")
+  file(WRITE "${WORKDIR}/b.out" "${out_b}")
+  message(FATAL_ERROR "the outputs differ (${WORKDIR}/a.out, b.out)")
+endif()
+string(REGEX MATCHALL "\n" lines "${out_a}")
+list(LENGTH lines n)
+message(STATUS "identical outputs, ${n} lines")
