@@ -393,6 +393,17 @@ void MainWindow::buildMenus() {
   examplesMenu_ = file->addMenu("&Examples");
   file->addAction(saveAct_);
   file->addAction(saveAsAct_);
+  QAction* saveExp = file->addAction("Save E&xperiment As…");
+  saveExp->setObjectName("save-experiment-action");
+  connect(saveExp, &QAction::triggered, this, [this] {
+    const QString path = experimentPathChooser ? experimentPathChooser()
+                                               : QFileDialog::getSaveFileName(this, "Save experiment", userExperimentDir(),
+                                                                              "Experiments (*.experiment)");
+    if (path.isEmpty()) return;
+    QString why;
+    if (!saveExperiment(path.endsWith(".experiment") ? path : path + ".experiment", &why))
+      QMessageBox::warning(this, "Save experiment", why);
+  });
   file->addAction(reloadAct_);
   file->addAction(autoReloadAct_);
   file->addSeparator();
@@ -1316,6 +1327,8 @@ void MainWindow::modelLoaded(std::shared_ptr<const CompiledSystem> sys) {
   compare_->setCopies({});
   lessonNumber_ = 0;
   lessonFile_.clear();
+  experiment_.reset();
+  initialKeyframe_.clear();
   shownCopies_.clear();
   plots_->setCopies({});
 }
@@ -1545,6 +1558,7 @@ bool MainWindow::openExperiment(const Lesson& lessonIn, QString* error) {
   lessonDock_->raise();
   compareDock_->show();
   compareDock_->raise();
+  experiment_ = std::make_shared<const Lesson>(l);
   if (lesson->number > 0)
     setWindowTitle(QString("Lesson %1: %2 — MechStudio").arg(lesson->number).arg(QString::fromStdString(lesson->title)));
   else
@@ -1756,10 +1770,92 @@ bool MainWindow::loadKeyframe(const QString& name, bool asInitialState, QString*
   runAct_->setChecked(false);
   if (asInitialState) sim_.useKeyframeAsInitialState(*found);
   else sim_.loadKeyframe(*found);
+  if (asInitialState) initialKeyframe_ = name;
   view_->clearTrails();
   // (Not before the window is shown: the status bar would draw the message over its model label.)
   if (isVisible())
     statusBar()->showMessage(QString(asInitialState ? "Keyframe '%1' is the initial state (Reset returns to it)" : "Loaded keyframe '%1'").arg(name), 6000);
+  return true;
+}
+
+bool MainWindow::saveExperiment(const QString& path, QString* error) {
+  const auto fail = [&](const QString& why) {
+    if (error) *error = why;
+    return false;
+  };
+  if (!loadedSystem_) return fail("no model is open");
+  // An open lesson's texts, focus and log scale are kept; the rest is what is on screen.
+  Lesson e = experiment_ ? *experiment_ : Lesson();
+  e.number = 0;
+  e.id = QFileInfo(path).completeBaseName().toStdString();
+  if (e.title.empty()) e.title = loadedSystem_->model.name.empty() ? e.id : loadedSystem_->model.name;
+  e.scene.clear();
+  e.modelFile.clear();
+  e.modelText.clear();
+  e.params = params_;
+  // The model: a scene, the file (relative to the experiment), or inline when the simulated text is
+  // not the file's (edited and applied, not saved) or the file is an experiment's cached inline model.
+  const QString cache = QStandardPaths::writableLocation(QStandardPaths::CacheLocation);
+  const QString expDir = QFileInfo(path).absolutePath();
+  if (source_.startsWith("scene:")) {
+    e.scene = source_.mid(6).toStdString();
+  } else {
+    QFile file(source_);
+    const bool readable = file.open(QIODevice::ReadOnly);
+    const std::string onDisk = readable ? file.readAll().toStdString() : std::string();
+    const bool inline_ = !readable || QFileInfo(source_).absoluteFilePath().startsWith(cache) ||
+                         (!appliedText_.empty() && appliedText_ != onDisk);
+    if (inline_) {
+      const std::string& text = appliedText_.empty() ? onDisk : appliedText_;
+      const size_t at = text.find("(mechanism");
+      if (at == std::string::npos) return fail("the model open is not a .mech model: save it as a file first");
+      e.modelText = text.substr(at);
+      while (!e.modelText.empty() && std::isspace(static_cast<unsigned char>(e.modelText.back()))) e.modelText.pop_back();
+    } else {
+      // Relative when it sits beside the experiment or below a common parent (they move together),
+      // absolute when the way there climbs further up.
+      const QString abs = QFileInfo(source_).absoluteFilePath(), rel = QDir(expDir).relativeFilePath(abs);
+      e.modelFile = (rel.startsWith("../../") ? abs : rel).toStdString();
+    }
+  }
+  e.keyframe = initialKeyframe_.toStdString();
+  // The copies compared, or the one simulation.
+  const Snapshot s = sim_.snapshot();
+  e.variants.clear();
+  if (s.copies.size() >= 2) {
+    for (const CopyStatus& c : s.copies) e.variants.push_back({c.spec.label, c.spec.options, c.spec.dt, c.spec.tolerance});
+  } else {
+    const IntegratorOptions o = sim_.integratorOptions();
+    e.variants.push_back({o.kind == IntegratorKind::Variational ? "VI" : displayName(o.kind), o, sim_.stepSettings().dt, 0});
+  }
+  if (plots_->timeWindow() > 0) e.duration = plots_->timeWindow();
+  e.plots.clear();
+  for (PlotDock* d : plots_->signalDocks()) {
+    std::vector<std::string> names;
+    for (const QString& n : d->signalNames()) names.push_back(n.toStdString());
+    if (!names.empty()) e.plots.push_back(names);
+  }
+  e.phaseX.clear();
+  e.phaseY.clear();
+  if (!plots_->phaseDocks().isEmpty()) {
+    e.phaseX = plots_->phaseDocks().front()->xAxis().name.toStdString();
+    e.phaseY = plots_->phaseDocks().front()->yAxis().name.toStdString();
+  }
+  const ViewportWidget::Camera cam = view_->camera();
+  e.camera = LessonCamera{{{cam.eye.x(), cam.eye.y(), cam.eye.z()}},
+                          {{cam.center.x(), cam.center.y(), cam.center.z()}},
+                          {{cam.up.x(), cam.up.y(), cam.up.z()}}};
+  // Written atomically, after checking that it reads back as the same experiment.
+  const std::string text = writeExperiment(e);
+  Lesson back;
+  Diagnostics diags;
+  if (!readExperimentText(text, path.toStdString(), back, diags) || back != e)
+    return fail("internal error: the experiment does not read back as written:\n" + QString::fromStdString(errorSummary(diags)));
+  QSaveFile out(path);
+  const QByteArray bytes = QByteArray::fromStdString(text);
+  if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit())
+    return fail(QString("cannot write %1: %2").arg(path, out.errorString()));
+  statusBar()->showMessage(QString("Saved the experiment %1").arg(QFileInfo(path).fileName()), 6000);
   return true;
 }
 

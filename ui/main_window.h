@@ -193,6 +193,15 @@ class MainWindow : public QMainWindow {
   // Reads an experiment file (errors with file:line:column) and opens it (File ▸ Open, drops,
   // the Lessons menu's user experiments).
   bool openExperimentFile(const QString& path, QString* error = nullptr);
+  // File ▸ Save Experiment As…: what is on screen as an experiment file (atomically) that
+  // openExperimentFile reopens as it was: the model (its scene or file, relative to the experiment,
+  // with its parameters; a model edited and applied but not saved, or opened from an experiment's
+  // inline model, inline), the initial keyframe, the copies compared (or the one simulation), the
+  // signal plots, the first phase portrait, the camera, the plot window as duration, and an open
+  // lesson's texts, focus and log scale. False with *error.
+  bool saveExperiment(const QString& path, QString* error = nullptr);
+  // Asks for the file of Save Experiment As (a QFileDialog by default; tests replace it).
+  std::function<QString()> experimentPathChooser;
   // The user's experiment gallery, listed in the Lessons menu below the built-in lessons:
   // $MECHSTUDIO_EXPERIMENTS if set, else the "experiments" folder in the application data
   // location (~/.local/share/MechStudio/mechstudio/experiments on Linux).
@@ -286,6 +295,8 @@ class MainWindow : public QMainWindow {
   QMenu* lessonsMenu_ = nullptr;
   int lessonNumber_ = 0;
   QString lessonFile_;  // the experiment file open as a lesson ("Start again" reopens it)
+  std::shared_ptr<const Lesson> experiment_;  // the lesson or experiment open (null: a plain model)
+  QString initialKeyframe_;                   // the keyframe used as the initial state ("": none)
   QList<QAction*> userLessonActions_;  // the Lessons menu's entries for the user's experiment files
   void rebuildUserLessons();
   std::shared_ptr<const CompiledSystem> loadedSystem_;

@@ -11,10 +11,13 @@
 #include <QMenu>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QTest>
+#include <tuple>
 
 #include "lesson_panel.h"
 #include "main_window.h"
+#include "plots/phase_dock.h"
 #include "plots/plot_dock.h"
 #include "plots/plot_manager.h"
 #include "scenes/lessons.h"
@@ -151,6 +154,81 @@ class TestExperiments : public QObject {
     QCOMPARE(int(w.sim().snapshot().copies.size()), 3);
     QVERIFY(!w.openLesson(kSource + "/tests/data/experiment/bad-integrator.experiment", &err));
     QVERIFY2(err.contains("bad-integrator.experiment:6:27: unknown integrator 'rk5'"), qPrintable(err));
+  }
+
+  // Save, close, reopen: the same model, keyframe, copies, plots, phase portrait and camera.
+  void saveCloseReopen() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("mine.experiment");
+    const QString model = kSource + "/tests/data/mech/keyframes.mech";
+    std::vector<std::tuple<std::string, IntegratorKind, double>> copies;
+    ViewportWidget::Camera cam;
+    cam.eye = Vec3(2.5, -4.25, 1.75);
+    cam.center = Vec3(0, 0.125, -1);
+    cam.up = Vec3(0, 0, 1);
+    {
+      MainWindow w;
+      w.resize(1280, 800);
+      w.show();
+      QString err;
+      QVERIFY2(w.openModel(model, &err), qPrintable(err));
+      settle(w);
+      QVERIFY2(w.loadKeyframe("swing", true, &err), qPrintable(err));
+      CopySpec vi, heun;
+      vi.label = "VI";
+      vi.dt = 0.01;
+      heun.label = "Heun fine";
+      heun.options.kind = IntegratorKind::Heun;
+      heun.dt = 0.0025;
+      w.startComparison({vi, heun}, false);
+      QVERIFY(w.plotSignals({"joint1.angle", "joint2.angle"}, &err));
+      QVERIFY(w.plotSignals({"joint1.force.?"}, &err));
+      QVERIFY(w.plotPhasePortrait({"joint2.angle"}, {"joint2.angle_rate"}, &err));
+      w.viewport()->setCamera(cam);
+      stepN(w, 5);
+      for (const CopyStatus& c : w.sim().snapshot().copies) copies.emplace_back(c.spec.label, c.spec.options.kind, c.spec.dt);
+      QCOMPARE(int(copies.size()), 2);
+      QVERIFY2(w.saveExperiment(path, &err), qPrintable(err));
+    }  // closed
+    // The file names the model relative to itself, the keyframe and both copies.
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(f.readAll());
+    QVERIFY2(text.contains("(keyframe swing)"), qPrintable(text));
+    QVERIFY2(text.contains("(model \"" + QFileInfo(model).absoluteFilePath() + "\")"), qPrintable(text));  // far away: absolute
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QString err;
+    QVERIFY2(w.openExperimentFile(path, &err), qPrintable(err));
+    settle(w);
+    QCOMPARE(QFileInfo(w.currentSource()).canonicalFilePath(), QFileInfo(model).canonicalFilePath());
+    const Snapshot s = w.sim().snapshot();
+    QCOMPARE(int(s.copies.size()), 2);
+    for (size_t k = 0; k < copies.size(); ++k) {
+      QCOMPARE(s.copies[k].spec.label, std::get<0>(copies[k]));
+      QVERIFY(s.copies[k].spec.options.kind == std::get<1>(copies[k]));
+      QCOMPARE(s.copies[k].spec.dt, std::get<2>(copies[k]));
+    }
+    // Started from the keyframe: link1 turning at 1 rad/s about x.
+    QVERIFY2(std::abs(s.state.bodies[0].w.x() - 1.0) < 1e-12, qPrintable(QString::number(s.state.bodies[0].w.x())));
+    QCOMPARE(w.plots()->signalDocks().size(), 2);
+    QCOMPARE(w.plots()->signalDocks()[0]->signalNames(), (QStringList{"joint1.angle", "joint2.angle"}));
+    QCOMPARE(w.plots()->signalDocks()[1]->signalNames(), (QStringList{"joint1.force.x", "joint1.force.y", "joint1.force.z"}));
+    QCOMPARE(w.plots()->phaseDocks().size(), 1);
+    QCOMPARE(w.plots()->phaseDocks()[0]->xAxis().name, QString("joint2.angle"));
+    QCOMPARE(w.plots()->phaseDocks()[0]->yAxis().name, QString("joint2.angle_rate"));
+    const ViewportWidget::Camera back = w.viewport()->camera();
+    QVERIFY2((back.eye - cam.eye).norm() < 1e-12 && (back.center - cam.center).norm() < 1e-12 && (back.up - cam.up).norm() < 1e-12,
+             "camera");
+    // Saving again gives the same file.
+    const QString again = dir.filePath("mine-again.experiment");
+    QVERIFY2(w.saveExperiment(again, &err), qPrintable(err));
+    QFile g(again);
+    QVERIFY(g.open(QIODevice::ReadOnly));
+    QString textAgain = QString::fromUtf8(g.readAll());
+    textAgain.replace("\"mine-again\"", "\"mine\"").replace("(experiment mine-again", "(experiment mine");
+    QCOMPARE(textAgain, text);
   }
 };
 
