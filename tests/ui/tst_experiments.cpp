@@ -12,6 +12,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <qcustomplot.h>
 #include <QTest>
 #include <tuple>
 
@@ -214,6 +215,14 @@ class TestExperiments : public QObject {
     QVERIFY2(std::abs(s.state.bodies[0].w.x() - 1.0) < 1e-12, qPrintable(QString::number(s.state.bodies[0].w.x())));
     QCOMPARE(w.plots()->signalDocks().size(), 2);
     QCOMPARE(w.plots()->signalDocks()[0]->signalNames(), (QStringList{"joint1.angle", "joint2.angle"}));
+    // The copies are overlaid in the signal plots too, each with its samples.
+    QCOMPARE(w.plots()->signalDocks()[0]->comparisonCopies(), 2);
+    stepN(w, 8);
+    QCOMPARE(w.plots()->copySampleCount(1), 4 * 8L + 1);
+    PlotDock* anglePlot = w.plots()->signalDocks()[0];
+    anglePlot->refresh(0, true);
+    QCOMPARE(anglePlot->plot()->graphCount(), 4);  // two signals × two copies
+    for (int g = 0; g < 4; ++g) QVERIFY2(anglePlot->plot()->graph(g)->data()->size() >= 9, qPrintable(QString::number(g)));
     QCOMPARE(w.plots()->signalDocks()[1]->signalNames(), (QStringList{"joint1.force.x", "joint1.force.y", "joint1.force.z"}));
     QCOMPARE(w.plots()->phaseDocks().size(), 1);
     QCOMPARE(w.plots()->phaseDocks()[0]->xAxis().name, QString("joint2.angle"));

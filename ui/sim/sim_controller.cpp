@@ -341,6 +341,17 @@ void SimController::watchSignals(std::shared_ptr<const SignalCatalogue> catalogu
   post([this, catalogue = std::move(catalogue), indices = std::move(indices)]() mutable {
     catalogue_ = std::move(catalogue);
     watched_ = std::move(indices);
+    // Paused: the samples of the states shown are recorded again with the signals, so that the
+    // plots start there and not one step later (every copy at the same time; a copy lagging behind
+    // the clock would lose the reference's samples after its own).
+    if (!sim_ || running_ || failed_ || watched_.empty()) return;
+    const double t = sim_->state().time;
+    for (const Copy& c : copies_)
+      if (c.sim && std::abs(c.sim->state().time - t) > 1e-9 * std::max(1.0, std::abs(t))) return;
+    rewind(std::nextafter(t - 1e-9 * std::max(1.0, std::abs(t)), -std::numeric_limits<double>::infinity()));
+    recordSample();
+    for (size_t k = 0; k < copies_.size(); ++k)
+      if (copies_[k].sim) recordCopySample(copies_[k], int(k) + 1);
   });
 }
 
