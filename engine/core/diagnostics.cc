@@ -3,6 +3,8 @@
 #include "core/diagnostics.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 namespace ms {
@@ -68,6 +70,22 @@ std::string Diagnostics::format() const {
     out += '\n';
   }
   return out;
+}
+
+bool readWholeFile(const std::string& path, std::string& text, Diagnostics& diags) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    diags.error(path, 0, 0, "cannot open the file");
+    return false;
+  }
+  std::ostringstream os;
+  os << in.rdbuf();
+  if (in.bad()) {
+    diags.error(path, 0, 0, "cannot read the file");
+    return false;
+  }
+  text = os.str();
+  return true;
 }
 
 }  // namespace ms

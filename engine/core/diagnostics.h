@@ -41,4 +41,8 @@ class Diagnostics {
   std::vector<Diagnostic> items_;
 };
 
+// The whole file at `path` into `text` (bytes as they are); false with "cannot open the file" or
+// "cannot read the file" reported at path:0:0.
+bool readWholeFile(const std::string& path, std::string& text, Diagnostics& diags);
+
 }  // namespace ms

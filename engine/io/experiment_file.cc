@@ -25,18 +25,6 @@ const std::vector<std::string> kCopyItems = {"integrator", "dt", "tolerance", "c
 const std::vector<std::string> kContactItems = {"stiffness", "damping"};
 const std::vector<std::string> kCameraItems = {"eye", "center", "up"};
 
-// A short rendering of a node for messages.
-std::string describe(const Node& n) {
-  switch (n.kind) {
-    case Kind::Number:
-    case Kind::Symbol: return "'" + (n.text.size() > 40 ? n.text.substr(0, 40) + "..." : n.text) + "'";
-    case Kind::String: return "the string " + sexpr::quote(n.text.size() > 40 ? n.text.substr(0, 40) + "..." : n.text);
-    case Kind::List:
-      if (n.children.empty()) return "()";
-      return n.head().empty() ? std::string("a list") : "(" + n.head() + " ...)";
-  }
-  return "?";
-}
 
 std::string where(const Node& n) { return "line " + std::to_string(n.line) + ", column " + std::to_string(n.column); }
 
@@ -52,7 +40,7 @@ class Reader {
         if (exp) error(c, "a file holds one (experiment ...); the first is at " + where(*exp));
         else exp = &c;
       } else {
-        error(c, "unexpected " + describe(c) + " outside (experiment ...)" +
+        error(c, "unexpected " + sexpr::describeNode(c) + " outside (experiment ...)" +
                      (c.isList() && !c.head().empty() ? suggestion(c.head(), {"experiment"}) : std::string()));
       }
     }
@@ -82,7 +70,7 @@ class Reader {
 
   // " (got 2)" / " (got 'x')" for a form with the wrong arguments.
   static std::string argsGot(const Node& n) {
-    if (n.children.size() == 2) return " (got " + describe(n.children[1]) + ")";
+    if (n.children.size() == 2) return " (got " + sexpr::describeNode(n.children[1]) + ")";
     return " (got " + std::to_string(n.children.size() - 1) + " arguments)";
   }
 
@@ -97,7 +85,7 @@ class Reader {
 
   bool number(const Node& form, const Node& v, double& out) {
     if (!v.isNumber()) {
-      error(v, "(" + form.head() + " ...) takes a number, got " + describe(v));
+      error(v, "(" + form.head() + " ...) takes a number, got " + sexpr::describeNode(v));
       return false;
     }
     out = v.number;
@@ -124,7 +112,7 @@ class Reader {
     std::string s;
     for (size_t i = 1; i < n.children.size(); ++i) {
       if (!n.children[i].isString()) {
-        error(n.children[i], "(" + n.head() + " ...) takes strings in double quotes, got " + describe(n.children[i]));
+        error(n.children[i], "(" + n.head() + " ...) takes strings in double quotes, got " + sexpr::describeNode(n.children[i]));
         return false;
       }
       if (i > 1) s += ' ';
@@ -155,7 +143,7 @@ class Reader {
     for (size_t i = 2; i < exp.children.size(); ++i) {
       const Node& n = exp.children[i];
       if (!n.isList() || n.head().empty()) {
-        error(n, "unexpected " + describe(n) + " in (experiment ...); expected a form such as (copy ...) or (duration ...)");
+        error(n, "unexpected " + sexpr::describeNode(n) + " in (experiment ...); expected a form such as (copy ...) or (duration ...)");
         continue;
       }
       const std::string& h = n.head();
@@ -235,13 +223,13 @@ class Reader {
       out_.modelFile = src.text;
       fileWithoutParams = modelFileExtension(src.text) != ".mech";
     } else {
-      error(src, "(model ...) takes scene:NAME, a file \"PATH\" or an inline (mechanism ...), got " + describe(src));
+      error(src, "(model ...) takes scene:NAME, a file \"PATH\" or an inline (mechanism ...), got " + sexpr::describeNode(src));
       return;
     }
     for (size_t i = 2; i < n.children.size(); ++i) {
       const Node& s = n.children[i];
       if (!s.isList() || s.head() != "set") {
-        error(s, "unexpected " + describe(s) + " in (model ...); parameter values are (set NAME VALUE)" +
+        error(s, "unexpected " + sexpr::describeNode(s) + " in (model ...); parameter values are (set NAME VALUE)" +
                      (s.isList() && !s.head().empty() ? suggestion(s.head(), {"set"}) : std::string()));
         continue;
       }
@@ -273,7 +261,7 @@ class Reader {
     for (size_t i = 2; i < n.children.size(); ++i) {
       const Node& c = n.children[i];
       if (!c.isList() || c.head().empty()) {
-        error(c, "unexpected " + describe(c) + " in (copy ...); expected e.g. (integrator vi) or (dt 0.01)");
+        error(c, "unexpected " + sexpr::describeNode(c) + " in (copy ...); expected e.g. (integrator vi) or (dt 0.01)");
         continue;
       }
       const std::string& h = c.head();
@@ -328,14 +316,14 @@ class Reader {
     if (c.children.size() < 2 || !c.children[1].isSymbol() || !parseContactModel(c.children[1].text, o.contacts)) {
       error(c.children.size() < 2 ? c : c.children[1],
             "(contacts ...) takes rigid or soft, e.g. (contacts soft (stiffness 1e5) (damping 300))" +
-                (c.children.size() < 2 ? std::string() : ", got " + describe(c.children[1])));
+                (c.children.size() < 2 ? std::string() : ", got " + sexpr::describeNode(c.children[1])));
       return;
     }
     std::map<std::string, const Node*> seen;
     for (size_t i = 2; i < c.children.size(); ++i) {
       const Node& p = c.children[i];
       if (!p.isList() || std::find(kContactItems.begin(), kContactItems.end(), p.head()) == kContactItems.end()) {
-        error(p, "unexpected " + describe(p) + " in (contacts ...); expected (stiffness N/m) or (damping N s/m)" +
+        error(p, "unexpected " + sexpr::describeNode(p) + " in (contacts ...); expected (stiffness N/m) or (damping N s/m)" +
                      (p.isList() && !p.head().empty() ? suggestion(p.head(), kContactItems) : std::string()));
         continue;
       }
@@ -366,7 +354,7 @@ class Reader {
     std::vector<std::string> signals;
     for (size_t i = 1; i < n.children.size(); ++i) {
       if (!isName(n.children[i]) || n.children[i].text.empty()) {
-        error(n.children[i], "(plot ...) takes signal names (docs/signals.md), got " + describe(n.children[i]));
+        error(n.children[i], "(plot ...) takes signal names (docs/signals.md), got " + sexpr::describeNode(n.children[i]));
         return;
       }
       signals.push_back(n.children[i].text);
@@ -385,7 +373,7 @@ class Reader {
     for (size_t i = 1; i < n.children.size(); ++i) {
       const Node& p = n.children[i];
       if (!p.isList() || std::find(kCameraItems.begin(), kCameraItems.end(), p.head()) == kCameraItems.end()) {
-        error(p, "unexpected " + describe(p) + " in (camera ...); expected (eye x y z), (center x y z) or (up x y z)" +
+        error(p, "unexpected " + sexpr::describeNode(p) + " in (camera ...); expected (eye x y z), (center x y z) or (up x y z)" +
                      (p.isList() && !p.head().empty() ? suggestion(p.head(), kCameraItems) : std::string()));
         ok = false;
         continue;
@@ -516,15 +504,12 @@ bool readExperimentText(const std::string& text, const std::string& fileName, Le
 }
 
 bool readExperimentFile(const std::string& path, Lesson& out, Diagnostics& diags) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::string text;
+  if (!readWholeFile(path, text, diags)) {
     out = Lesson();
-    diags.error(path, 0, 0, "cannot open the file");
     return false;
   }
-  std::ostringstream os;
-  os << in.rdbuf();
-  return readExperimentText(os.str(), path, out, diags);
+  return readExperimentText(text, path, out, diags);
 }
 
 Lesson loadExperiment(const std::string& path) {

@@ -64,18 +64,6 @@ std::string countText(size_t lo, size_t hi) {
   return std::to_string(lo) + " to " + std::to_string(hi) + " numbers";
 }
 
-// A short rendering of a node for messages.
-std::string describe(const Node& n) {
-  switch (n.kind) {
-    case Kind::Number:
-    case Kind::Symbol: return "'" + (n.text.size() > 40 ? n.text.substr(0, 40) + "..." : n.text) + "'";
-    case Kind::String: return "the string " + sexpr::quote(n.text.size() > 40 ? n.text.substr(0, 40) + "..." : n.text);
-    case Kind::List:
-      if (n.children.empty()) return "()";
-      return n.head().empty() ? std::string("a list") : "(" + n.head() + " ...)";
-  }
-  return "?";
-}
 
 // Formats a number for a message.
 std::string num(double v) { return sexpr::formatNumber(v); }
@@ -332,7 +320,7 @@ bool Reader::eval(const Node& n, double& v, int depth) {
   }
   if (n.isSymbol()) return lookup(n, v);
   if (n.isString()) {
-    error(n, "expected a number, got " + describe(n));
+    error(n, "expected a number, got " + sexpr::describeNode(n));
     return false;
   }
   // Lists: (function arguments…).
@@ -342,7 +330,7 @@ bool Reader::eval(const Node& n, double& v, int depth) {
   }
   const Node& h = n.children[0];
   if (!h.isSymbol()) {
-    error(h, "expected a function name (+ - * / deg sqrt sin cos min max if), got " + describe(h));
+    error(h, "expected a function name (+ - * / deg sqrt sin cos min max if), got " + sexpr::describeNode(h));
     return false;
   }
   const std::string& f = h.text;
@@ -417,7 +405,7 @@ bool Reader::eval(const Node& n, double& v, int depth) {
 // Evaluates (= a b), (< a b), (> a b), (<= a b) or (>= a b).
 bool Reader::evalCondition(const Node& n, bool& result, int depth) {
   if (!n.isList() || !contains(kComparisons, n.head())) {
-    error(n, "expected a condition (= a b), (< a b), (> a b), (<= a b) or (>= a b), got " + describe(n));
+    error(n, "expected a condition (= a b), (< a b), (> a b), (<= a b) or (>= a b), got " + sexpr::describeNode(n));
     return false;
   }
   if (n.children.size() != 3) {
@@ -487,7 +475,7 @@ bool Reader::isBound(const std::string& name) const {
 // A parameter or variable name: a plain symbol without braces.
 bool Reader::validSymbolName(const Node& n, const std::string& what) {
   if (!n.isSymbol()) {
-    error(n, what + " must be a plain name, got " + describe(n));
+    error(n, what + " must be a plain name, got " + sexpr::describeNode(n));
     return false;
   }
   if (n.text.find_first_of("{}") != std::string::npos) {
@@ -571,7 +559,7 @@ bool Reader::readName(const Node& list, size_t& i, std::string& name, SourceRef&
     return true;
   }
   if (!first.isSymbol()) {
-    error(first, "expected " + what + ", got " + describe(first));
+    error(first, "expected " + what + ", got " + sexpr::describeNode(first));
     ++i;
     return false;
   }
@@ -663,7 +651,7 @@ void Reader::run(const std::map<std::string, std::string>& overrides) {
       error(c.children[0], "unknown top-level form '" + c.head() + "': a .mech file holds one (mechanism ...)" +
                                suggestion(c.head(), {"mechanism"}));
     } else {
-      error(c, "unexpected " + describe(c) + " outside (mechanism ...)");
+      error(c, "unexpected " + sexpr::describeNode(c) + " outside (mechanism ...)");
     }
   }
   std::map<std::string, std::string> pending = overrides;
@@ -762,7 +750,7 @@ void Reader::readParam(const Node& n, std::map<std::string, std::string>& pendin
 void Reader::item(const Node& n, const Ctx& ctx) {
   if (stopped_) return;
   if (!n.isList()) {
-    error(n, "expected a form such as (body ...), got " + describe(n));
+    error(n, "expected a form such as (body ...), got " + sexpr::describeNode(n));
     return;
   }
   if (n.children.empty()) {
@@ -771,7 +759,7 @@ void Reader::item(const Node& n, const Ctx& ctx) {
   }
   const std::string& h = n.head();
   if (h.empty()) {
-    error(n.children[0], "a form starts with its name, e.g. (body ...), got " + describe(n.children[0]));
+    error(n.children[0], "a form starts with its name, e.g. (body ...), got " + sexpr::describeNode(n.children[0]));
     return;
   }
   // Forms allowed in both places.
@@ -868,7 +856,7 @@ void Reader::readSolver(const Node& n) {
     const Node& c = n.children[i];
     if (!c.isList() || c.head().empty()) {
       error(c, "expected a solver setting (dt ...), (tolerance ...), (complementarity-tolerance ...), "
-               "(max-iterations ...), (line-search ...) or (friction-directions ...), got " + describe(c));
+               "(max-iterations ...), (line-search ...) or (friction-directions ...), got " + sexpr::describeNode(c));
       continue;
     }
     const std::string& h = c.head();
@@ -1169,7 +1157,7 @@ void Reader::readShape(const Node& n, int body, ShapeUse use, bool generated) {
                                  " (shape properties: at, rotation, orientation, color, scale)");
       else
         error(p, "expected a shape property (at ...), (rotation ...), (orientation ...), (color ...) or (scale ...), got " +
-                     describe(p));
+                     sexpr::describeNode(p));
       continue;
     }
     const std::string& ph = p.head();
@@ -1301,7 +1289,7 @@ void Reader::jointItems(const Node& n, size_t i, JointDesc& j, ElementSource& sr
   for (; i < n.children.size(); ++i) {
     const Node& c = n.children[i];
     if (!c.isList() || c.head().empty()) {
-      error(c, "expected a joint property such as (axis ...), got " + describe(c));
+      error(c, "expected a joint property such as (axis ...), got " + sexpr::describeNode(c));
       continue;
     }
     const std::string& h = c.head();
@@ -1440,7 +1428,7 @@ void Reader::readSpring(const Node& n, bool generated) {
   for (; i < n.children.size(); ++i) {
     const Node& c = n.children[i];
     if (!c.isList() || c.head().empty()) {
-      error(c, "expected a spring property such as (stiffness ...), got " + describe(c));
+      error(c, "expected a spring property such as (stiffness ...), got " + sexpr::describeNode(c));
       continue;
     }
     const std::string& h = c.head();
@@ -1486,7 +1474,7 @@ void Reader::readGround(const Node& n, bool generated) {
   for (; i < n.children.size(); ++i) {
     const Node& c = n.children[i];
     if (!c.isList() || c.head().empty()) {
-      error(c, "expected a ground property such as (normal ...), got " + describe(c));
+      error(c, "expected a ground property such as (normal ...), got " + sexpr::describeNode(c));
       continue;
     }
     const std::string& h = c.head();
@@ -1538,7 +1526,7 @@ void Reader::readContactPair(const Node& n, bool generated) {
   for (; i < n.children.size(); ++i) {
     const Node& c = n.children[i];
     if (!c.isList() || c.head().empty()) {
-      error(c, "expected (friction ...), got " + describe(c));
+      error(c, "expected (friction ...), got " + sexpr::describeNode(c));
       continue;
     }
     const std::string& h = c.head();
@@ -1580,7 +1568,7 @@ void Reader::readKeyframe(const Node& n) {
     if (!c.isList() || c.head() != "body") {
       error(c.isList() && !c.children.empty() ? c.children[0] : c,
             owner + ": expected (body NAME (position ...) (orientation ...) (velocity ...) (angular-velocity ...)), got " +
-                describe(c));
+                sexpr::describeNode(c));
       continue;
     }
     size_t j = 1;
@@ -1599,7 +1587,7 @@ void Reader::readKeyframe(const Node& n) {
     for (; j < c.children.size(); ++j) {
       const Node& p = c.children[j];
       if (!p.isList() || p.head().empty()) {
-        error(p, "expected (position ...), (orientation ...), (velocity ...) or (angular-velocity ...), got " + describe(p));
+        error(p, "expected (position ...), (orientation ...), (velocity ...) or (angular-velocity ...), got " + sexpr::describeNode(p));
         ok = false;
         continue;
       }
@@ -1669,7 +1657,7 @@ void Reader::readActuator(const Node& n, bool generated) {
       if (c.isList() && !c.head().empty())
         error(c.children[0], "unknown actuator property '" + c.head() + "'" + suggestion(c.head(), {"effort"}));
       else
-        error(c, "expected (effort ...), got " + describe(c));
+        error(c, "expected (effort ...), got " + sexpr::describeNode(c));
       continue;
     }
     if (hasEffort) {
@@ -1706,7 +1694,7 @@ void Reader::readController(const Node& n, bool generated) {
   for (; i < n.children.size(); ++i) {
     const Node& p = n.children[i];
     if (!p.isList() || p.head().empty()) {
-      error(p, "expected a controller property such as (kp ...), got " + describe(p));
+      error(p, "expected a controller property such as (kp ...), got " + sexpr::describeNode(p));
       continue;
     }
     const std::string& h = p.head();
@@ -1728,7 +1716,7 @@ void Reader::readController(const Node& n, bool generated) {
       if (p.children.size() == 3) {
         const Node& s = p.children[2];
         if (!s.isList() || s.head() != "sin") {
-          error(s, "expected (sin amplitude frequency phase?) after the target offset, got " + describe(s));
+          error(s, "expected (sin amplitude frequency phase?) after the target offset, got " + sexpr::describeNode(s));
           continue;
         }
         std::vector<double> v;
@@ -1785,7 +1773,7 @@ void Reader::readWrench(const Node& n, bool generated) {
       if (c.isList() && !c.head().empty())
         error(c.children[0], "unknown wrench property '" + c.head() + "'" + suggestion(c.head(), {"force", "torque"}));
       else
-        error(c, "expected (force ...) or (torque ...), got " + describe(c));
+        error(c, "expected (force ...) or (torque ...), got " + sexpr::describeNode(c));
       continue;
     }
     if (duplicate(seen, c.head(), c, "the wrench")) continue;
@@ -1808,7 +1796,7 @@ void Reader::readOrder(const Node& n) {
   for (size_t i = 1; i < n.children.size(); ++i) {
     const Node& c = n.children[i];
     if (!c.isList() || (c.head() != "bodies" && c.head() != "joints")) {
-      error(c, "expected (bodies ...) or (joints ...) in (order ...), got " + describe(c));
+      error(c, "expected (bodies ...) or (joints ...) in (order ...), got " + sexpr::describeNode(c));
       continue;
     }
     OrderList& list = c.head() == "bodies" ? bodyOrder_ : jointOrder_;
@@ -1845,7 +1833,7 @@ void Reader::orderNames(const Node& list, size_t first, OrderList& out) {
       continue;
     }
     if (c.isList()) {
-      error(c, "expected a name or (repeat (i FROM TO) names...), got " + describe(c));
+      error(c, "expected a name or (repeat (i FROM TO) names...), got " + sexpr::describeNode(c));
       ++k;
       continue;
     }
@@ -1920,7 +1908,7 @@ void Reader::readChain(const Node& n, const Ctx& ctx) {
     if (c.isList() && c.head() == "next-in" && !nextIn && !templ) nextIn = &c;
     else if (c.isList() && c.head() == "body" && !templ) templ = &c;
     else {
-      error(c, "(chain ...) takes a range, optionally (next-in BODY), and exactly one (body ...); got " + describe(c));
+      error(c, "(chain ...) takes a range, optionally (next-in BODY), and exactly one (body ...); got " + sexpr::describeNode(c));
       return;
     }
   }
@@ -2244,15 +2232,12 @@ bool readMechText(const std::string& text, const std::string& fileName,
 
 bool readMechFile(const std::string& path, const std::map<std::string, std::string>& overrides, MechParseResult& out,
                   Diagnostics& diags, long maxExpandedForms) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::string text;
+  if (!readWholeFile(path, text, diags)) {
     out = MechParseResult();
-    diags.error(path, 0, 0, "cannot open the file");
     return false;
   }
-  std::ostringstream os;
-  os << in.rdbuf();
-  return readMechText(os.str(), path, overrides, out, diags, maxExpandedForms);
+  return readMechText(text, path, overrides, out, diags, maxExpandedForms);
 }
 
 }  // namespace ms

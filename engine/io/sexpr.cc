@@ -430,6 +430,18 @@ std::string formatNumber(double v) {
 }
 
 // '"' + escaped bytes + '"'.
+std::string describeNode(const Node& n) {
+  switch (n.kind) {
+    case Kind::Number:
+    case Kind::Symbol: return "'" + (n.text.size() > 40 ? n.text.substr(0, 40) + "..." : n.text) + "'";
+    case Kind::String: return "the string " + quote(n.text.size() > 40 ? n.text.substr(0, 40) + "..." : n.text);
+    case Kind::List:
+      if (n.children.empty()) return "()";
+      return n.head().empty() ? std::string("a list") : "(" + n.head() + " ...)";
+  }
+  return "?";
+}
+
 std::string quote(const std::string& s) {
   std::string out;
   out.reserve(s.size() + 2);

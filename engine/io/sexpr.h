@@ -101,5 +101,8 @@ class Document {
 std::string formatNumber(double v);
 // quote: '"' + s with '"' '\\' newline and tab escaped + '"'; parses back to exactly s (any bytes).
 std::string quote(const std::string& s);
+// A short rendering of a node for messages: 'atom' (40 characters at most), the string "…",
+// (head ...), a list, ().
+std::string describeNode(const Node& n);
 
 }  // namespace ms::sexpr

@@ -920,15 +920,9 @@ bool importTrepString(const std::string& text, const std::string& fileName, Mode
 
 bool importTrepFile(const std::string& path, Model& out, Diagnostics& diags, const TrepImportOptions& options,
                     TrepImportInfo* info) {
-  // Whole file into memory.
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    diags.error(path, 0, 0, "cannot open the file");
-    return false;
-  }
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return importTrepString(ss.str(), path, out, diags, options, info);
+  std::string text;
+  if (!readWholeFile(path, text, diags)) return false;
+  return importTrepString(text, path, out, diags, options, info);
 }
 
 }  // namespace ms

@@ -950,21 +950,11 @@ bool importUrdfString(const std::string& xml, const std::string& fileNameForMess
 
 bool importUrdf(const std::string& path, Model& out, Diagnostics& diags) {
   try {
-    // Read the whole file.
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-      diags.error(path, 0, 0, "cannot open the file");
-      return false;
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (in.bad()) {
-      diags.error(path, 0, 0, "cannot read the file");
-      return false;
-    }
+    std::string text;
+    if (!readWholeFile(path, text, diags)) return false;
     // Mesh names are relative to the file's directory.
     const std::string baseDir = fs::path(path).parent_path().string();
-    return importUrdfString(text.str(), path, baseDir, out, diags);
+    return importUrdfString(text, path, baseDir, out, diags);
   } catch (const std::exception& e) {
     diags.error(path, 0, 0, std::string("cannot read the file: ") + e.what());
   } catch (...) {

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <random>
 
+#include "model_text.h"
 #include "io/mech_reader.h"
 #include "scenes/scenes.h"
 #include "allocation_counter.h"
@@ -24,12 +25,7 @@ std::unique_ptr<Simulation> make(const std::string& scene, const std::map<std::s
 }
 
 // A model written in the model language (contacts between bodies are `contact-pair` forms).
-Model parse(const std::string& text) {
-  MechParseResult r;
-  Diagnostics d;
-  if (!readMechText(text, "test.mech", {}, r, d)) qFatal("test model does not read: %s", d.format().c_str());
-  return r.model;
-}
+Model parse(const std::string& text) { return test::parseMech(text); }
 
 // Runs until `duration`; every step must converge. Returns the largest penetration (grounds and pairs).
 double runFor(Simulation& sim, double duration) {

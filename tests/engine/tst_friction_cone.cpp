@@ -15,6 +15,7 @@
 
 #include <Eigen/LU>
 
+#include "model_text.h"
 #include "allocation_counter.h"
 #include "core/check.h"
 #include "integrator/variational_step.h"
@@ -31,12 +32,7 @@ namespace {
 }
 
 namespace {
-Model parse(const std::string& text) {
-  MechParseResult r;
-  Diagnostics d;
-  if (!readMechText(text, "test.mech", {}, r, d)) qFatal("test model does not read: %s", d.format().c_str());
-  return r.model;
-}
+Model parse(const std::string& text) { return test::parseMech(text); }
 
 Model withDirections(Model m, int nf) {
   m.solver.frictionDirections = nf;

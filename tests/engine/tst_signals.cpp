@@ -7,6 +7,7 @@
 #include <cmath>
 #include <set>
 
+#include "model_text.h"
 #include "core/check.h"
 #include "core/quaternion.h"
 #include "io/mech_reader.h"
@@ -20,12 +21,7 @@ using namespace ms;
 
 namespace {
 
-Model parse(const std::string& text) {
-  MechParseResult r;
-  Diagnostics d;
-  if (!readMechText(text, "test.mech", {}, r, d)) qFatal("test model does not read: %s", d.format().c_str());
-  return r.model;
-}
+Model parse(const std::string& text) { return test::parseMech(text); }
 
 Model gallery(const std::string& file, const std::map<std::string, std::string>& params = {}) {
   Model m;

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "state_checks.h"
 #include "core/check.h"
 #include "core/quaternion.h"
 #include "scenes/scenes.h"
@@ -324,19 +325,7 @@ void TestSimulation::modelPdControllerTracksSinusoid() {
   QVERIFY_THROWS_EXCEPTION(ms::UserError, compile(m));
 }
 
-namespace {
-// Largest difference of pose and velocity (world angular velocity) between two states.
-double stateDistance(const State& a, const State& b) {
-  double d = 0;
-  for (size_t i = 0; i < a.bodies.size(); ++i) {
-    const BodyState &p = a.bodies[i], &q = b.bodies[i];
-    d = std::max({d, (p.x - q.x).lpNorm<Eigen::Infinity>(), (p.q - q.q).lpNorm<Eigen::Infinity>(),
-                  (p.v - q.v).lpNorm<Eigen::Infinity>(),
-                  (quat::rotation(p.q) * p.w - quat::rotation(q.q) * q.w).lpNorm<Eigen::Infinity>()});
-  }
-  return d;
-}
-}  // namespace
+using test::stateDistance;
 
 void TestSimulation::keyframesRestoreTheStateExactly() {
   // The four-bar (a closed loop) after 43 steps, saved into the text of the model (setKeyframe),

@@ -35,11 +35,7 @@ using namespace ms::ui;
 namespace {
 using test::pump;
 using test::settle;
-// n lockstep ticks (reference steps), then the window pulls the result.
-void stepN(MainWindow& w, int n) {
-  for (int i = 0; i < n; ++i) w.sim().stepOnce();
-  settle(w);
-}
+using test::stepN;
 CopySpec vi(const char* label, double dt, unsigned color) {
   CopySpec c;
   c.label = label;

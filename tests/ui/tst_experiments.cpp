@@ -30,11 +30,8 @@ using namespace ms::ui;
 
 namespace {
 using test::settle;
+using test::stepN;
 
-void stepN(MainWindow& w, int n) {
-  for (int i = 0; i < n; ++i) w.sim().stepOnce();
-  settle(w);
-}
 
 bool writeText(const QString& path, const QByteArray& text) {
   QFile f(path);

@@ -15,6 +15,7 @@
 #include <QUndoStack>
 #include <memory>
 
+#include "engine/state_checks.h"
 #include "core/quaternion.h"
 #include "editor/editor_panel.h"
 #include "editor/model_editor.h"
@@ -28,18 +29,7 @@ using Q = MainWindow::Question;
 using A = MainWindow::Answer;
 
 namespace {
-// Largest difference of positions, orientations, linear and (world) angular velocities.
-double stateDistance(const State& a, const State& b) {
-  if (a.bodies.size() != b.bodies.size()) return 1e300;
-  double d = 0;
-  for (size_t i = 0; i < a.bodies.size(); ++i) {
-    const BodyState &p = a.bodies[i], &q = b.bodies[i];
-    d = std::max({d, (p.x - q.x).lpNorm<Eigen::Infinity>(), (p.q - q.q).lpNorm<Eigen::Infinity>(),
-                  (p.v - q.v).lpNorm<Eigen::Infinity>(),
-                  (quat::rotation(p.q) * p.w - quat::rotation(q.q) * q.w).lpNorm<Eigen::Infinity>()});
-  }
-  return d;
-}
+using ms::test::stateDistance;
 QAction* menuAction(QMenu* menu, const QString& objectName) {
   for (QAction* a : menu->actions())
     if (a->objectName() == objectName) return a;
@@ -80,11 +70,11 @@ class TestKeyframes : public QObject {
     QString err;
     QVERIFY2(w_->openModel(path, &err), qPrintable(err));
     ed_ = w_->editorPanel()->editor();
-    test::settle(*w_);
+    ms::ui::test::settle(*w_);
   }
   void steps(int n) {
     for (int k = 0; k < n; ++k) w_->sim().stepOnce();
-    test::settle(*w_);
+    ms::ui::test::settle(*w_);
   }
   State shown() {
     w_->sim().sync();
@@ -164,7 +154,7 @@ class TestKeyframes : public QObject {
     ed_->checkNow();
     QString err;
     QVERIFY2(w_->applyEditor(&err), qPrintable(err));
-    test::settle(*w_);
+    ms::ui::test::settle(*w_);
     QCOMPARE(w_->sim().snapshot().generation, generation + 1);
     // The next suggestion is the next free name.
     name_ = "";

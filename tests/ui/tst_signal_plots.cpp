@@ -31,11 +31,8 @@ using namespace ms::ui;
 
 namespace {
 using test::settle;
+using test::stepN;
 
-void stepN(MainWindow& w, int n) {
-  for (int i = 0; i < n; ++i) w.sim().stepOnce();
-  settle(w);
-}
 
 // Triggers "Plot ▸ <label>" of the tree node named `node`.
 bool plotFromTree(MainWindow& w, const QString& node, const QString& label) {

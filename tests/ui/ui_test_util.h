@@ -33,6 +33,13 @@ void settle(Window& w) {
   QCoreApplication::processEvents();
 }
 
+// n steps of the simulation thread (lockstep ticks in a comparison), then the window pulls them.
+template <class Window>
+void stepN(Window& w, int n) {
+  for (int i = 0; i < n; ++i) w.sim().stepOnce();
+  settle(w);
+}
+
 // Removes this process's settings file and its config, cache and data folders (test mode).
 inline void removeTestFolders() {
   QStandardPaths::setTestModeEnabled(true);
