@@ -148,11 +148,13 @@ void TestSignals::bodyAnglesAndDegrees() {
 }
 
 void TestSignals::hangingPendulumTransmitsItsWeight() {
-  // At rest hanging: the hinge carries m·g upwards and no torque, in the world and joint frames.
+  // At rest hanging: the hinge carries m·g upwards and no torque, in the world and joint frames,
+  // at every step of 100 s (a start accepted without iteration once let the solution creep until a
+  // 1e-10 m correction made a 1.0e-7 relative spike at step 1019).
   Simulation sim(compile(gallery("pendulum.mech", {{"angle", "0"}})));
   const SignalCatalogue c(*sim.systemPtr());
   const double mg = 1.0 * 9.81;
-  for (int s = 0; s < 100; ++s) {
+  for (int s = 0; s < 10000; ++s) {
     QVERIFY2(sim.step(), sim.metrics().message.c_str());
     const Vec3 f = vec(c, sim, "joint1.force"), t = vec(c, sim, "joint1.torque");
     QVERIFY2((f - Vec3(0, 0, mg)).norm() <= 1e-9 * mg, qPrintable(QString("%1 %2 %3").arg(f.x()).arg(f.y()).arg(f.z())));
@@ -195,9 +197,16 @@ void TestSignals::sliderAgainstItsLimitTransmitsItsWeight() {
                                          " (joint prismatic slide (axis ") + axis + ") (position 0) (lower 0) (upper 1))))";
     Simulation sim(compile(parse(text)));
     const SignalCatalogue c(*sim.systemPtr());
-    for (int s = 0; s < 200; ++s) QVERIFY2(sim.step(), sim.metrics().message.c_str());
+    // Started exactly on the stop, the interior point settles it within a few steps (5.7e-7 relative
+    // on steps 2-3); from step 10 on, every step of 100 s carries m·g.
+    for (int s = 0; s < 10000; ++s) {
+      QVERIFY2(sim.step(), sim.metrics().message.c_str());
+      const Vec3 f = vec(c, sim, "slide.force");
+      if (s >= 10)
+        QVERIFY2((f - Vec3(0, 0, mg)).norm() <= 1e-9 * mg,
+                 qPrintable(QString("step %5: %1 %2 %3 (axis %4)").arg(f.x()).arg(f.y()).arg(f.z()).arg(axis).arg(s + 1)));
+    }
     const Vec3 f = vec(c, sim, "slide.force");
-    QVERIFY2((f - Vec3(0, 0, mg)).norm() <= 1e-9 * mg, qPrintable(QString("%1 %2 %3 (axis %4)").arg(f.x()).arg(f.y()).arg(f.z()).arg(axis)));
     const Vec3 a = Vec3(0, std::string(axis) == "0 0 1" ? 0.0 : 0.5, std::string(axis) == "0 0 1" ? 1.0 : 0.8660254037844386);
     const double limit = values(c, sim, {"slide.limit"})[0];
     QVERIFY2(std::abs(limit - mg * a.z()) <= 1e-8 * mg, qPrintable(QString::number(limit)));
