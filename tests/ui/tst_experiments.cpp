@@ -193,7 +193,12 @@ class TestExperiments : public QObject {
     QVERIFY(f.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(f.readAll());
     QVERIFY2(text.contains("(keyframe swing)"), qPrintable(text));
-    QVERIFY2(text.contains("(model \"" + QFileInfo(model).absoluteFilePath() + "\")"), qPrintable(text));  // far away: absolute
+    // The model's path as written (relative to the experiment, or absolute when far) leads to it.
+    const int at = text.indexOf("(model \""), end = text.indexOf('"', at + 8);
+    QVERIFY2(at >= 0 && end > at, qPrintable(text));
+    const QString written = text.mid(at + 8, end - at - 8);
+    QCOMPARE(QFileInfo(QDir(dir.path()).filePath(written)).canonicalFilePath(), QFileInfo(model).canonicalFilePath());
+    QVERIFY2(written.startsWith("../../") == false, qPrintable(written));
     MainWindow w;
     w.resize(1280, 800);
     w.show();
