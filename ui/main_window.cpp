@@ -340,6 +340,9 @@ void MainWindow::buildDocks() {
   modelDock_->raise();
   lessonDock_->hide();
   // Body selection both ways between the tree and the 3D view (by name: the tree is the text's).
+  // A keyframe node's menu in the tree (refusals are shown by loadKeyframe).
+  connect(tree_, &ModelTreePanel::keyframeRequested, this,
+          [this](const QString& name, bool asInitial) { loadKeyframe(name, asInitial); });
   // Plot ▸ … from a body's or joint's context menu in the tree.
   connect(tree_, &ModelTreePanel::plotRequested, this, [this](const QStringList& patterns) {
     QString why;

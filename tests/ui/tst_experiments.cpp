@@ -12,11 +12,14 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTreeWidget>
+#include <memory>
 #include <qcustomplot.h>
 #include <QTest>
 #include <tuple>
 
 #include "lesson_panel.h"
+#include "editor/model_tree.h"
 #include "main_window.h"
 #include "plots/phase_dock.h"
 #include "plots/plot_dock.h"
@@ -232,6 +235,24 @@ class TestExperiments : public QObject {
     const ViewportWidget::Camera back = w.viewport()->camera();
     QVERIFY2((back.eye - cam.eye).norm() < 1e-12 && (back.center - cam.center).norm() < 1e-12 && (back.up - cam.up).norm() < 1e-12,
              "camera");
+    // The model's keyframes are nodes of the tree; Load Keyframe on one restarts from it.
+    ModelTreePanel* tree = w.modelTree();
+    const QList<QTreeWidgetItem*> down = tree->tree()->findItems("down", Qt::MatchExactly | Qt::MatchRecursive);
+    QCOMPARE(down.size(), 1);
+    QCOMPARE(down.front()->text(1), QString("keyframe: 2 bodies"));
+    QCOMPARE(tree->tree()->findItems("stale", Qt::MatchExactly | Qt::MatchRecursive).size(), 1);
+    const std::unique_ptr<QMenu> menu = tree->contextMenu(down.front());
+    QVERIFY(menu);
+    QAction* load = nullptr;
+    for (QAction* a : menu->actions())
+      if (a->text() == "Load Keyframe") load = a;
+    QVERIFY(load);
+    load->trigger();
+    settle(w);
+    const Snapshot atDown = w.sim().snapshot();
+    QCOMPARE(atDown.state.step, 0L);
+    QVERIFY((atDown.state.bodies[0].x - Vec3(0, 0, -1)).norm() < 1e-12);
+    QVERIFY(atDown.state.bodies[0].w.norm() < 1e-12);
     // Saving again gives the same file.
     const QString again = dir.filePath("mine-again.experiment");
     QVERIFY2(w.saveExperiment(again, &err), qPrintable(err));

@@ -197,6 +197,13 @@ std::unique_ptr<QMenu> ModelTreePanel::contextMenu(QTreeWidgetItem* item) {
     fillPlotMenu(menu->addMenu("Plot"), true, QString::fromStdString(m.bodies[size_t(index)].name), plot, phase);
   if (kind == NodeKind::Joint && index >= 0 && index < int(m.joints.size()))
     fillPlotMenu(menu->addMenu("Plot"), false, QString::fromStdString(m.joints[size_t(index)].name), plot, phase);
+  // A keyframe: load it, or make it the initial state (the simulated model's keyframe of that name).
+  if (kind == NodeKind::Keyframe && index >= 0 && index < int(m.keyframes.size())) {
+    const QString name = QString::fromStdString(m.keyframes[size_t(index)].name);
+    QObject::connect(menu->addAction("Load Keyframe"), &QAction::triggered, this, [this, name] { emit keyframeRequested(name, false); });
+    QObject::connect(menu->addAction("Use as Initial State"), &QAction::triggered, this,
+                     [this, name] { emit keyframeRequested(name, true); });
+  }
   if (!stale_ && !editor_->isReadOnly()) {
     if (!menu->isEmpty()) menu->addSeparator();
     addEditMenu(*menu, kind, index, m);
@@ -401,6 +408,10 @@ void ModelTreePanel::rebuild() {
   });
   group("Wrenches", int(m.wrenches.size()), [&](QTreeWidgetItem* g, int i) {
     addNode(g, NodeKind::Wrench, i, "on " + bodyName(m.wrenches[size_t(i)].body), "constant wrench");
+  });
+  group("Keyframes", int(m.keyframes.size()), [&](QTreeWidgetItem* g, int i) {
+    const KeyframeDesc& k = m.keyframes[size_t(i)];
+    addNode(g, NodeKind::Keyframe, i, QString::fromStdString(k.name), QString("keyframe: %1 bodies").arg(k.bodies.size()));
   });
   tree_->addTopLevelItem(root);
   tree_->expandAll();

@@ -74,6 +74,8 @@ class ModelTreePanel : public QWidget {
   // Plot ▸ … on a body or joint: signal names or globs of the loaded model (docs/signals.md).
   void plotRequested(const QStringList& patterns);
   void phasePortraitRequested(const QStringList& x, const QStringList& y);
+  // A keyframe node's Load Keyframe (asInitialState false) or Use as Initial State.
+  void keyframeRequested(const QString& name, bool asInitialState);
 
  protected:
   void resizeEvent(QResizeEvent* e) override;

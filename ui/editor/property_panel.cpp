@@ -65,6 +65,7 @@ std::vector<PropSpec> specsFor(NodeKind kind, const Model& model, int index) {
     case NodeKind::Actuator: return {{"effort", "N·m or N"}};
     case NodeKind::Ground: return {{"at", "m"}, {"normal", "direction"}, {"friction", "μ"}};
     case NodeKind::ContactPair: return {{"friction", "μ"}};
+    case NodeKind::Keyframe:  // per-body states: shown in the text
     case NodeKind::Group: break;
   }
   return {};
@@ -87,6 +88,7 @@ const ElementSource* elementSource(const SourceMap& map, NodeKind kind, int inde
     case NodeKind::Actuator: return at(map.actuators);
     case NodeKind::Ground: return at(map.grounds);
     case NodeKind::ContactPair: return at(map.contactPairs);
+    case NodeKind::Keyframe: return at(map.keyframes);
     case NodeKind::Group: break;
   }
   return nullptr;
@@ -148,7 +150,8 @@ void PropertyPanel::showElement(std::shared_ptr<const ParsedModel> model, NodeKi
   readOnly_ = readOnly || editor_->isReadOnly();
   const Model& m = model_->result.model;
   // Title: kind and name (the name token as written).
-  static const char* kindNames[] = {"Mechanism", "Body", "Joint", "Spring", "Controller", "Wrench", "Actuator", "Ground", "Contact pair", ""};
+  static const char* kindNames[] = {"Mechanism", "Body",   "Joint",        "Spring",   "Controller", "Wrench",
+                                    "Actuator",  "Ground", "Contact pair", "Keyframe", ""};
   elementName_ = model_->textOf(src->name).remove('"');
   title_->setText(QString(kindNames[int(kind)]) + (elementName_.isEmpty() ? QString() : " " + elementName_) +
                   (readOnly ? "  (stale: read-only)" : ""));
