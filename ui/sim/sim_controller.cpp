@@ -269,24 +269,23 @@ void SimController::restartAll(const std::function<void(Simulation&)>& how) {
   startTimeline();
 }
 
-void SimController::loadKeyframe(const KeyframeDesc& keyframe) {
-  post([this, keyframe] {
-    if (!sim_) return;
-    try {
-      restartAll([&keyframe](Simulation& sim) { sim.loadKeyframe(keyframe); });
-    } catch (const UserError& e) {
-      emitError(std::string("Keyframe not loaded: ") + e.what());
-    }
-  });
-}
+void SimController::loadKeyframe(const KeyframeDesc& keyframe) { postKeyframe(keyframe, false); }
 
-void SimController::useKeyframeAsInitialState(const KeyframeDesc& keyframe) {
-  post([this, keyframe] {
+void SimController::useKeyframeAsInitialState(const KeyframeDesc& keyframe) { postKeyframe(keyframe, true); }
+
+// Both keyframe requests: every copy restarts from the keyframe (as the state, or as the initial one).
+void SimController::postKeyframe(const KeyframeDesc& keyframe, bool asInitialState) {
+  post([this, keyframe, asInitialState] {
     if (!sim_) return;
     try {
-      restartAll([&keyframe](Simulation& sim) { sim.setInitialKeyframe(keyframe); });
+      restartAll([&](Simulation& sim) {
+        if (asInitialState)
+          sim.setInitialKeyframe(keyframe);
+        else
+          sim.loadKeyframe(keyframe);
+      });
     } catch (const UserError& e) {
-      emitError(std::string("Keyframe not used as the initial state: ") + e.what());
+      emitError(std::string(asInitialState ? "Keyframe not used as the initial state: " : "Keyframe not loaded: ") + e.what());
     }
   });
 }

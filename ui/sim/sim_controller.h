@@ -118,6 +118,7 @@ class SimController : public QObject {
  private:
   using Command = std::function<void()>;
   void post(Command c);
+  void postKeyframe(const KeyframeDesc& keyframe, bool asInitialState);
   void threadMain();
   void applyPerturbation(Inputs& in) const;
   void publish();
