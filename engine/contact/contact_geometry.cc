@@ -3,6 +3,7 @@
 // and the friction basis and velocity rows (§3.4, (4a)–(4b), Appendix C). Conventions, formulas and
 // candidate layouts are documented in contact_geometry.h.
 #include "contact/contact_geometry.h"
+#include "contact/geometry_internal.h"
 
 #include <algorithm>
 #include <cmath>
@@ -21,36 +22,6 @@ constexpr double kTinyDistance = 1e-12;
 constexpr double kParallelSin2 = 1e-12;
 
 double clampTo(double v, double lo, double hi) { return v < lo ? lo : (v > hi ? hi : v); }
-
-// A shape placed in the world: centre o and shape-to-world rotation Rs = Q(q) R_shape.
-struct Placed {
-  Mat3 Q;   // body → world
-  Vec3 o;   // shape origin (world)
-  Mat3 Rs;  // shape → world
-};
-
-Placed place(const ContactShape& s, const BodyPose& z) {
-  Placed p;
-  p.Q = quat::rotation(z.q);
-  p.o = z.x + p.Q * s.position;
-  p.Rs = p.Q * s.rotation;
-  return p;
-}
-
-// Fill local points and gradients from the witness points and the normal (see the header):
-//   ∂φ/∂x_B = nᵀ, ∂φ/∂θ_B = −nᵀQ_B l_B^×;  ∂φ/∂x_A = −nᵀ, ∂φ/∂θ_A = nᵀQ_A l_A^×;  world A: zero.
-void finish(Contact& c, const BodyPose* za, const Mat3* QA, const BodyPose& zb, const Mat3& QB) {
-  c.localB = QB.transpose() * (c.pointB - zb.x);
-  pointGradient(QB, c.localB, c.normal, c.dxB, c.dthB);
-  if (za) {
-    c.localA = QA->transpose() * (c.pointA - za->x);
-    pointGradient(*QA, c.localA, -c.normal, c.dxA, c.dthA);
-  } else {
-    c.localA = c.pointA;
-    c.dxA.setZero();
-    c.dthA.setZero();
-  }
-}
 
 // A candidate point p_B of body B against a plane: φ = n·(p_B − p0), p_A = its projection.
 void planePoint(const WorldPlane& plane, const Vec3& pB, const BodyPose& z, const Mat3& Q, Contact& c) {
@@ -227,6 +198,14 @@ void cylinderPlane(const WorldPlane& plane, const ContactShape& cylinder, const 
   }
 }
 
+// Convex hull vs plane: its vertices.
+void convexPlane(const WorldPlane& plane, const ContactShape& convex, const BodyPose& z, ContactSet& out) {
+  const Placed p = place(convex, z);
+  const std::vector<Vec3>& v = convex.convex->hull.vertices;
+  out.count = int(v.size());
+  for (int k = 0; k < out.count; ++k) planePoint(plane, p.o + p.Rs * v[k], z, p.Q, out.contacts[k]);
+}
+
 // Plane dispatch.
 int shapePlane(const WorldPlane& plane, const ContactShape& shape, const BodyPose& z, ContactSet& out) {
   switch (shape.kind) {
@@ -235,6 +214,7 @@ int shapePlane(const WorldPlane& plane, const ContactShape& shape, const BodyPos
     case ContactShape::Kind::Box: boxPlane(plane, shape, z, out); break;
     case ContactShape::Kind::Cylinder: cylinderPlane(plane, shape, z, out); break;
     case ContactShape::Kind::Plane: out.count = 0; break;
+    case ContactShape::Kind::Convex: convexPlane(plane, shape, z, out); break;
   }
   return out.count;
 }
@@ -395,13 +375,31 @@ void frictionInPolygon(const Vec3& f, const FrictionRows& to, double* beta) {
 }
 
 void groupCandidates(const WorldPlane& plane, const ContactShape& a, const BodyPose* za, const ContactShape& b,
-                     const BodyPose& zb, ContactSet& out) {
-  if (!za) {
-    shapePlane(plane, b, zb, out);
-    return;
+                     const BodyPose& zb, ContactSet& out, PairFeatures* features, bool choose) {
+  if (!za) shapePlane(plane, b, zb, out);
+  else pairCandidates(a, *za, b, zb, out, features, choose);
+}
+
+// Edge table of a hull: the two triangles that share each real edge give its face normals.
+std::shared_ptr<const ConvexShape> makeConvexShape(ConvexHull hull) {
+  auto shape = std::make_shared<ConvexShape>();
+  for (const auto& e : hull.edges) {
+    ConvexShape::Edge edge;
+    edge.a = e[0];
+    edge.b = e[1];
+    int found = 0;
+    for (const ConvexHull::Face& f : hull.faces) {
+      const bool hasA = f.v[0] == e[0] || f.v[1] == e[0] || f.v[2] == e[0];
+      const bool hasB = f.v[0] == e[1] || f.v[1] == e[1] || f.v[2] == e[1];
+      if (!hasA || !hasB) continue;
+      (found == 0 ? edge.n1 : edge.n2) = f.normal;
+      if (++found == 2) break;
+    }
+    MS_ASSERT(found == 2, "a hull edge must be shared by two triangles");
+    shape->edges.push_back(edge);
   }
-  out.count = 1;
-  if (!shapePair(a, *za, b, zb, out.contacts[0])) out.contacts[0].phi = std::numeric_limits<double>::infinity();
+  shape->hull = std::move(hull);
+  return shape;
 }
 
 }  // namespace ms::contact

@@ -30,6 +30,11 @@
 //   - No heap allocation: fixed-size types only; outputs are caller-owned structs.
 #pragma once
 
+#include <array>
+#include <memory>
+#include <vector>
+
+#include "contact/convex_hull.h"
 #include "core/types.h"
 #include "model/model.h"
 
@@ -37,19 +42,34 @@ namespace ms::contact {
 
 using Row3 = Eigen::RowVector3d;
 
+// A convex polytope as the distance functions use it (shape frame): the hull's vertices and
+// triangles, and its real edges with the outward normals of their two faces (for the Gauss-map
+// test of the edge–edge separating axes, Gregorius 2013).
+struct ConvexShape {
+  ConvexHull hull;
+  struct Edge {
+    int a = 0, b = 0;       // vertex indices
+    Vec3 n1, n2;            // normals of the two faces that meet at the edge
+  };
+  std::vector<Edge> edges;
+};
+// Builds the edge table of a hull (each real edge is shared by exactly two triangles).
+std::shared_ptr<const ConvexShape> makeConvexShape(ConvexHull hull);
+
 // A collision shape reduced to what the distance functions need, placed in its body's frame.
 struct ContactShape {
-  enum class Kind { Sphere, Capsule, Box, Cylinder, Plane };
+  enum class Kind { Sphere, Capsule, Box, Cylinder, Plane, Convex };
   Kind kind = Kind::Sphere;
   double radius = 0;                 // sphere, capsule, cylinder
   double halfLength = 0;             // capsule: half the distance between the cap centres; cylinder: half height
   Vec3 halfExtents = Vec3::Zero();   // box
   Vec3 position = Vec3::Zero();      // shape origin in the body frame
   Mat3 rotation = Mat3::Identity();  // shape frame → body frame (the shape axis is its z axis)
+  std::shared_ptr<const ConvexShape> convex;  // Convex: the hull (shared, immutable)
 };
 
 // ShapeDesc → ContactShape (box: half of the full extents; capsule/cylinder: half of the length).
-// Returns false for meshes (visual only).
+// Returns false for meshes, which need their hull (compile.cc builds Convex shapes from them).
 bool contactShapeFromDesc(const ShapeDesc& s, ContactShape& out);
 
 // Pose of a body (world: x = 0, q = 1).
@@ -67,21 +87,25 @@ WorldPlane makeWorldPlane(const Vec3& point, const Vec3& normal);  // normalises
 // The plane of a Plane shape (normal = shape +z) on a body at a pose (identity pose for the world).
 WorldPlane planeFromShape(const ContactShape& plane, const BodyPose& pose);
 
-// One contact candidate: φ, the geometry, and ∂φ/∂(x, θ) for both bodies.
+// One contact candidate: φ, the geometry, and ∂φ/∂(x, θ) for both bodies. Every function that
+// produces a candidate writes every field; the members are left uninitialised on construction so
+// that a ContactSet costs nothing to create.
 struct Contact {
-  double phi = 0;
-  Vec3 normal = Vec3::UnitZ();                   // world, unit, from A to B
-  Vec3 pointA = Vec3::Zero(), pointB = Vec3::Zero();  // world witness points, p_B − p_A = φ n
-  Vec3 localA = Vec3::Zero(), localB = Vec3::Zero();  // the same in A's / B's body frame (world A: = pointA)
-  Row3 dxA = Row3::Zero(), dthA = Row3::Zero();  // ∂φ/∂x_A, ∂φ/∂θ_A (zero for the world)
-  Row3 dxB = Row3::Zero(), dthB = Row3::Zero();  // ∂φ/∂x_B, ∂φ/∂θ_B
+  double phi;
+  Vec3 normal;            // world, unit, from A to B
+  Vec3 pointA, pointB;    // world witness points, p_B − p_A = φ n
+  Vec3 localA, localB;    // the same in A's / B's body frame (world A: = pointA)
+  Row3 dxA, dthA;         // ∂φ/∂x_A, ∂φ/∂θ_A (zero for the world)
+  Row3 dxB, dthB;         // ∂φ/∂x_B, ∂φ/∂θ_B
 };
 
-// Candidates of one shape against a plane; the count depends on the shape kind (see below).
-constexpr int kMaxPlaneCandidates = 10;
+// Candidates of one contact group (a shape against a plane, or a pair of shapes); the count and
+// layout depend on the shape kinds (see below and pairCandidateCount).
+constexpr int kMaxPlaneCandidates = kMaxHullVertices;  // a hull's vertices (sphere 1 … cylinder 10)
+constexpr int kMaxCandidates = 2 * kMaxHullVertices + 1;  // two hulls: vertices both ways + their distance
 struct ContactSet {
   int count = 0;
-  Contact contacts[kMaxPlaneCandidates];
+  Contact contacts[kMaxCandidates];
 };
 
 // Gradient of dirᵀp for a point p = x + Q l fixed in a body (Q = Q(q)): ∂/∂x = dirᵀ,
@@ -114,6 +138,8 @@ void cylinderPlane(const WorldPlane& plane, const ContactShape& cylinder, const 
 // Dispatch on the shape kind; returns the candidate count (0 for a Plane shape, which does not collide
 // with a plane).
 int shapePlane(const WorldPlane& plane, const ContactShape& shape, const BodyPose& z, ContactSet& out);
+// Convex hull: one candidate per hull vertex (as the box's corners).
+void convexPlane(const WorldPlane& plane, const ContactShape& convex, const BodyPose& z, ContactSet& out);
 
 // ---- Body A against body B: one candidate each; n from A to B.
 // Spheres: φ = |c_B − c_A| − r_A − r_B; concentric centres: n = +z (world).
@@ -134,18 +160,75 @@ void capsuleCapsule(const ContactShape& a, const BodyPose& za, const ContactShap
 // lowest axis index, then the + face).
 void sphereBox(const ContactShape& a, const BodyPose& za, const ContactShape& b, const BodyPose& zb,
                Contact& out);
-// Dispatch on the kinds, swapping A and B (and the outputs back) for capsule–sphere, box–sphere.
-// Returns false for pairs without a distance function yet (box–box, box–capsule, cylinder–*, plane).
+// Dispatch for the pairs of round shapes and sphere–box (one candidate, the closest points),
+// swapping A and B (and the outputs back) for capsule–sphere, box–sphere. Returns false for the
+// other pairs, which have several candidates (pairCandidates).
 bool shapePair(const ContactShape& a, const BodyPose& za, const ContactShape& b, const BodyPose& zb,
                Contact& out);
 // Exchange the roles of A and B in a contact (n → −n, points and gradients swapped; φ unchanged).
 void swapBodies(Contact& c);
 
+// ---- Every pair of shapes (shape_distance.cc, pair_candidates.cc). Each candidate is a signed
+// distance that is exact and smooth wherever its closest points are unique: a point that is
+// material on one body (a vertex, a cap centre, a rim point, a point of an edge chosen where the
+// distance along the edge is stationary) against the other shape's signed distance function, or
+// the two shapes' signed distance. Where a point is chosen by minimising along a curve (Brent's
+// method), the distance is stationary in the choice, so the material-point gradients are exact
+// (envelope theorem) and the FD checks of the tests hold. Layouts (A, B in either order):
+//   sphere/capsule–sphere/capsule  1: the closest points of the core segments (segmentContact);
+//   plane–X                        X's plane candidates against the plane of A (shapePlane);
+//   sphere–X (box, cylinder, hull) 1: the centre against X's distance function, minus r;
+//   capsule–X                      3: the two cap centres, and the point of the core segment of
+//                                     least distance to X (minus r);
+//   polytope–polytope (box, hull)  V_B + V_A + 1: B's vertices against A's face, A's against B's face
+//                                     (the face manifold, PairFeatures below), and the
+//                                     two polytopes' signed distance (separated: the least of
+//                                     vertex–face and edge–edge distances; overlapping: the largest
+//                                     gap over the separating axes of the faces and of the edge pairs
+//                                     that form a face of the Minkowski difference) — the candidate
+//                                     that holds crossing edges apart;
+//   cylinder–polytope              10 + V + 1: the cylinder's rim points (the rim point of least
+//                                     distance to the polytope on each disc, then 4 fixed per disc, as
+//                                     cylinderPlane), the polytope's vertices against the cylinder, and
+//                                     the point of the polytope's edges of least distance to the cylinder;
+//   cylinder–cylinder              10 + 10 + 1: the rim points both ways, and the side–side contact
+//                                     of the two axes' closest points where both lie strictly inside
+//                                     the axes' segments (+∞ elsewhere, where the rims take over).
+// Resting faces are held by the vertex and rim candidates (a box on a box stands on 4 corners).
+// Polytope pairs hold resting faces by a face manifold (as Box2D's reference and incident faces)
+// instead of the vertices' distances to the other polytope, whose normal is undefined where a vertex
+// meets an edge (two equal boxes stacked: every corner on an edge): at a chosen configuration (the
+// step's knot z₁) the separating axis test picks a reference face (of A unless B's face separates
+// better), the other body's most anti-parallel face is the incident face; B's vertices are then
+// candidates against A's chosen face plane, A's against B's (φ = n·(v − p), the normal of the face),
+// each only if its projection lies in that face (within kFaceMargin) and it is not deeper than
+// kActivationDepth below the plane; the other vertex slots are far (φ = 1e3 m, no gradient). Within a
+// step the choice is kept (PairFeatures), so φ(z₂) is smooth in the Newton iterates; it is made
+// again at every step's knot. The last candidate, the polytopes' signed distance, is always active.
+struct PairFeatures {
+  bool chosen = false;
+  int faceA = -1, faceB = -1;  // face of A for B's vertices, face of B for A's vertices
+  std::array<bool, kMaxCandidates> active{};  // vertex slots in use
+};
+// Number of candidates of a pair (0: plane–plane, which does not collide).
+int pairCandidateCount(const ContactShape& a, const ContactShape& b);
+// features == nullptr: choose the face manifold at this configuration. Otherwise `choose` makes the
+// choice here and stores it in *features; !choose evaluates with the stored choice.
+void pairCandidates(const ContactShape& a, const BodyPose& za, const ContactShape& b, const BodyPose& zb,
+                    ContactSet& out, PairFeatures* features = nullptr, bool choose = true);
+
+// Signed distance of a point p (world) to a shape at pose z: φ < 0 inside; the closest surface
+// point and the outward unit normal there (the gradient of φ at p wherever it is differentiable).
+struct SurfacePoint {
+  double phi;
+  Vec3 point, normal;
+};
+SurfacePoint signedDistance(const ContactShape& s, const BodyPose& z, const Vec3& p);
+
 // The candidates of one contact group: shape b at zb against the world plane (za == nullptr), or
-// against shape a at *za (one candidate, the closest points; φ = +∞ for a pair without a distance
-// function).
+// against shape a at *za (pairCandidates).
 void groupCandidates(const WorldPlane& plane, const ContactShape& a, const BodyPose* za, const ContactShape& b,
-                     const BodyPose& zb, ContactSet& out);
+                     const BodyPose& zb, ContactSet& out, PairFeatures* features = nullptr, bool choose = true);
 
 // ---- Friction (§3.4, Appendix C).
 // Orthonormal right-handed tangent basis (t1, t2, n), built continuously from n: the frame obtained by

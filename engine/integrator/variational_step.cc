@@ -158,6 +158,8 @@ struct VariationalIntegrator::Impl {
   // Contacts: candidate sets per group at z1 (impulse directions N(z1), friction rows B(z1)) and
   // at the trial z2 (gaps φ(z2) and their gradients); slacks of the current/trial iterate and step.
   std::vector<contact::ContactSet> set1, set2;
+  // Face manifolds of polytope pairs, chosen at the knot z1 and kept for the iterates z2 (PairFeatures).
+  std::vector<contact::PairFeatures> features;
   std::vector<contact::FrictionRows> fr;
   // Orientation of the friction polygons about their normals in this solve (0, or π/n_f when the
   // interior point failed with the first; stepWithContacts).
@@ -287,6 +289,7 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   const int n0 = 6 * sys_->numNodes;
   m.set1.resize(sys_->contactGroups.size());
   m.set2.resize(sys_->contactGroups.size());
+  m.features.resize(sys_->contactGroups.size());
   m.fr.resize(sys_->contacts.size());
   m.frPlain.resize(sys_->contacts.size());
   // Interior-point pairs: every contact row, then rows 0–1 (lower, upper) of every limit node.
@@ -372,9 +375,10 @@ inline JointPoses posesOf(const JointGeometry& j, const Vec3Vector& x, const Vec
   return z;
 }
 
-// The candidates of a contact group at the poses (x, q): a shape against a ground plane, or the
-// closest points of two bodies' shapes.
-void contactCandidates(const CompiledContactGroup& grp, const Vec3Vector& x, const Vec4Vector& q, contact::ContactSet& out) {
+// The candidates of a contact group at the poses (x, q): a shape against a ground plane, or a pair
+// of two bodies' shapes; a polytope pair's face manifold is chosen (`choose`, at the knot z1) or kept.
+void contactCandidates(const CompiledContactGroup& grp, const Vec3Vector& x, const Vec4Vector& q, contact::ContactSet& out,
+                       contact::PairFeatures& features, bool choose) {
   contact::BodyPose zb, za;
   zb.x = x[grp.body];
   zb.q = q[grp.body];
@@ -382,7 +386,7 @@ void contactCandidates(const CompiledContactGroup& grp, const Vec3Vector& x, con
     za.x = x[grp.bodyA];
     za.q = q[grp.bodyA];
   }
-  contact::groupCandidates(grp.plane, grp.shapeA, grp.bodyA >= 0 ? &za : nullptr, grp.shape, zb, out);
+  contact::groupCandidates(grp.plane, grp.shapeA, grp.bodyA >= 0 ? &za : nullptr, grp.shape, zb, out, &features, choose);
 }
 
 // Friction rows B(z1) of every contact candidate at the knot, polygons turned by `twist`.
@@ -477,7 +481,8 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     if (!m.needsMinimal[l.joint]) evalJointMinimal(j.geo, posesOf(j.geo, m.x1, m.q1), m.m1[l.joint]);
   }
   // Contact candidates at z1: normals and points for the impulses, friction rows B(z1).
-  for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) contactCandidates(sys.contactGroups[gi], m.x1, m.q1, m.set1[gi]);
+  for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi)
+    contactCandidates(sys.contactGroups[gi], m.x1, m.q1, m.set1[gi], m.features[gi], true);
   frictionRowsAtKnot(sys, m, m.fr, m.frictionTwist);
   return true;
 }
@@ -580,7 +585,7 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
   const int extra = sys.frictionDirections - kFrictionDirections;
   for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) {
     const CompiledContactGroup& grp = sys.contactGroups[gi];
-    contactCandidates(grp, m.x2, m.q2, m.set2[gi]);
+    contactCandidates(grp, m.x2, m.q2, m.set2[gi], m.features[gi], false);
     for (int k = 0; k < grp.count; ++k) {
       const CompiledContact& cc = sys.contacts[grp.first + k];
       const contact::Contact& c1 = m.set1[gi].contacts[k];

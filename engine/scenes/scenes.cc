@@ -361,6 +361,63 @@ Model buildSphereChain(const Args& a) {
   return m;
 }
 
+ContactPairDesc contactPair(const Model& m, int a, int b) {
+  ContactPairDesc p;
+  p.name = m.bodies[a].name + "-" + m.bodies[b].name;
+  p.bodyA = a;
+  p.bodyB = b;
+  return p;
+}
+
+Model buildBoxStack(const Args& a) {
+  // Issue 16: n cubes of 0.2 m and 1 kg stacked on the ground, each resting exactly on the one below
+  // (box–box contacts: every corner of each box against the box below it), friction μ.
+  Model m;
+  m.name = "box-stack";
+  const int n = int(a.num("n", 1, 1000));
+  const double edge = 0.2, mu = a.num("mu", 0, 10);
+  for (int i = 0; i < n; ++i) {
+    BodyDesc b = solidBox("box" + std::to_string(i + 1), 1.0, Vec3::Constant(edge), mu);
+    b.position = Vec3(0, 0, (i + 0.5) * edge);
+    const double c = std::cos(kPi * (i + 1));  // orange and blue in turn, as models/box-stack.mech
+    b.visuals[0].color = b.collisions[0].color = Vec4(0.55 - 0.3 * c, 0.525 + 0.025 * c, 0.5 + 0.3 * c, 1);
+    m.bodies.push_back(b);
+    if (i > 0) m.contactPairs.push_back(contactPair(m, i - 1, i));
+  }
+  GroundDesc g;
+  g.name = "ground";
+  m.grounds.push_back(g);
+  return m;
+}
+
+Model buildBoxOnBox(const Args& a) {
+  // Issue 16: a 0.2 m, 1 kg cube on a 0.5 m, 10 kg block on the ground, pushed along x by a constant
+  // force at its centre. Friction μ between the cubes; the block holds the ground with μ = 1, so it
+  // stays put while the cube sticks for push < μ m g and slides with a = push/m − μ g above it.
+  Model m;
+  m.name = "box-on-box";
+  const double mu = a.num("mu", 0, 10), push = a.num("push", -1e6, 1e6);
+  BodyDesc base = solidBox("block", 10.0, Vec3::Constant(0.5), 1.0);
+  base.position = Vec3(0, 0, 0.25);
+  m.bodies.push_back(base);
+  BodyDesc top = solidBox("cube", 1.0, Vec3::Constant(0.2), mu);
+  top.position = Vec3(0, 0, 0.6);
+  top.visuals[0].color = top.collisions[0].color = Vec4(0.25, 0.5, 0.8, 1);
+  m.bodies.push_back(top);
+  ContactPairDesc p = contactPair(m, 0, 1);
+  p.friction = mu;
+  m.contactPairs.push_back(p);
+  WrenchDesc w;
+  w.body = 1;
+  w.force = Vec3(push, 0, 0);
+  m.wrenches.push_back(w);
+  GroundDesc g;
+  g.name = "ground";
+  g.friction = 1.0;
+  m.grounds.push_back(g);
+  return m;
+}
+
 struct SceneEntry {
   SceneInfo info;
   std::function<Model(const Args&)> build;
@@ -404,6 +461,12 @@ const std::vector<SceneEntry>& entries() {
       {{"sphere-chain", "n spheres (0.25 m, 1 kg) 1 m apart on spherical joints, rising at 45 deg from the ground, falling",
         {{"n", "10", "number of spheres"}, {"angle_deg", "45", "rise of the chain [deg] (0: lying on the ground)"}}},
        buildSphereChain},
+      {{"box-stack", "n 0.2 m, 1 kg cubes stacked on the ground (box-box contacts)",
+        {{"n", "10", "number of cubes"}, {"mu", "0.5", "friction coefficient"}}},
+       buildBoxStack},
+      {{"box-on-box", "a 0.2 m, 1 kg cube on a 0.5 m, 10 kg block, pushed along x: sticks if push < mu m g, else slides",
+        {{"mu", "0.5", "friction coefficient between the cubes"}, {"push", "0", "force on the cube along x [N]"}}},
+       buildBoxOnBox},
   };
   return e;
 }

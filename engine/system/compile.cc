@@ -35,18 +35,26 @@ bool expand(const std::vector<double>& in, int n, Vec6& out) {
   return true;
 }
 
+// The collision shapes of every body as the distance functions take them (converted once).
+using BodyShapes = std::vector<std::vector<contact::ContactShape>>;
+BodyShapes collisionShapes(const Model& model) {
+  BodyShapes out(model.bodies.size());
+  for (size_t b = 0; b < model.bodies.size(); ++b)
+    for (const ShapeDesc& d : model.bodies[b].collisions) {
+      contact::ContactShape s;
+      if (contact::contactShapeFromDesc(d, s)) out[b].push_back(s);
+    }
+  return out;
+}
+
 // Calls f(shape of A, shape of B) for every pair of collision shapes of a contact pair's bodies that
-// has a distance function; returns how many.
+// can touch (every pair but plane–plane); returns how many.
 template <class F>
-int forEachShapePair(const Model& model, const ContactPairDesc& pr, F&& f) {
+int forEachShapePair(const BodyShapes& shapes, const ContactPairDesc& pr, F&& f) {
   int count = 0;
-  for (const ShapeDesc& da : model.bodies[pr.bodyA].collisions)
-    for (const ShapeDesc& db : model.bodies[pr.bodyB].collisions) {
-      contact::ContactShape sa, sb;
-      contact::Contact probe;
-      if (!contact::contactShapeFromDesc(da, sa) || !contact::contactShapeFromDesc(db, sb) ||
-          !contact::shapePair(sa, contact::BodyPose(), sb, contact::BodyPose(), probe))
-        continue;
+  for (const contact::ContactShape& sa : shapes[pr.bodyA])
+    for (const contact::ContactShape& sb : shapes[pr.bodyB]) {
+      if (contact::pairCandidateCount(sa, sb) == 0) continue;
       f(sa, sb);
       ++count;
     }
@@ -174,15 +182,15 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     if (!(b.friction >= 0) || !std::isfinite(b.friction)) err("body '" + b.name + "': friction must be finite and ≥ 0");
   // An empty model is valid (the editor starts from one): nothing moves, every step is trivial.
 
-  // Contact pairs: two different bodies with at least one pair of shapes that has a distance function.
+  // Contact pairs: two different bodies with at least one pair of shapes that can touch.
+  const BodyShapes shapes = collisionShapes(model);
   for (const ContactPairDesc& pr : model.contactPairs) {
     const std::string who = "contact-pair '" + pr.name + "'";
     if (pr.bodyA < 0 || pr.bodyA >= nb || pr.bodyB < 0 || pr.bodyB >= nb || pr.bodyA == pr.bodyB)
       err(who + ": needs two different bodies");
-    else if (forEachShapePair(model, pr, [](const contact::ContactShape&, const contact::ContactShape&) {}) == 0)
-      err(who + ": no pair of collision shapes of '" + model.bodies[pr.bodyA].name + "' and '" +
-          model.bodies[pr.bodyB].name + "' has a distance function (sphere-sphere, sphere-capsule, capsule-capsule, "
-          "sphere-box)");
+    else if (forEachShapePair(shapes, pr, [](const contact::ContactShape&, const contact::ContactShape&) {}) == 0)
+      err(who + ": '" + model.bodies[pr.bodyA].name + "' and '" + model.bodies[pr.bodyB].name +
+          "' have no pair of collision shapes that can touch (each needs a collision shape; two planes do not collide)");
     else if (!(pr.friction < 0 || std::isfinite(pr.friction)))
       err(who + ": friction must be finite");
   }
@@ -240,9 +248,10 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     const contact::WorldPlane plane = contact::makeWorldPlane(g.point, g.normal);
     for (int b = 0; b < nb; ++b) {
       const BodyDesc& body = model.bodies[b];
-      for (const ShapeDesc& sd : body.collisions) {
+      for (const contact::ContactShape& shape : shapes[b]) {
         CompiledContactGroup grp;
-        if (!contact::contactShapeFromDesc(sd, grp.shape) || grp.shape.kind == contact::ContactShape::Kind::Plane) continue;
+        grp.shape = shape;
+        if (grp.shape.kind == contact::ContactShape::Kind::Plane) continue;
         grp.body = b;
         grp.plane = plane;
         grp.friction = g.friction >= 0 ? g.friction : body.friction;
@@ -262,22 +271,25 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     }
   }
 
-  // Contact pairs: one candidate per pair of collision shapes with a distance function.
+  // Contact pairs: the candidates of every pair of collision shapes that can touch (pairCandidates).
   for (const ContactPairDesc& pr : model.contactPairs)
-    forEachShapePair(model, pr, [&](const contact::ContactShape& sa, const contact::ContactShape& sb) {
+    forEachShapePair(shapes, pr, [&](const contact::ContactShape& sa, const contact::ContactShape& sb) {
       CompiledContactGroup grp;
       grp.bodyA = pr.bodyA;
       grp.body = pr.bodyB;
       grp.shapeA = sa;
       grp.shape = sb;
       grp.friction = pr.friction >= 0 ? pr.friction : 0.5 * (model.bodies[pr.bodyA].friction + model.bodies[pr.bodyB].friction);
-      grp.count = 1;
+      grp.count = contact::pairCandidateCount(sa, sb);
       grp.first = int(sys->contacts.size());
-      CompiledContact c;
-      c.group = int(sys->contactGroups.size());
-      c.node = sys->numNodes++;
-      sys->nodeJoint.push_back(-1);
-      sys->contacts.push_back(c);
+      for (int k = 0; k < grp.count; ++k) {
+        CompiledContact c;
+        c.group = int(sys->contactGroups.size());
+        c.candidate = k;
+        c.node = sys->numNodes++;
+        sys->nodeJoint.push_back(-1);
+        sys->contacts.push_back(c);
+      }
       sys->contactGroups.push_back(grp);
     });
 
@@ -315,10 +327,13 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
       adjacency[b].push_back(j.node);
     }
   }
-  // Every environment contact node hangs on its body. Its pivot ∂c/∂y + diag(s/y) becomes nearly
-  // singular as a contact closes (s → 0), so, like a joint, it is eliminated after its body (whose
-  // mass block is well conditioned); the contacts of one body then share fill-in blocks. A contact
-  // between two bodies joins them like a joint (and, like one, comes after both).
+  // Contact nodes: adjacent to their body (bodies). A system with contacts is always stepped by the
+  // contact step, which factorises in its own order (variational_step.cc, leafFirstOrder: contacts
+  // eliminated as the depth-first search meets them, a ground contact as a leaf before its body);
+  // this order only lays out the blocks of the assembled matrix, so it is the same rule: no fill-in
+  // for a ground contact, one body–body block per contact pair. (Placing contacts after their bodies,
+  // as before issue 16, gave a box on a box 17 contact nodes that became a 42-node clique: 861
+  // fill-in blocks per box, zeroed and multiplied at every iteration.)
   std::vector<bool> hangingLeaf(sys->numNodes, false);
   for (const CompiledContact& c : sys->contacts) {
     const CompiledContactGroup& grp = sys->contactGroups[c.group];
@@ -327,8 +342,6 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
       adjacency[c.node].push_back(b);
       adjacency[b].push_back(c.node);
     }
-    zeroDiagonal[c.node] = true;
-    hangingLeaf[c.node] = grp.bodyA < 0;
   }
   // A contact's companion node (friction directions 5…n_f) is coupled to the contact's bodies (its
   // sliding rows, its impulses) and to the contact node (ψ in its rows, its β in the cone row): a

@@ -80,6 +80,37 @@ ContactShape box(const Vec3& half, bool offset = false) {
   return place(s, offset);
 }
 
+ContactShape planeShape(bool offset = false) {
+  ContactShape s;
+  s.kind = ContactShape::Kind::Plane;
+  return place(s, offset);
+}
+
+// Kinds of the every-pair tests: 0 sphere, 1 capsule, 2 box, 3 cylinder, 4 plane (on a body).
+constexpr int kPairKinds = 5;
+const char* kKindNames[] = {"sphere", "capsule", "box", "cylinder", "plane", "convex"};
+ContactShape randomShape(int kind) {
+  switch (kind) {
+    case 0: return sphere(uni(0.05, 0.5), true);
+    case 1: return capsule(uni(0.05, 0.4), uni(0.05, 0.6), true);
+    case 2: return box(Vec3(uni(0.1, 0.6), uni(0.1, 0.6), uni(0.1, 0.6)), true);
+    case 3: return cylinder(uni(0.1, 0.5), uni(0.05, 0.5), true);
+    default: return planeShape(true);
+  }
+}
+
+// Whether candidate k of the layout of kinds (ka, kb) is chosen by minimising along a curve
+// (contact_geometry.h): a capsule's core point, the cylinder rims' nearest points, a polytope edge's
+// point nearest a cylinder.
+bool minimised(int ka, int kb, int k, int count) {
+  const bool roundA = ka <= 1, roundB = kb <= 1;
+  if (ka == 0 || kb == 0 || ka == 4 || kb == 4 || (roundA && roundB)) return false;
+  if (ka == 1 || kb == 1) return k == 2;
+  if (ka == 3 && kb == 3) return k == 0 || k == 1 || k == 10 || k == 11;
+  if (ka == 3 || kb == 3) return k == 0 || k == 1 || k == count - 1;
+  return false;
+}
+
 // Perturb coordinate c (0–2 position, 3–5 body-frame rotation), as tst_joint_constraint.
 BodyPose perturb(const BodyPose& z, int c, double h) {
   BodyPose p = z;
@@ -186,6 +217,11 @@ class TestContactGeometry : public QObject {
   void frictionBasisContinuous();
   void frictionRowsMatchFiniteDifferences();
   void twistedPolygonConvertsBack();
+  void pairLayoutsHaveTheirCounts();
+  void pointDistancesAreConsistent();
+  void everyPairGradientsMatchFiniteDifferences();
+  void polytopeDistanceMatchesSupportFunctions();
+  void restingPairsKnownValues();
   void evaluationDoesNotAllocate();
   void cleanupTestCase();
 };
@@ -682,6 +718,231 @@ void TestContactGeometry::twistedPolygonConvertsBack() {
   for (int k = 0; k < 4; ++k) QCOMPARE(beta[k], 0.0);
 }
 
+
+void TestContactGeometry::pairLayoutsHaveTheirCounts() {
+  // Every ordered pair fills exactly pairCandidateCount candidates, the same number both ways.
+  const int expected[kPairKinds][kPairKinds] = {
+      {1, 1, 1, 1, 1}, {1, 1, 3, 3, 2}, {1, 3, 17, 19, 8}, {1, 3, 19, 21, 10}, {1, 2, 8, 10, 0}};
+  for (int ka = 0; ka < kPairKinds; ++ka)
+    for (int kb = 0; kb < kPairKinds; ++kb) {
+      const ContactShape a = randomShape(ka), b = randomShape(kb);
+      QCOMPARE(pairCandidateCount(a, b), expected[ka][kb]);
+      QCOMPARE(pairCandidateCount(b, a), expected[ka][kb]);
+      ContactSet set;
+      pairCandidates(a, randPose(1), b, randPose(1), set);
+      QCOMPARE(set.count, expected[ka][kb]);
+    }
+}
+
+void TestContactGeometry::pointDistancesAreConsistent() {
+  // For every shape kind and random points (inside and out): the closest point lies on the surface
+  // (its own distance is 0), p − point = φ n with |n| = 1, and φ agrees with its finite-difference
+  // gradient: ∇φ = n.
+  for (int kind = 0; kind < kPairKinds; ++kind) {
+    int inside = 0;
+    for (int trial = 0; trial < kPoses; ++trial) {
+      const ContactShape s = randomShape(kind);
+      const BodyPose z = randPose(1.0);
+      const Vec3 p = z.x + randVec(0.8);
+      const SurfacePoint sp = signedDistance(s, z, p);
+      inside += sp.phi < 0;
+      QVERIFY(std::abs(sp.normal.norm() - 1) < 1e-12);
+      QVERIFY2((p - sp.point - sp.phi * sp.normal).norm() < 1e-12, kKindNames[kind]);
+      QVERIFY2(std::abs(signedDistance(s, z, sp.point).phi) < 1e-12, kKindNames[kind]);
+      Vec3 g;
+      const double h = 1e-6;
+      for (int c = 0; c < 3; ++c) {
+        Vec3 d = Vec3::Zero();
+        d(c) = h;
+        g(c) = (signedDistance(s, z, p + d).phi - signedDistance(s, z, p - d).phi) / (2 * h);
+      }
+      record(std::string("sdf ") + kKindNames[kind], (g - sp.normal).norm());
+      QVERIFY2((g - sp.normal).norm() < 1e-6, qPrintable(QString("%1: |∇φ − n| = %2").arg(kKindNames[kind]).arg((g - sp.normal).norm())));
+    }
+    if (kind != 4) QVERIFY2(inside > 5 && inside < kPoses - 5, kKindNames[kind]);
+  }
+}
+
+void TestContactGeometry::everyPairGradientsMatchFiniteDifferences() {
+  // Every ordered pair of kinds at random poses, from overlapping to apart: each candidate's φ has the
+  // analytic gradient of central differences (h = 1e-6). A candidate whose central differences with
+  // h and h/10 disagree sits on a kink of φ (a tie between features, within ~h of a region boundary)
+  // and is not compared; such candidates must stay rare (< 2 %). The candidates chosen by minimising
+  // along a curve (a capsule's core segment, a cylinder's rims, a polytope's edges against a cylinder)
+  // are compared where they are apart or touching (φ ≥ 0): inside the other shape the minimum sits on
+  // a ridge of its distance function, where φ's gradient mixes two faces and the candidate's is the
+  // nearer face's (a one-sided derivative; the solution, φ ≥ 0, is in the exact region).
+  const int trials = kPoses / 4;
+  for (int ka = 0; ka < kPairKinds; ++ka)
+    for (int kb = 0; kb < kPairKinds; ++kb) {
+      const std::string name = std::string(kKindNames[ka]) + "-" + kKindNames[kb] + " (pair)";
+      int checked = 0, kinks = 0, negative = 0, insideMinimised = 0;
+      for (int trial = 0; trial < trials; ++trial) {
+        const ContactShape a = randomShape(ka), b = randomShape(kb);
+        const BodyPose za = randPose(1.0);
+        const BodyPose zb = pose(za.x + uni(0, 1.2) * randUnit(), randQuat());
+        ContactSet set;
+        PairFeatures features;  // chosen here, kept for the perturbed poses (as within a step)
+        pairCandidates(a, za, b, zb, set, &features, true);
+        for (int k = 0; k < set.count; ++k) {
+          const Contact& c = set.contacts[k];
+          QVERIFY2(consistent(c, &za, zb), qPrintable(QString("%1 candidate %2").arg(name.c_str()).arg(k)));
+          QVERIFY((c.dxA + c.dxB).norm() < 1e-12);
+          negative += c.phi < 0;
+          if (c.phi < 0 && minimised(ka, kb, k, set.count)) {
+            ++insideMinimised;
+            continue;
+          }
+          auto f = [&](const BodyPose& pa, const BodyPose& pb) {
+            ContactSet t;
+            PairFeatures kept = features;
+            pairCandidates(a, pa, b, pb, t, &kept, false);
+            return t.contacts[k].phi;
+          };
+          const Row12 num = numericGradient(za, zb, f);
+          Row12 fine;
+          {
+            const double h = 1e-7;
+            for (int cc = 0; cc < 6; ++cc) fine(cc) = (f(perturb(za, cc, h), zb) - f(perturb(za, cc, -h), zb)) / (2 * h);
+            for (int cc = 0; cc < 6; ++cc) fine(6 + cc) = (f(za, perturb(zb, cc, h)) - f(za, perturb(zb, cc, -h))) / (2 * h);
+          }
+          if (relError(num, fine) > 1e-5) {
+            ++kinks;
+            continue;
+          }
+          ++checked;
+          const double err = relError(analytic(c), num);
+          record(name, err);
+          QVERIFY2(err < 1e-6, qPrintable(QString("%1 trial %2 candidate %3 error %4 (phi %5)")
+                                              .arg(name.c_str()).arg(trial).arg(k).arg(err).arg(c.phi)));
+        }
+      }
+      QVERIFY2(kinks <= std::max(1, checked / 50), qPrintable(QString("%1: %2 kinks of %3").arg(name.c_str()).arg(kinks).arg(checked + kinks)));
+      if (insideMinimised > 0) qInfo("%s: %d minimised candidates inside the other shape not compared", name.c_str(), insideMinimised);
+      if (ka != 4 && kb != 4) QVERIFY2(negative > 0, qPrintable(QString("%1: never overlapping").arg(name.c_str())));
+    }
+}
+
+void TestContactGeometry::polytopeDistanceMatchesSupportFunctions() {
+  // The box–box signed distance candidate (the last) against brute force: overlapping, the largest gap
+  // min_B n·v − max_A n·u over the 6 face normals and all 144 edge-pair axes (no Gauss-map pruning);
+  // apart, the least of every vertex's distance to the other box and every edge pair's distance.
+  int overlapping = 0, apart = 0;
+  double worst = 0;
+  for (int trial = 0; trial < kPoses; ++trial) {
+    const ContactShape a = box(Vec3(uni(0.1, 0.6), uni(0.1, 0.6), uni(0.1, 0.6)), true);
+    const ContactShape b = box(Vec3(uni(0.1, 0.6), uni(0.1, 0.6), uni(0.1, 0.6)), true);
+    const BodyPose za = randPose(1.0), zb = pose(za.x + uni(0, 1.5) * randUnit(), randQuat());
+    ContactSet set;
+    pairCandidates(a, za, b, zb, set);
+    const Contact& c = set.contacts[set.count - 1];
+    // World corners and edges of both boxes.
+    auto corners = [](const ContactShape& s, const BodyPose& z, Vec3 (&v)[8], Mat3& R, Vec3& o) {
+      const Mat3 Q = quat::rotation(z.q);
+      R = Q * s.rotation;
+      o = z.x + Q * s.position;
+      for (int k = 0; k < 8; ++k)
+        v[k] = o + R * Vec3((k & 1) ? s.halfExtents.x() : -s.halfExtents.x(), (k & 2) ? s.halfExtents.y() : -s.halfExtents.y(),
+                            (k & 4) ? s.halfExtents.z() : -s.halfExtents.z());
+    };
+    Vec3 va[8], vb[8], oa, ob;
+    Mat3 Ra, Rb;
+    corners(a, za, va, Ra, oa);
+    corners(b, zb, vb, Rb, ob);
+    std::vector<std::pair<int, int>> edges;
+    for (int k = 0; k < 8; ++k)
+      for (int i = 0; i < 3; ++i)
+        if (!(k & (1 << i))) edges.emplace_back(k, k | (1 << i));
+    auto gap = [&](const Vec3& n) {
+      double maxA = -1e300, minB = 1e300;
+      for (const Vec3& v : va) maxA = std::max(maxA, n.dot(v));
+      for (const Vec3& v : vb) minB = std::min(minB, n.dot(v));
+      return minB - maxA;
+    };
+    double sat = -1e300;
+    for (int i = 0; i < 3; ++i) sat = std::max({sat, gap(Ra.col(i)), gap(-Ra.col(i)), gap(Rb.col(i)), gap(-Rb.col(i))});
+    for (auto [a0, a1] : edges)
+      for (auto [b0, b1] : edges) {
+        const Vec3 n = (va[a1] - va[a0]).cross(vb[b1] - vb[b0]);
+        if (n.norm() < 1e-9) continue;
+        sat = std::max({sat, gap(n.normalized()), gap(-n.normalized())});
+      }
+    double expected;
+    if (sat < 0) {
+      expected = sat;
+      ++overlapping;
+    } else {
+      expected = 1e300;
+      for (const Vec3& v : vb) expected = std::min(expected, signedDistance(a, za, v).phi);
+      for (const Vec3& v : va) expected = std::min(expected, signedDistance(b, zb, v).phi);
+      for (auto [a0, a1] : edges)
+        for (auto [b0, b1] : edges) {
+          const Vec3 ua = (va[a1] - va[a0]), ub = (vb[b1] - vb[b0]);
+          expected = std::min(expected, segmentDistanceBrute(0.5 * (va[a0] + va[a1]), ua.normalized(), 0.5 * ua.norm(),
+                                                             0.5 * (vb[b0] + vb[b1]), ub.normalized(), 0.5 * ub.norm()));
+        }
+      ++apart;
+    }
+    worst = std::max(worst, std::abs(c.phi - expected));
+    QVERIFY2(std::abs(c.phi - expected) < 1e-9, qPrintable(QString("trial %1: %2 vs %3").arg(trial).arg(c.phi).arg(expected)));
+  }
+  qInfo("box-box signed distance: worst |error| %.2e over %d overlapping and %d apart poses", worst, overlapping, apart);
+  QVERIFY(overlapping > 20 && apart > 20);
+}
+
+void TestContactGeometry::restingPairsKnownValues() {
+  // A 0.4 m cube resting 1e-9 m above a 1 m cube (both axis-aligned, B turned 30° about z): B's four
+  // bottom corners are candidates at φ = 1e-9 with normal +z; the other four at 0.4 + 1e-9.
+  const ContactShape a = box(Vec3(0.5, 0.5, 0.5)), b = box(Vec3(0.2, 0.2, 0.2));
+  const BodyPose za = pose(Vec3::Zero()), zb = pose(Vec3(0.05, 0, 0.7 + 1e-9), quat::fromAxisAngle(Vec3::UnitZ(), kPi / 6));
+  ContactSet set;
+  pairCandidates(a, za, b, zb, set);
+  QCOMPARE(set.count, 17);
+  int resting = 0;
+  for (int k = 0; k < 8; ++k) {
+    const Contact& c = set.contacts[k];
+    QVERIFY((c.normal - Vec3::UnitZ()).norm() < 1e-15);
+    if (std::abs(c.phi - 1e-9) < 1e-15) ++resting;
+    else QVERIFY(std::abs(c.phi - (0.4 + 1e-9)) < 1e-12);
+  }
+  QCOMPARE(resting, 4);
+  QVERIFY(std::abs(set.contacts[16].phi - 1e-9) < 1e-15);
+  // A cylinder (r 0.1, length 0.6) lying along x on the cube, 1e-9 m above it: the rim point of each
+  // disc nearest the cube is its lowest point, at φ = 1e-9.
+  const ContactShape cyl = cylinder(0.1, 0.3);
+  const BodyPose zc = pose(Vec3(0, 0.1, 0.6 + 1e-9), quat::fromAxisAngle(Vec3::UnitY(), kPi / 2));
+  pairCandidates(a, za, cyl, zc, set);
+  QCOMPARE(set.count, 19);
+  for (int k = 0; k < 2; ++k) {
+    QVERIFY2(std::abs(set.contacts[k].phi - 1e-9) < 1e-14, qPrintable(QString::number(set.contacts[k].phi)));
+    QVERIFY((set.contacts[k].normal - Vec3::UnitZ()).norm() < 1e-12);
+    QVERIFY(std::abs(set.contacts[k].pointA.z() - 0.5) < 1e-15 && std::abs(set.contacts[k].pointB.z() - 0.5 - 1e-9) < 1e-15);
+  }
+  // A capsule (r 0.1) tilted 20° down over the cube's top edge along y at x = 0.5, its core 0.15 m from
+  // the edge: the core-segment candidate touches the edge at φ = 0.05, normal perpendicular to the core.
+  const ContactShape cap = capsule(0.1, 0.5);
+  const double th = 20 * kPi / 180;
+  const Vec3 up(std::sin(th), 0, std::cos(th));
+  const BodyPose zk = pose(Vec3(0.5, 0, 0.5) + 0.15 * up, quat::fromAxisAngle(Vec3::UnitY(), kPi / 2 + th));
+  pairCandidates(a, za, cap, zk, set);
+  QCOMPARE(set.count, 3);
+  QVERIFY2(std::abs(set.contacts[2].phi - 0.05) < 1e-12, qPrintable(QString::number(set.contacts[2].phi, 'g', 17)));
+  QVERIFY((set.contacts[2].pointA - Vec3(0.5, 0, 0.5)).norm() < 1e-12);
+  QVERIFY((set.contacts[2].normal - up).norm() < 1e-12);
+  // Two crossing ridges: A (a 1 m cube turned 45° about y) has its top edge along y, B (a 0.6 m cube
+  // turned 45° about x) its bottom edge along x, 1e-3 m above A's; every vertex is ≥ 0.2 m from the
+  // other box: only the distance candidate sees the contact, with the normal of both edges (+z).
+  const ContactShape c1 = box(Vec3(0.5, 0.5, 0.5)), c2 = box(Vec3(0.3, 0.3, 0.3));
+  const BodyPose zr = pose(Vec3::Zero(), quat::fromAxisAngle(Vec3::UnitY(), kPi / 4));
+  const BodyPose zx = pose(Vec3(0, 0, (0.5 + 0.3) * std::sqrt(2.0) + 1e-3), quat::fromAxisAngle(Vec3::UnitX(), kPi / 4));
+  pairCandidates(c1, zr, c2, zx, set);
+  double minVertex = 1e300;
+  for (int k = 0; k < 16; ++k) minVertex = std::min(minVertex, set.contacts[k].phi);
+  QVERIFY2(std::abs(set.contacts[16].phi - 1e-3) < 1e-12, qPrintable(QString::number(set.contacts[16].phi, 'g', 17)));
+  QVERIFY((set.contacts[16].normal - Vec3::UnitZ()).norm() < 1e-12);
+  QVERIFY2(minVertex > 0.05, qPrintable(QString::number(minVertex)));
+}
+
 void TestContactGeometry::evaluationDoesNotAllocate() {
 #ifndef MS_TEST_COUNTS_MALLOC
   QSKIP("malloc counting needs glibc and no AddressSanitizer");
@@ -707,6 +968,12 @@ void TestContactGeometry::evaluationDoesNotAllocate() {
   sphereBox(s, za, bx, zb, c);
   sum += c.phi;
   sum += shapePair(bx, za, s, zb, c);
+  for (int ka = 0; ka < kPairKinds; ++ka)
+    for (int kb = 0; kb < kPairKinds; ++kb) {
+      const ContactShape* shapes[] = {&s, &cap, &bx, &cyl, &cyl};
+      pairCandidates(*shapes[ka], za, *shapes[kb], zb, set);
+      sum += set.count;
+    }
   frictionRows(c, &za, zb, 8, fr);
   sum += fr.dwB.sum();
   g_countAllocations = false;

@@ -561,6 +561,8 @@ void TestMechReader::galleryFilesEqualTheirScenes() {
       {"scaled-pendulum", "scaled-pendulum", {{"scale", "0.1"}}, {{"scale", "0.1"}}},
       {"box-incline", "box-incline", {{"angle_deg", "30"}, {"mu", "0.3"}, {"tilt_axis", "y"}},
        {{"angle_deg", "30"}, {"mu", "0.3"}, {"tilt_y", "1"}}},
+      {"box-stack", "box-stack", {{"n", "4"}}, {{"n", "4"}}},
+      {"box-on-box", "box-on-box", {{"push", "6"}}, {{"push", "6"}}},
   };
   std::set<std::string> covered;
   for (const Case& c : cases) {

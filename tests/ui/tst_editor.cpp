@@ -120,14 +120,14 @@ class TestEditor : public QObject {
   // A compile error has no location: listed with "—", not underlined.
   void compileErrorIsListedWithoutLocation() {
     EditorPanel panel;
-    // The reader accepts a contact pair of two boxes; compile() rejects it (no box-box distance).
+    // The reader accepts a contact pair with a body that has no collision shape; compile() rejects it.
     panel.editor()->setSource("(mechanism \"m\" (body a (mass 1) (shape box 0.1 0.1 0.1) (position 0 0 0))\n"
-                              "  (body b (mass 1) (shape box 0.1 0.1 0.1) (position 0 0 1)) (contact-pair p a b))\n",
+                              "  (body b (mass 1) (visual box 0.1 0.1 0.1) (position 0 0 1)) (contact-pair p a b))\n",
                               "m.mech");
     QCOMPARE(int(panel.editor()->problems().size()), 1);
     const ModelEditor::Problem& p = panel.editor()->problems().front();
     QCOMPARE(p.line, 0);
-    QVERIFY2(p.message.contains("has a distance function"), qPrintable(p.message));
+    QVERIFY2(p.message.contains("no pair of collision shapes that can touch"), qPrintable(p.message));
     QCOMPARE(panel.problemsView()->topLevelItem(0)->text(0), QString("—"));
     QCOMPARE(panel.editor()->diagnosticSelections().size(), 0);
   }
