@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Convex hulls (engine/contact/convex_hull): the hull of a cube with interior, duplicate, face and
-// edge points, the icosahedron of models/meshes, random point clouds (containment, Euler's formula,
+// edge points, the icosahedron of models/meshes, a prism (no diagonals among the edges), random point clouds (containment, Euler's formula,
 // a closed surface), mass properties against closed forms, degenerate inputs with their messages,
 // the count of points inside, that Qhull prints nothing, and the time to build the rock's hull.
 #include <QtTest/QtTest>
@@ -106,6 +106,7 @@ class TestConvexHull : public QObject {
  private slots:
   void cubeWithInteriorAndDuplicatePoints();
   void icosahedron();
+  void prismEdgesLeaveOutDiagonals();
   void randomPointClouds();
   void massPropertiesMatchClosedForms();
   void degenerateInputsSayWhy();
@@ -178,6 +179,26 @@ void TestConvexHull::icosahedron() {
   for (const auto& e : h.edges) QVERIFY(std::abs((h.vertices[e[0]] - h.vertices[e[1]]).norm() - a) < 1e-14);
   for (const ConvexHull::Face& f : h.faces) QVERIFY(std::abs(f.offset - kPhi * kPhi * a / (2 * std::sqrt(3.0))) < 1e-14);
   QVERIFY(std::abs(h.boundingRadius - 1) < 1e-15);
+}
+
+void TestConvexHull::prismEdgesLeaveOutDiagonals() {
+  // A regular hexagonal prism, turned: each hexagon is triangulated into 4 triangles whose 3
+  // diagonals are not edges; each rectangle side into 2. 12 vertices, 8 + 12 = 20 triangles, 18 edges.
+  const Mat3 R = Eigen::AngleAxisd(0.9, Vec3(0.3, -1, 0.2).normalized()).toRotationMatrix();
+  std::vector<Vec3> pts;
+  for (int k = 0; k < 6; ++k)
+    for (double z : {-0.3, 0.3}) pts.push_back(R * Vec3(std::cos(k * kPi / 3), std::sin(k * kPi / 3), z));
+  ConvexHull h;
+  std::string why;
+  QVERIFY2(buildConvexHull(pts, h, why), why.c_str());
+  QCOMPARE(int(h.vertices.size()), 12);
+  QCOMPARE(int(h.faces.size()), 20);
+  QCOMPARE(int(h.edges.size()), 18);
+  for (const auto& e : h.edges) {
+    const double length = (h.vertices[e[0]] - h.vertices[e[1]]).norm();
+    QVERIFY2(std::abs(length - 1) < 1e-12 || std::abs(length - 0.6) < 1e-12, "an edge that is a diagonal");
+  }
+  QCOMPARE(hullProblem(h, pts, 1e-12), std::string());
 }
 
 void TestConvexHull::randomPointClouds() {
