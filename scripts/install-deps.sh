@@ -12,6 +12,8 @@ packages=(
   libqcustomplot-dev libqcustomplot2.1-qt6
   libopenscenegraph-dev openscenegraph
   liburdfdom-dev libtinyxml2-dev
+  libqhull-dev  # convex hulls of collision meshes (engine/contact/convex_hull.cc, reentrant libqhull_r)
+  libboost-dev  # header-only Boost (contact geometry)
   libmujoco-dev  # optional for the build: the MuJoCo comparison copy (--integrator mujoco)
   libdart-dev libode-dev  # optional: the peer benchmark (benchmarks/peers, mechstudio-peers)
   libbenchmark-dev

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -18,8 +19,10 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "contact/convex_hull.h"
 #include "core/quaternion.h"
 #include "core/suggest.h"
+#include "io/collision_mesh.h"
 
 namespace ms {
 
@@ -27,11 +30,15 @@ namespace {
 
 using sexpr::Kind;
 using sexpr::Node;
+namespace fs = std::filesystem;
 
 // Diagnostics one read reports before it stops with a note.
 constexpr int kMaxDiagnostics = 500;
 // A keyframe's orientation may differ from a unit quaternion by this much in norm (then normalised).
 constexpr double kKeyframeUnitTolerance = 1e-6;
+// A collision mesh whose hull centroid lies farther than this fraction of the hull's size (half the
+// diagonal of its bounding box) off the body origin gets a warning when the inertia is derived from it.
+constexpr double kMeshCentroidTolerance = 1e-3;
 // Largest magnitude accepted for integers (repeat bounds, coordinates, iteration counts).
 constexpr double kMaxInteger = 1e9;
 
@@ -84,6 +91,7 @@ struct BodyExtra {
   bool hasMass = false, hasDensity = false, hasInertia = false, hasJoint = false;
   bool intent = false;  // gave an initial pose or velocity (meant to move freely)
   bool badMass = false;  // a mass or density was given but rejected (already reported)
+  bool badShape = false;  // a shape was rejected (already reported): no second error for a missing basis
   bool hasColor = false;
   Vec4 color = Vec4(0.7, 0.7, 0.75, 1.0);
   double density = 0;
@@ -246,6 +254,7 @@ class Reader {
   Model& model_;
   SourceMap& map_;
   const long maxNodes_;
+  MeshFileCache meshFiles_;  // collision mesh files read so far (a repeat reads each once)
 
   enum class Mode { Main, Sub, Override };
   Mode mode_ = Mode::Main;
@@ -1033,16 +1042,24 @@ void Reader::finishBody(int body) {
   // The shape that mass and inertia are derived from: the first collision shape, else the first visual.
   const ShapeDesc* basis = !b.collisions.empty() ? &b.collisions[0] : !b.visuals.empty() ? &b.visuals[0] : nullptr;
   const SourceRef basisRef = !b.collisions.empty() ? ex.collisionForms[0] : !b.visuals.empty() ? ex.visualForms[0] : SourceRef();
+  // What a basis without a volume is, for messages: a plane, or a mesh that is only drawn.
+  const std::string noVolume = basis && basis->kind == ShapeDesc::Kind::Mesh
+                                   ? "a visual mesh (only collision meshes are read: write (shape mesh ...) or (collision mesh ...))"
+                                   : "a plane";
   bool massOk = ex.hasMass;
+  bool derived = false;  // the inertia derived from the basis
   if (ex.hasMass && ex.hasDensity) {
     error(ex.densityRef, who + " has both (mass ...) and (density ...); give one");
     massOk = false;
   } else if (ex.hasDensity) {
     double volume = 0;
-    if (!basis) error(ex.densityRef, "(density ...) needs a box, sphere, capsule or cylinder shape to compute the mass of " + who);
-    else if (!shapeVolume(*basis, volume)) error(basisRef, "cannot compute the volume of a plane or mesh: give " + who + " a (mass ...)");
-    else if (!(volume > 0) || !std::isfinite(ex.density * volume)) error(ex.densityRef, "the mass of " + who + " from its density is not positive");
-    else {
+    if (!basis) {
+      if (!ex.badShape) error(ex.densityRef, "(density ...) needs a box, sphere, capsule, cylinder or collision mesh shape to compute the mass of " + who);
+    } else if (!shapeVolume(*basis, volume)) {
+      error(basisRef, "cannot compute the volume of " + noVolume + ": give " + who + " a (mass ...)");
+    } else if (!(volume > 0) || !std::isfinite(ex.density * volume)) {
+      error(ex.densityRef, "the mass of " + who + " from its density is not positive");
+    } else {
       b.mass = ex.density * volume;
       massOk = true;
     }
@@ -1051,9 +1068,39 @@ void Reader::finishBody(int body) {
   }
   // Derived inertia.
   if (!ex.hasInertia && massOk) {
-    if (!basis) error(ex.nameRef, who + " needs an (inertia ...) or a shape to derive it from");
-    else if (!shapeInertia(*basis, b.mass, b.inertia))
-      error(basisRef, "cannot derive the inertia of " + who + " from a plane or mesh: give (inertia ...)");
+    if (!basis) {
+      if (!ex.badShape) error(ex.nameRef, who + " needs an (inertia ...) or a shape to derive it from");
+    } else if (!shapeInertia(*basis, b.mass, b.inertia)) {
+      error(basisRef, "cannot derive the inertia of " + who + " from " + noVolume + ": give (inertia ...)");
+    } else {
+      derived = true;
+    }
+  }
+  // A collision mesh's hull centroid is where its mass is centred, the body's centre of mass is its
+  // frame origin: an off-centre mesh file (not compensated by the shape's (at ...)) is worth a word.
+  if (derived && basis->kind == ShapeDesc::Kind::Mesh) {
+    contact::ConvexHull hull;
+    std::string why;
+    if (contact::buildConvexHull(basis->meshVertices, hull, why)) {
+      const Vec3 c = contact::hullMassProperties(hull).centroid;  // shape frame
+      const Vec3 rc = quat::rotation(basis->orientation.normalized()) * c;
+      const Vec3 inBody = basis->position + rc;
+      Vec3 lo = hull.vertices[0], hi = hull.vertices[0];
+      for (const Vec3& v : hull.vertices) lo = lo.cwiseMin(v), hi = hi.cwiseMax(v);
+      const double size = 0.5 * (hi - lo).norm(), tolerance = kMeshCentroidTolerance * size;
+      if (c.norm() > tolerance && inBody.norm() > tolerance) {
+        // Components at round-off level are written as 0.
+        const auto text = [&](const Vec3& v) {
+          std::string t;
+          for (int k = 0; k < 3; ++k) t += (k ? " " : "") + approx(std::abs(v(k)) < 1e-9 * size ? 0.0 : v(k));
+          return t;
+        };
+        warning(basisRef, "the hull of mesh '" + basis->meshFile + "' has its centroid at (" + text(inBody) +
+                              ") in the frame of " + who +
+                              ", whose centre of mass is its frame origin (the inertia is taken about the centroid): "
+                              "place the mesh with (at " + text(basis->position - inBody) + ") or give (inertia ...)");
+      }
+    }
   }
   // The body colour applies to shapes without their own.
   if (ex.hasColor) {
@@ -1096,17 +1143,15 @@ void Reader::readShape(const Node& n, int body, ShapeUse use, bool generated) {
     return;
   }
   size_t i = 2;
-  // A mesh names its file; it is visual only.
+  // A mesh names its file (read below when it collides).
+  SourceRef fileRef;
   if (s.kind == ShapeDesc::Kind::Mesh) {
-    if (use != ShapeUse::Visual) {
-      error(kindNode, "a mesh can only be a visual shape: write (visual mesh \"file\" ...)");
-      return;
-    }
     if (i >= n.children.size() || !n.children[i].isString()) {
-      error(i < n.children.size() ? n.children[i] : n, "(visual mesh ...) needs a file name in quotes");
+      error(i < n.children.size() ? n.children[i] : n, "(" + h + " mesh ...) needs a file name in quotes");
       return;
     }
     s.meshFile = n.children[i].text;
+    fileRef = ref(n.children[i]);
     src.properties["file"].form = ref(n.children[i]);
     src.properties["file"].values = {ref(n.children[i])};
     ++i;
@@ -1129,7 +1174,7 @@ void Reader::readShape(const Node& n, int body, ShapeUse use, bool generated) {
   if (v.size() != dims) {
     const SourceRef where = v.size() > dims ? ref(n.children[i + dims]) : ref(n);
     if (s.kind == ShapeDesc::Kind::Mesh)
-      error(where, "(visual mesh \"file\" ...) takes no dimensions; scale it with (scale x y z)");
+      error(where, "(" + h + " mesh \"file\" ...) takes no dimensions; scale it with (scale x y z)");
     else
       error(where, "(" + h + " " + kind + " ...) takes " + what[int(s.kind)] + " (got " + std::to_string(v.size()) +
                        (v.size() == 1 ? " number)" : " numbers)"));
@@ -1190,11 +1235,24 @@ void Reader::readShape(const Node& n, int body, ShapeUse use, bool generated) {
       colored = true;
     }
   }
+  // A collision mesh: the file's vertices (its convex hull collides), checked here.
+  ShapeDesc visual = s;
+  if (s.kind == ShapeDesc::Kind::Mesh && use != ShapeUse::Visual) {
+    const std::string path = resolveMeshPath(s.meshFile, fs::path(doc_.fileName()).parent_path().string());
+    CollisionMeshReport report;
+    const bool loaded = loadCollisionMesh(s, path, meshFiles_, report);
+    for (const std::string& w : report.warnings) warning(fileRef, w);
+    if (!loaded) {
+      error(fileRef, report.error);
+      extra_[body].badShape = true;
+      return;
+    }
+  }
   // Append to the body's visuals and/or collisions.
   BodyExtra& ex = extra_[body];
   BodyDesc& b = model_.bodies[body];
   if (use != ShapeUse::Collision) {
-    b.visuals.push_back(s);
+    b.visuals.push_back(visual);
     map_.bodies[body].visuals.push_back(src);
     ex.visualColored.push_back(colored);
     ex.visualForms.push_back(ref(n));
@@ -2152,6 +2210,18 @@ void Reader::resolveKeyframes() {
 
 // ---- shape geometry ----------------------------------------------------------------------------
 
+namespace {
+// Mass properties of a collision mesh's convex hull; false for a mesh without vertices (visual only).
+bool meshHullProperties(const ShapeDesc& s, contact::HullMassProperties& mp) {
+  if (s.meshVertices.empty()) return false;
+  contact::ConvexHull hull;
+  std::string why;
+  if (!contact::buildConvexHull(s.meshVertices, hull, why)) return false;
+  mp = contact::hullMassProperties(hull);
+  return mp.volume > 0;
+}
+}  // namespace
+
 bool shapeVolume(const ShapeDesc& s, double& volume) {
   const double r = s.size.x(), l = s.size.y();
   switch (s.kind) {
@@ -2159,8 +2229,13 @@ bool shapeVolume(const ShapeDesc& s, double& volume) {
     case ShapeDesc::Kind::Sphere: volume = 4.0 / 3.0 * kPi * r * r * r; return true;
     case ShapeDesc::Kind::Cylinder: volume = kPi * r * r * l; return true;
     case ShapeDesc::Kind::Capsule: volume = kPi * r * r * l + 4.0 / 3.0 * kPi * r * r * r; return true;
-    case ShapeDesc::Kind::Plane:
-    case ShapeDesc::Kind::Mesh: return false;
+    case ShapeDesc::Kind::Mesh: {
+      contact::HullMassProperties mp;
+      if (!meshHullProperties(s, mp)) return false;
+      volume = mp.volume;
+      return true;
+    }
+    case ShapeDesc::Kind::Plane: return false;
   }
   return false;
 }
@@ -2189,8 +2264,19 @@ bool shapeInertia(const ShapeDesc& s, double m, Mat3& inertia) {
       d = Vec3(t, t, 0.5 * mc * r * r + 0.4 * ms * r * r);
       break;
     }
-    case ShapeDesc::Kind::Plane:
-    case ShapeDesc::Kind::Mesh: return false;
+    case ShapeDesc::Kind::Mesh: {
+      // The hull as a uniform solid of mass m, about its centroid (its offset ignored, like `at`).
+      contact::HullMassProperties mp;
+      if (!meshHullProperties(s, mp)) return false;
+      inertia = mp.inertiaPerDensity * (m / mp.volume);
+      if (s.orientation != Vec4(1, 0, 0, 0) && s.orientation.norm() > 0) {
+        const Mat3 R = quat::rotation(s.orientation.normalized());
+        inertia = R * inertia * R.transpose();
+      }
+      inertia = 0.5 * (inertia + inertia.transpose()).eval();
+      return true;
+    }
+    case ShapeDesc::Kind::Plane: return false;
   }
   inertia = d.asDiagonal();
   // Rotate into the body frame when the shape is rotated.

@@ -95,11 +95,14 @@ bool readMechText(const std::string& text, const std::string& fileName,
 bool readMechFile(const std::string& path, const std::map<std::string, std::string>& overrides, MechParseResult& out,
                   Diagnostics& diags, long maxExpandedNodes = kMaxExpandedNodes);
 
-// Volume of a solid shape (box, sphere, capsule, cylinder); false for a plane or a mesh.
+// Volume of a solid shape (box, sphere, capsule, cylinder, or the convex hull of a collision mesh's
+// meshVertices); false for a plane or a mesh without vertices (visual only).
 bool shapeVolume(const ShapeDesc& s, double& volume);
 // Inertia about the centre of mass of a uniform solid shape of mass `mass`, in the body frame
 // (rotated by the shape's orientation; its offset is ignored: the body frame is the centre-of-mass
-// frame). False for a plane or a mesh. Box and cylinder use the same expressions as the scenes.
+// frame). A collision mesh gives its convex hull's inertia about the hull's centroid (the centroid's
+// offset from the mesh origin is ignored like the offset). False for a plane or a mesh without
+// vertices. Box and cylinder use the same expressions as the scenes.
 bool shapeInertia(const ShapeDesc& s, double mass, Mat3& inertia);
 
 }  // namespace ms

@@ -40,6 +40,10 @@
 //  - Geometry: box, sphere, cylinder (along z, as in the engine) and mesh (file name as written,
 //    scale) for both <visual> and <collision>, placed in the body's centre-of-mass frame; the
 //    <material> colour (inline, or a named material defined under <robot>) when one is given.
+//    A collision mesh's file (relative to the URDF's directory, or file://) is read for its
+//    vertices, whose convex hull collides (io/collision_mesh.h); one that cannot be used (package://
+//    and other URIs, an unreadable file, a degenerate hull, more than 32 hull vertices) is kept as
+//    written without vertices, with a warning that it does not collide.
 //    Geometry of links fixed to the world is not imported (the model has no world geometry).
 //
 // Loop-closure extension (an element urdfdom ignores), any number of them directly inside <robot>:
@@ -81,6 +85,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "dynamics/joint_constraint.h"
+#include "io/collision_mesh.h"
 
 namespace ms {
 namespace {
@@ -657,7 +662,7 @@ class Importer {
       const XMLElement* elem = nthChild(linkElem, "collision", i);
       ShapeDesc s;
       const std::string where = "link '" + link.name + "', collision " + std::to_string(i + 1);
-      if (makeShape(c->geometry.get(), info.inBody * toFrame(c->origin), where, lineOf(elem, linkLine(link.name)), s))
+      if (makeShape(c->geometry.get(), info.inBody * toFrame(c->origin), where, lineOf(elem, linkLine(link.name)), s, true))
         body.collisions.push_back(std::move(s));
     }
   }
@@ -675,7 +680,9 @@ class Importer {
   }
 
   // Converts one urdfdom geometry placed at `pose` (body frame); false (with a warning) when unusable.
-  bool makeShape(const urdf::Geometry* g, const Frame& pose, const std::string& where, int line, ShapeDesc& s) {
+  // A collision mesh also gets its vertices (loadCollisionMesh).
+  bool makeShape(const urdf::Geometry* g, const Frame& pose, const std::string& where, int line, ShapeDesc& s,
+                 bool collision = false) {
     if (!g) return false;
     if (!finite(pose)) {
       warning(line, where + ": origin is not finite; the shape is skipped");
@@ -711,7 +718,8 @@ class Importer {
           warning(line, where + ": mesh scale must be positive; the shape is skipped");
           return false;
         }
-        checkMeshFile(s.meshFile, where, line);
+        if (collision) loadCollision(s, where, line);
+        else checkMeshFile(s.meshFile, where, line);
         return !s.meshFile.empty();
       }
       default:
@@ -743,6 +751,27 @@ class Importer {
     fs::path p(path);
     if (p.is_relative() && !baseDir_.empty()) p = fs::path(baseDir_) / p;
     if (!fs::exists(p, ec)) warning(line, where + ": mesh file '" + name + "' not found (looked for " + p.string() + ")");
+  }
+
+  // Reads a collision mesh's vertices. A mesh that cannot be used (a URI such as package://, a file
+  // that cannot be read, a degenerate hull, too many hull vertices) is kept as written, without
+  // vertices, with a warning that it does not collide.
+  void loadCollision(ShapeDesc& s, const std::string& where, int line) {
+    if (s.meshFile.empty()) {
+      warning(line, where + ": mesh without a file name; the shape is skipped");
+      return;
+    }
+    std::string path = s.meshFile;
+    if (path.rfind("file://", 0) == 0) path = path.substr(7);
+    else if (path.find("://") != std::string::npos) {
+      warning(line, where + ": mesh '" + s.meshFile +
+                        "' uses a URI that cannot be resolved here (kept as written); it does not collide");
+      return;
+    }
+    CollisionMeshReport report;
+    const bool loaded = loadCollisionMesh(s, resolveMeshPath(path, baseDir_), meshFiles_, report);
+    for (const std::string& w : report.warnings) warning(line, where + ": " + w);
+    if (!loaded) warning(line, where + ": " + report.error + " (kept as written; it does not collide)");
   }
 
   // Reads the <loop_joint> extension elements and adds them as joints closing loops.
@@ -926,6 +955,7 @@ class Importer {
 
   const std::string& file_;
   const std::string& baseDir_;
+  MeshFileCache meshFiles_;  // collision mesh files read so far
   Diagnostics& diags_;
   XmlIndex xml_;
   urdf::ModelInterfaceSharedPtr urdf_;

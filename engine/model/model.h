@@ -20,8 +20,9 @@ struct ShapeDesc {
   // Box: full extents (x, y, z). Sphere: (radius, ·, ·). Capsule/cylinder: (radius, length, ·)
   // along the shape's z axis (capsule length between the hemisphere centres). Plane: normal = +z.
   Vec3 size = Vec3::Zero();
-  std::string meshFile;            // Mesh (visual only): path as written in the model
+  std::string meshFile;            // Mesh: path as written in the model (relative: to the model file's directory)
   Vec3 meshScale = Vec3::Ones();
+  std::vector<Vec3> meshVertices;  // collision meshes: the file's vertices times meshScale, in the shape frame (read by the reader)
   Vec3 position = Vec3::Zero();    // in the body frame
   Vec4 orientation = Vec4(1, 0, 0, 0);
   Vec4 color = Vec4(0.7, 0.7, 0.75, 1.0);  // RGBA in [0, 1]

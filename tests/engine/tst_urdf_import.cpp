@@ -6,6 +6,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -102,6 +103,7 @@ class TestUrdfImport : public QObject {
   void pendulumMatchesModelBuiltInCode();
   void armWithMeshesLumpingAndRotatedInertials();
   void missingMeshesAreWarnings();
+  void collisionMeshesAreReadOrWarned();
   void jointTypesMapToEngineJoints();
   void fourBarLoopStaysClosed();
   void loopChildOriginDefaultsToZeroConfiguration();
@@ -244,6 +246,58 @@ void TestUrdfImport::missingMeshesAreWarnings() {
     QCOMPARE(x.file, std::string("arm.urdf"));
     QVERIFY(x.line > 0);
   }
+}
+
+void TestUrdfImport::collisionMeshesAreReadOrWarned() {
+  // A <collision> mesh becomes a collision mesh with the file's vertices (times the scale), the file
+  // resolved against the URDF's directory (or file://). One that cannot be used is kept as written,
+  // without vertices, with a warning that it does not collide: a package:// URI, a missing file, too
+  // many hull vertices. A non-convex mesh is used (its hull) with a warning.
+  const std::string meshes = sourceDir() + "/../../models/meshes";
+  const auto link = [](const std::string& name, const std::string& mesh) {
+    return "  <link name=\"" + name + "\">\n"
+           "    <inertial><mass value=\"1\"/><inertia ixx=\"0.01\" ixy=\"0\" ixz=\"0\" iyy=\"0.01\" iyz=\"0\" izz=\"0.01\"/></inertial>\n"
+           "    <collision><origin xyz=\"0 0 0.1\"/><geometry>" + mesh + "</geometry></collision>\n"
+           "  </link>\n";
+  };
+  const auto joint = [](const std::string& child) {
+    return "  <joint name=\"j_" + child + "\" type=\"continuous\"><parent link=\"rock\"/><child link=\"" + child +
+           "\"/><axis xyz=\"1 0 0\"/></joint>\n";
+  };
+  const std::string xml =
+      "<robot name=\"meshes\">\n" + link("rock", "<mesh filename=\"rock.obj\" scale=\"2 2 2\"/>") +
+      link("ico", "<mesh filename=\"file://" + meshes + "/icosahedron.stl\"/>") + joint("ico") +
+      link("ros", "<mesh filename=\"package://robot/meshes/part.stl\"/>") + joint("ros") +
+      link("gone", "<mesh filename=\"none.stl\"/>") + joint("gone") +
+      link("ell", "<mesh filename=\"l-block.obj\"/>") + joint("ell") + "</robot>\n";
+  Model m;
+  Diagnostics d;
+  QVERIFY2(importUrdfString(xml, "meshes.urdf", meshes, m, d), d.format().c_str());
+  QCOMPARE(int(m.bodies.size()), 5);
+  // rock: the file's 17 vertices, doubled.
+  const ShapeDesc& rock = m.bodies[0].collisions[0];
+  QCOMPARE(rock.kind, ShapeDesc::Kind::Mesh);
+  QCOMPARE(int(rock.meshVertices.size()), 17);
+  QCOMPARE(rock.meshVertices[0], Vec3(2 * -0.0951761, 2 * 0.006233, 2 * -0.0172421));
+  QCOMPARE(int(m.bodies[1].collisions[0].meshVertices.size()), 12);  // file://, binary STL
+  // Kept as written, without vertices, with a warning each (at the link's line).
+  QCOMPARE(m.bodies[2].collisions[0].meshFile, std::string("package://robot/meshes/part.stl"));
+  QVERIFY(m.bodies[2].collisions[0].meshVertices.empty());
+  QCOMPARE(countDiagnostics(d, Severity::Warning,
+                            "link 'ros', collision 1: mesh 'package://robot/meshes/part.stl' uses a URI that cannot be "
+                            "resolved here (kept as written); it does not collide"), 1);
+  QCOMPARE(m.bodies[3].collisions[0].meshFile, std::string("none.stl"));
+  QVERIFY(m.bodies[3].collisions[0].meshVertices.empty());
+  QCOMPARE(countDiagnostics(d, Severity::Warning,
+                            "link 'gone', collision 1: mesh file 'none.stl': cannot open '" +
+                                std::filesystem::path(meshes + "/none.stl").lexically_normal().string() +
+                                "': No such file or directory (kept as written; it does not collide)"), 1);
+  QCOMPARE(countDiagnostics(d, Severity::Warning,
+                            "link 'ell', collision 1: mesh 'l-block.obj' is not convex (4 of 20 triangles lie inside its "
+                            "hull): its convex hull is used for collision"), 1);
+  QCOMPARE(int(m.bodies[4].collisions[0].meshVertices.size()), 12);
+  QCOMPARE(d.errorCount(), 0);
+  for (const Diagnostic& x : d.items()) QVERIFY2(x.line > 0, x.format().c_str());
 }
 
 void TestUrdfImport::jointTypesMapToEngineJoints() {
