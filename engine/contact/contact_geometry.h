@@ -181,12 +181,9 @@ void swapBodies(Contact& c);
 //   capsule–X                      3: the two cap centres, and the point of the core segment of
 //                                     least distance to X (minus r);
 //   polytope–polytope (box, hull)  V_B + V_A + 1: B's vertices against A's face, A's against B's face
-//                                     (the face manifold, PairFeatures below), and the
-//                                     two polytopes' signed distance (separated: the least of
-//                                     vertex–face and edge–edge distances; overlapping: the largest
-//                                     gap over the separating axes of the faces and of the edge pairs
-//                                     that form a face of the Minkowski difference) — the candidate
-//                                     that holds crossing edges apart;
+//                                     (the face manifold, PairFeatures below), and the edge pair of
+//                                     crossing edges (or far, or the full signed distance of a deep
+//                                     overlap: polytopeSignedDistance);
 //   cylinder–polytope              10 + V + 1: the cylinder's rim points (the rim point of least
 //                                     distance to the polytope on each disc, then 4 fixed per disc, as
 //                                     cylinderPlane), the polytope's vertices against the cylinder, and
@@ -205,10 +202,20 @@ void swapBodies(Contact& c);
 // kActivationDepth below the plane; the other vertex slots are far (φ = 1e3 m, no gradient). Within a
 // step the choice is kept (PairFeatures), so φ(z₂) is smooth in the Newton iterates; it is made
 // again at every step's knot. The last candidate, the polytopes' signed distance, is always active.
+// The last candidate of a polytope pair is chosen with them: the edge pair of the separating axis
+// test where an edge axis separates better than both faces (crossing edges; smooth, from the two
+// edges' lines), the polytopes' full signed distance where they overlap deeper than
+// kActivationDepth (to push them apart), else far (the face manifold describes the contact; the
+// signed distance would duplicate a vertex with a witness point that jumps between tied vertices,
+// and a sticking box then slid for the first steps).
 struct PairFeatures {
+  enum Distance { Far, EdgePair, SignedDistance };
   bool chosen = false;
   int faceA = -1, faceB = -1;  // face of A for B's vertices, face of B for A's vertices
   std::array<bool, kMaxCandidates> active{};  // vertex slots in use
+  Distance distance = Far;
+  int edgeA = -1, edgeB = -1;  // EdgePair: the edges, and the axis' sign against d_A × d_B
+  bool edgeFlip = false;
 };
 // Number of candidates of a pair (0: plane–plane, which does not collide).
 int pairCandidateCount(const ContactShape& a, const ContactShape& b);
@@ -216,6 +223,12 @@ int pairCandidateCount(const ContactShape& a, const ContactShape& b);
 // choice here and stores it in *features; !choose evaluates with the stored choice.
 void pairCandidates(const ContactShape& a, const BodyPose& za, const ContactShape& b, const BodyPose& zb,
                     ContactSet& out, PairFeatures* features = nullptr, bool choose = true);
+
+// The exact signed distance of two polytopes (boxes, hulls) with its witness points: apart, the least
+// of the vertices' distances to the other polytope and of the edge–edge distances; overlapping, the
+// largest gap over the separating axes (faces, and edge pairs that form Minkowski faces).
+void polytopeSignedDistance(const ContactShape& a, const BodyPose& za, const ContactShape& b, const BodyPose& zb,
+                            Contact& out);
 
 // Signed distance of a point p (world) to a shape at pose z: φ < 0 inside; the closest surface
 // point and the outward unit normal there (the gradient of φ at p wherever it is differentiable).

@@ -123,20 +123,27 @@ void cylinderPoints(const Side& cyl, const Side& other, Vec3 (&pts)[10]) {
   const double r = s.radius;
   for (int e = 0; e < 2; ++e) {
     const Vec3 centre = cyl.pl.o + (e == 0 ? 1.0 : -1.0) * s.halfLength * a;
-    // Start from the direction away from the other shape's outward normal at the disc centre; then
-    // the rim angle of least distance over the whole rim, centred there (flat discs: any rim point, +u).
+    // The rim angle of least distance to the other shape: the best of 8 angles from the direction
+    // away from its outward normal at the disc centre, then Brent within ±π/8 of it (flat discs:
+    // any rim point, +u).
     const Vec3 n = signedDistance(*other.s, other.pl, centre).normal;
     const double nu = n.dot(u), nv = n.dot(v);
     Vec3 p = centre + r * u;
     if (std::hypot(nu, nv) > 1e-12) {
-      const double a0 = std::atan2(-nv, -nu);
       const auto rim = [&](double ang) { return Vec3(centre + r * (std::cos(ang) * u + std::sin(ang) * v)); };
+      const auto f = [&](double t) { return signedDistance(*other.s, other.pl, rim(t)).phi; };
+      const double a0 = std::atan2(-nv, -nu);
+      double best = a0, fbest = f(a0);
+      for (int k = 1; k < 8; ++k) {
+        const double a = a0 + k * 0.25 * kPi, fa = f(a);
+        if (fa < fbest) best = a, fbest = fa;
+      }
       const double ang = argMin(
-          [&](double t) { return signedDistance(*other.s, other.pl, rim(t)).phi; },
+          f,
           [&](double t) {
             return r * signedDistance(*other.s, other.pl, rim(t)).normal.dot(-std::sin(t) * u + std::cos(t) * v);
           },
-          a0 - kPi, a0 + kPi, false);
+          best - 0.25 * kPi, best + 0.25 * kPi, false);
       p = rim(ang);
     }
     pts[e] = p;
@@ -247,11 +254,16 @@ void segmentPoints(const Vec3& p0, const Vec3& p1, const Vec3& q0, const Vec3& q
 // vertices' distances to the other polytope and of the edge–edge distances; overlapping,
 // the largest separating-axis gap. Witness points make p_B − p_A ∥ n, so that the material-point
 // gradients are exact.
-void polytopeDistance(const Side& sa, const Poly& A, const Side& sb, const Poly& B, Contact& c) {
-  // Separating axes: faces of A, faces of B, edge pairs forming Minkowski faces.
-  double best = -std::numeric_limits<double>::infinity();
-  int type = -1, which = 0, deep = 0;
-  Vec3 axis = Vec3::UnitZ(), wa = Vec3::Zero(), wb = Vec3::Zero();
+// The separating axis test: the best face of A (its gap, min over B's vertices of n·v − o, and that
+// vertex), the best face of B, and the best edge pair that forms a face of the Minkowski difference
+// (its gap and axis, oriented out of A).
+struct SatResult {
+  double gapA = -std::numeric_limits<double>::infinity(), gapB = gapA, gapE = gapA;
+  int faceA = 0, vertexB = 0, faceB = 0, vertexA = 0, edgeA = -1, edgeB = -1;
+  Vec3 axis = Vec3::UnitZ();
+};
+SatResult separatingAxes(const Poly& A, const Poly& B) {
+  SatResult r;
   for (int f = 0; f < A.nf; ++f) {
     int arg = 0;
     double m = std::numeric_limits<double>::infinity();
@@ -259,7 +271,7 @@ void polytopeDistance(const Side& sa, const Poly& A, const Side& sb, const Poly&
       const double d = A.fn[f].dot(B.v[k]);
       if (d < m) m = d, arg = k;
     }
-    if (m - A.fo[f] > best) best = m - A.fo[f], type = 0, which = f, deep = arg;
+    if (m - A.fo[f] > r.gapA) r.gapA = m - A.fo[f], r.faceA = f, r.vertexB = arg;
   }
   for (int f = 0; f < B.nf; ++f) {
     int arg = 0;
@@ -268,7 +280,7 @@ void polytopeDistance(const Side& sa, const Poly& A, const Side& sb, const Poly&
       const double d = B.fn[f].dot(A.v[k]);
       if (d < m) m = d, arg = k;
     }
-    if (m - B.fo[f] > best) best = m - B.fo[f], type = 1, which = f, deep = arg;
+    if (m - B.fo[f] > r.gapB) r.gapB = m - B.fo[f], r.faceB = f, r.vertexA = arg;
   }
   for (int i = 0; i < A.ne; ++i) {
     const Vec3 pA = A.v[A.ea[i]], dA = A.v[A.eb[i]] - pA;
@@ -281,9 +293,43 @@ void polytopeDistance(const Side& sa, const Poly& A, const Side& sb, const Poly&
       n /= std::sqrt(len2);
       if (n.dot(pA - A.centroid) < 0) n = -n;
       const double gap = n.dot(pB - pA);
-      if (gap > best) best = gap, type = 2, which = i, deep = j, axis = n;
+      if (gap > r.gapE) r.gapE = gap, r.edgeA = i, r.edgeB = j, r.axis = n;
     }
   }
+  return r;
+}
+
+// Edge i of A against edge j of B along the axis n = ±(d_A × d_B) (sign: out of A, `flip`): the
+// closest points of the two lines, φ = n·(p_B − p_A) (p_B − p_A ∥ n, so the material-point gradients
+// are exact; smooth while the edges are not parallel).
+void edgePair(const Side& sa, const Poly& A, int i, const Side& sb, const Poly& B, int j, bool flip, Contact& c) {
+  const Vec3 p0 = A.v[A.ea[i]], d1 = A.v[A.eb[i]] - p0;
+  const Vec3 q0 = B.v[B.ea[j]], d2 = B.v[B.eb[j]] - q0;
+  const Vec3 r = p0 - q0;
+  const double a = d1.squaredNorm(), e = d2.squaredNorm(), b = d1.dot(d2), cc = d1.dot(r), f = d2.dot(r);
+  const double denom = a * e - b * b;
+  const double s = (b * f - cc * e) / denom, t = (a * f - b * cc) / denom;
+  c.normal = d1.cross(d2).normalized();
+  if (flip) c.normal = -c.normal;
+  c.pointA = p0 + s * d1;
+  c.pointB = q0 + t * d2;
+  c.phi = c.normal.dot(c.pointB - c.pointA);
+  finish(c, sa.z, &sa.pl.Q, *sb.z, sb.pl.Q);
+}
+
+// Whether the edge axis of a SAT result points along d_A × d_B (false) or against it (true).
+bool edgeAxisFlipped(const Poly& A, const Poly& B, const SatResult& r) {
+  const Vec3 d1 = A.v[A.eb[r.edgeA]] - A.v[A.ea[r.edgeA]], d2 = B.v[B.eb[r.edgeB]] - B.v[B.ea[r.edgeB]];
+  return d1.cross(d2).dot(r.axis) < 0;
+}
+
+void polytopeDistance(const Side& sa, const Poly& A, const Side& sb, const Poly& B, Contact& c) {
+  const SatResult sat = separatingAxes(A, B);
+  double best = sat.gapA;
+  int type = 0, which = sat.faceA, deep = sat.vertexB;
+  Vec3 wa = Vec3::Zero(), wb = Vec3::Zero();
+  if (sat.gapB > best) best = sat.gapB, type = 1, which = sat.faceB, deep = sat.vertexA;
+  if (sat.gapE > best) best = sat.gapE, type = 2, which = sat.edgeA, deep = sat.edgeB;
   if (best < 0) {
     // Overlapping: the deepest point along the best axis.
     if (type == 0) {
@@ -298,16 +344,8 @@ void polytopeDistance(const Side& sa, const Poly& A, const Side& sb, const Poly&
       c.pointB = c.pointA + best * c.normal;
     } else {
       // The two edges' lines: their closest points differ along the axis.
-      const Vec3 p0 = A.v[A.ea[which]], d1 = A.v[A.eb[which]] - p0;
-      const Vec3 q0 = B.v[B.ea[deep]], d2 = B.v[B.eb[deep]] - q0;
-      const Vec3 r = p0 - q0;
-      const double a = d1.squaredNorm(), e = d2.squaredNorm(), b = d1.dot(d2), cc = d1.dot(r), f = d2.dot(r);
-      const double denom = a * e - b * b;
-      const double s = (b * f - cc * e) / denom, t = (a * f - b * cc) / denom;
-      c.normal = axis;
-      c.pointA = p0 + s * d1;
-      c.pointB = q0 + t * d2;
-      c.phi = axis.dot(c.pointB - c.pointA);
+      edgePair(sa, A, which, sb, B, deep, edgeAxisFlipped(A, B, sat), c);
+      return;
     }
     finish(c, sa.z, &sa.pl.Q, *sb.z, sb.pl.Q);
     return;
@@ -360,6 +398,20 @@ void polytopeDistance(const Side& sa, const Poly& A, const Side& sb, const Poly&
 }
 
 // ---- Layouts. Each writes the candidates of (a on A, b on B) into out.
+
+}  // namespace
+
+void polytopeSignedDistance(const ContactShape& a, const BodyPose& za, const ContactShape& b, const BodyPose& zb,
+                            Contact& out) {
+  MS_ASSERT(isPolytope(a.kind) && isPolytope(b.kind), "polytopeSignedDistance needs two boxes or hulls");
+  const Side sa = sideOf(a, za), sb = sideOf(b, zb);
+  Poly A, B;
+  polyOf(sa, A);
+  polyOf(sb, B);
+  polytopeDistance(sa, A, sb, B, out);
+}
+
+namespace {
 
 // Plane shape of A against shape b: b's plane candidates, with the plane moving with A.
 void planeAgainst(const Side& plane, const Side& other, bool planeIsA, ContactSet& out) {
@@ -418,37 +470,38 @@ bool overFace(const Side& side, int f, const Vec3& p) {
 }
 
 // The face manifold at this configuration: reference face by the separating axis test (A's unless
-// B's is better by kReferenceTolerance), incident face, and the vertex slots over them.
+// B's is better by kReferenceTolerance), incident face, and the vertex slots over them; the last slot
+// is the best edge pair where an edge axis separates better than both faces, the polytopes' full
+// signed distance where they overlap deeper than kActivationDepth, else far.
 void chooseFeatures(const Side& sa, const Poly& A, const Side& sb, const Poly& B, PairFeatures& f) {
-  auto bestFace = [](const Poly& R, const Poly& I, double& gap) {
-    int arg = 0;
-    gap = -std::numeric_limits<double>::infinity();
-    for (int k = 0; k < R.nf; ++k) {
-      double m = std::numeric_limits<double>::infinity();
-      for (int v = 0; v < I.nv; ++v) m = std::min(m, R.fn[k].dot(I.v[v]));
-      if (m - R.fo[k] > gap) gap = m - R.fo[k], arg = k;
-    }
-    return arg;
-  };
   auto incident = [](const Poly& I, const Vec3& n) {
     int arg = 0;
     for (int k = 1; k < I.nf; ++k)
       if (I.fn[k].dot(n) < I.fn[arg].dot(n)) arg = k;
     return arg;
   };
-  double gA, gB;
-  const int fa = bestFace(A, B, gA), fb = bestFace(B, A, gB);
-  if (gB > gA + kReferenceTolerance) {
-    f.faceB = fb;
-    f.faceA = incident(A, B.fn[fb]);
+  const SatResult sat = separatingAxes(A, B);
+  if (sat.gapB > sat.gapA + kReferenceTolerance) {
+    f.faceB = sat.faceB;
+    f.faceA = incident(A, B.fn[sat.faceB]);
   } else {
-    f.faceA = fa;
-    f.faceB = incident(B, A.fn[fa]);
+    f.faceA = sat.faceA;
+    f.faceB = incident(B, A.fn[sat.faceA]);
   }
   for (int k = 0; k < B.nv; ++k)
     f.active[k] = A.fn[f.faceA].dot(B.v[k]) - A.fo[f.faceA] >= -kActivationDepth && overFace(sa, f.faceA, B.v[k]);
   for (int k = 0; k < A.nv; ++k)
     f.active[B.nv + k] = B.fn[f.faceB].dot(A.v[k]) - B.fo[f.faceB] >= -kActivationDepth && overFace(sb, f.faceB, A.v[k]);
+  const double faces = std::max(sat.gapA, sat.gapB);
+  f.distance = PairFeatures::Far;
+  if (std::max(faces, sat.gapE) < -kActivationDepth) {
+    f.distance = PairFeatures::SignedDistance;
+  } else if (sat.edgeA >= 0 && sat.gapE > faces + kReferenceTolerance) {
+    f.distance = PairFeatures::EdgePair;
+    f.edgeA = sat.edgeA;
+    f.edgeB = sat.edgeB;
+    f.edgeFlip = edgeAxisFlipped(A, B, sat);
+  }
   f.chosen = true;
 }
 
@@ -487,7 +540,20 @@ void polytopes(const Side& sa, const Side& sb, ContactSet& out, PairFeatures* fe
     vertexOverFace(sa, sb, B.v[k], A.fn[f.faceA], A.fo[f.faceA], true, f.active[n], out.contacts[n]);
   for (int k = 0; k < A.nv; ++k, ++n)
     vertexOverFace(sb, sa, A.v[k], B.fn[f.faceB], B.fo[f.faceB], false, f.active[n], out.contacts[n]);
-  polytopeDistance(sa, A, sb, B, out.contacts[n]);
+  Contact& c = out.contacts[n];
+  if (f.distance == PairFeatures::EdgePair) {
+    edgePair(sa, A, f.edgeA, sb, B, f.edgeB, f.edgeFlip, c);
+  } else if (f.distance == PairFeatures::SignedDistance) {
+    polytopeDistance(sa, A, sb, B, c);
+  } else {
+    // Far: a constant φ without gradient (the face manifold holds the contact).
+    c.normal = A.fn[f.faceA];
+    c.phi = kFarGap;
+    c.pointA = A.centroid;
+    c.pointB = A.centroid + kFarGap * c.normal;
+    finish(c, sa.z, &sa.pl.Q, *sb.z, sb.pl.Q);
+    c.dxA.setZero(), c.dthA.setZero(), c.dxB.setZero(), c.dthB.setZero();
+  }
   out.count = n + 1;
 }
 

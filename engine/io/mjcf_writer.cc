@@ -61,11 +61,10 @@ std::string uniqueName(std::set<std::string>& used, const std::string& preferred
   return n;
 }
 
-// Shape kinds with a distance function between two bodies in the engine (contact_geometry.h).
+// Shape kinds that collide between two bodies in the engine (contact_geometry.h: every pair but two
+// planes; meshes are not written as geoms, see collides()).
 bool pairSupported(ShapeDesc::Kind a, ShapeDesc::Kind b) {
-  using K = ShapeDesc::Kind;
-  auto is = [&](K x, K y) { return (a == x && b == y) || (a == y && b == x); };
-  return is(K::Sphere, K::Sphere) || is(K::Sphere, K::Capsule) || is(K::Capsule, K::Capsule) || is(K::Sphere, K::Box);
+  return !(a == ShapeDesc::Kind::Plane && b == ShapeDesc::Kind::Plane);
 }
 
 bool collides(const ShapeDesc& s) {

@@ -116,8 +116,8 @@ struct GroundDesc {
   double friction = -1;        // < 0: the body's
 };
 
-// Contacts between two bodies: every collision shape of A against every collision shape of B for the
-// pairs that have a distance function (sphere–sphere, sphere–capsule, capsule–capsule, sphere–box).
+// Contacts between two bodies: every collision shape of A against every collision shape of B (every
+// pair of kinds but two planes; contact::pairCandidates).
 // The friction coefficient is the pair's, or the mean of the two bodies' (friction < 0).
 struct ContactPairDesc {
   std::string name;

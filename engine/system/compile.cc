@@ -9,6 +9,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "core/check.h"
+#include "core/quaternion.h"
 #include "model/model.h"
 #include "solver/ldu_graph.h"
 #include "system/compiled_system.h"
@@ -35,14 +36,38 @@ bool expand(const std::vector<double>& in, int n, Vec6& out) {
   return true;
 }
 
-// The collision shapes of every body as the distance functions take them (converted once).
+// The collision shapes of every body as the distance functions take them (converted once; a
+// collision mesh becomes the convex hull of its vertices, shared by the shape's contact groups). A
+// mesh without vertices (one the reader could not use, with a warning) does not collide.
 using BodyShapes = std::vector<std::vector<contact::ContactShape>>;
-BodyShapes collisionShapes(const Model& model) {
+template <class Err>
+BodyShapes collisionShapes(const Model& model, Err&& err) {
   BodyShapes out(model.bodies.size());
   for (size_t b = 0; b < model.bodies.size(); ++b)
     for (const ShapeDesc& d : model.bodies[b].collisions) {
       contact::ContactShape s;
-      if (contact::contactShapeFromDesc(d, s)) out[b].push_back(s);
+      if (contact::contactShapeFromDesc(d, s)) {
+        out[b].push_back(s);
+        continue;
+      }
+      if (d.kind != ShapeDesc::Kind::Mesh || d.meshVertices.empty()) continue;
+      const std::string who = "body '" + model.bodies[b].name + "': collision mesh '" + d.meshFile + "'";
+      contact::ConvexHull hull;
+      std::string why;
+      if (!contact::buildConvexHull(d.meshVertices, hull, why)) {
+        err(who + ": no convex hull (" + why + ")");
+        continue;
+      }
+      if (int(hull.vertices.size()) > contact::kMaxHullVertices) {
+        err(who + ": its convex hull has " + std::to_string(hull.vertices.size()) + " vertices; collision hulls may have at most " +
+            std::to_string(contact::kMaxHullVertices));
+        continue;
+      }
+      s.kind = contact::ContactShape::Kind::Convex;
+      s.position = d.position;
+      s.rotation = quat::rotation(d.orientation.normalized());
+      s.convex = contact::makeConvexShape(std::move(hull));
+      out[b].push_back(s);
     }
   return out;
 }
@@ -183,7 +208,7 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   // An empty model is valid (the editor starts from one): nothing moves, every step is trivial.
 
   // Contact pairs: two different bodies with at least one pair of shapes that can touch.
-  const BodyShapes shapes = collisionShapes(model);
+  const BodyShapes shapes = collisionShapes(model, err);
   for (const ContactPairDesc& pr : model.contactPairs) {
     const std::string who = "contact-pair '" + pr.name + "'";
     if (pr.bodyA < 0 || pr.bodyA >= nb || pr.bodyB < 0 || pr.bodyB >= nb || pr.bodyA == pr.bodyB)
