@@ -34,10 +34,12 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # energy check does not apply to them.
 DISSIPATIVE = {
     "damped-pendulum", "exoskeleton-arm", "quadruped", "box-drop", "box-incline", "sphere-chain",
-    "contact-pairs", "limited-pendulum", "two-link-arm",
+    "contact-pairs", "limited-pendulum", "two-link-arm", "box-stack", "box-on-box", "rock-on-ramp", "cam-follower",
+    "gripper",
 }
 # Models with contacts: the penetration check applies.
-CONTACT = {"quadruped", "box-drop", "box-incline", "sphere-chain", "contact-pairs"}
+CONTACT = {"quadruped", "box-drop", "box-incline", "sphere-chain", "contact-pairs", "box-stack", "box-on-box",
+           "rock-on-ramp", "cam-follower", "gripper"}
 
 
 def gallery():

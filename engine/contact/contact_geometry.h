@@ -210,13 +210,25 @@ void swapBodies(Contact& c);
 // and a sticking box then slid for the first steps).
 struct PairFeatures {
   enum Distance { Far, EdgePair, SignedDistance };
+  // Set by the caller before a choice: how far [m] the two bodies' points may move relative to each
+  // other during the step; a vertex that close to the face's outline counts as over it (else a
+  // vertex beside the face at z₁ could enter through it unconstrained within the step).
+  double motion = 0;
   bool chosen = false;
   int faceA = -1, faceB = -1;  // face of A for B's vertices, face of B for A's vertices
   std::array<bool, kMaxCandidates> active{};  // vertex slots in use
   Distance distance = Far;
   int edgeA = -1, edgeB = -1;  // EdgePair: the edges, and the axis' sign against d_A × d_B
   bool edgeFlip = false;
+  // Cylinder pairs: the rim angle (in the cylinder's own frame) around which each disc's nearest rim
+  // point is sought (B's discs, then A's; NaN: a disc lying flat, its +u point), and the polytope
+  // edge whose point nearest the cylinder is a candidate — chosen at z₁ and kept, so that a tie
+  // between two rim regions or two edges does not switch between the step's Newton iterates.
+  double rim[4] = {0, 0, 0, 0};
+  int edge = -1;
 };
+// Distance from the shape's body origin to its farthest point (for motion bounds).
+double shapeReach(const ContactShape& s);
 // Number of candidates of a pair (0: plane–plane, which does not collide).
 int pairCandidateCount(const ContactShape& a, const ContactShape& b);
 // features == nullptr: choose the face manifold at this configuration. Otherwise `choose` makes the

@@ -116,34 +116,41 @@ Vec3 nearestOnSegment(const Side& shape, const Vec3& p0, const Vec3& p1) {
 }
 
 // ---- Cylinder rim points (cylinderPlane's layout: [0], [1] the rim point of each disc nearest to
-// the other shape, then 4 fixed rim points per disc at ±u, ±v).
-void cylinderPoints(const Side& cyl, const Side& other, Vec3 (&pts)[10]) {
+// the other shape, then 4 fixed rim points per disc at ±u, ±v). `angles` (one per disc, in the
+// cylinder's frame) centre the search for the nearest rim point: chosen here when `choose` (the best
+// of 8 angles from the direction away from the other shape's outward normal at the disc centre; NaN
+// for a disc lying flat on it), else kept; then Brent within ±π/4 of it.
+void cylinderPoints(const Side& cyl, const Side& other, Vec3 (&pts)[10], double* angles, bool choose) {
   const ContactShape& s = *cyl.s;
   const Vec3 a = cyl.pl.Rs.col(2), u = cyl.pl.Rs.col(0), v = cyl.pl.Rs.col(1);
   const double r = s.radius;
   for (int e = 0; e < 2; ++e) {
     const Vec3 centre = cyl.pl.o + (e == 0 ? 1.0 : -1.0) * s.halfLength * a;
-    // The rim angle of least distance to the other shape: the best of 8 angles from the direction
-    // away from its outward normal at the disc centre, then Brent within ±π/8 of it (flat discs:
-    // any rim point, +u).
-    const Vec3 n = signedDistance(*other.s, other.pl, centre).normal;
-    const double nu = n.dot(u), nv = n.dot(v);
-    Vec3 p = centre + r * u;
-    if (std::hypot(nu, nv) > 1e-12) {
-      const auto rim = [&](double ang) { return Vec3(centre + r * (std::cos(ang) * u + std::sin(ang) * v)); };
-      const auto f = [&](double t) { return signedDistance(*other.s, other.pl, rim(t)).phi; };
-      const double a0 = std::atan2(-nv, -nu);
-      double best = a0, fbest = f(a0);
-      for (int k = 1; k < 8; ++k) {
-        const double a = a0 + k * 0.25 * kPi, fa = f(a);
-        if (fa < fbest) best = a, fbest = fa;
+    const auto rim = [&](double ang) { return Vec3(centre + r * (std::cos(ang) * u + std::sin(ang) * v)); };
+    const auto f = [&](double t) { return signedDistance(*other.s, other.pl, rim(t)).phi; };
+    if (choose) {
+      const Vec3 n = signedDistance(*other.s, other.pl, centre).normal;
+      const double nu = n.dot(u), nv = n.dot(v);
+      double best = std::numeric_limits<double>::quiet_NaN();
+      if (std::hypot(nu, nv) > 1e-12) {
+        const double a0 = std::atan2(-nv, -nu);
+        double fbest = f(a0);
+        best = a0;
+        for (int k = 1; k < 8; ++k) {
+          const double ak = a0 + k * 0.25 * kPi, fa = f(ak);
+          if (fa < fbest) best = ak, fbest = fa;
+        }
       }
+      angles[e] = best;
+    }
+    Vec3 p = centre + r * u;
+    if (!std::isnan(angles[e])) {
       const double ang = argMin(
           f,
           [&](double t) {
             return r * signedDistance(*other.s, other.pl, rim(t)).normal.dot(-std::sin(t) * u + std::cos(t) * v);
           },
-          best - 0.25 * kPi, best + 0.25 * kPi, false);
+          angles[e] - 0.25 * kPi, angles[e] + 0.25 * kPi, false);
       p = rim(ang);
     }
     pts[e] = p;
@@ -441,15 +448,15 @@ void roundAgainst(const Side& round, const Side& other, bool roundIsA, ContactSe
   pointAgainst(other, round, nearestOnSegment(other, e0, e1), r, !roundIsA, out.contacts[2]);
 }
 
-// Whether world point p projects into face f of polytope `side` (within kFaceMargin): a box face's
+// Whether world point p projects into face f of polytope `side` (within `margin`): a box face's
 // rectangle, or the planar polygon of a hull's coplanar triangles.
-bool overFace(const Side& side, int f, const Vec3& p) {
+bool overFace(const Side& side, int f, const Vec3& p, double margin) {
   const ContactShape& s = *side.s;
   const Vec3 l = side.pl.Rs.transpose() * (p - side.pl.o);
   if (s.kind == K::Box) {
     const int axis = f / 2;
     for (int j = 0; j < 3; ++j)
-      if (j != axis && std::abs(l(j)) > s.halfExtents(j) + kFaceMargin) return false;
+      if (j != axis && std::abs(l(j)) > s.halfExtents(j) + margin) return false;
     return true;
   }
   const ConvexHull& h = s.convex->hull;
@@ -462,7 +469,7 @@ bool overFace(const Side& side, int f, const Vec3& p) {
       const Vec3& a = h.vertices[t.v[e]];
       const Vec3& b = h.vertices[t.v[(e + 1) % 3]];
       const Vec3 out = (b - a).cross(t.normal).normalized();  // outward in the face plane (counter-clockwise faces)
-      inside = out.dot(l - a) <= kFaceMargin;
+      inside = out.dot(l - a) <= margin;
     }
     if (inside) return true;
   }
@@ -488,10 +495,17 @@ void chooseFeatures(const Side& sa, const Poly& A, const Side& sb, const Poly& B
     f.faceA = sat.faceA;
     f.faceB = incident(B, A.fn[sat.faceA]);
   }
+  const double margin = kFaceMargin + f.motion;
   for (int k = 0; k < B.nv; ++k)
-    f.active[k] = A.fn[f.faceA].dot(B.v[k]) - A.fo[f.faceA] >= -kActivationDepth && overFace(sa, f.faceA, B.v[k]);
-  for (int k = 0; k < A.nv; ++k)
-    f.active[B.nv + k] = B.fn[f.faceB].dot(A.v[k]) - B.fo[f.faceB] >= -kActivationDepth && overFace(sb, f.faceB, A.v[k]);
+    f.active[k] = A.fn[f.faceA].dot(B.v[k]) - A.fo[f.faceA] >= -kActivationDepth && overFace(sa, f.faceA, B.v[k], margin);
+  // A's vertices over B's face, unless one of B's active vertices already sits there (two equal
+  // boxes stacked: their corners coincide, and a duplicated constraint only slows the interior point).
+  for (int k = 0; k < A.nv; ++k) {
+    bool active = B.fn[f.faceB].dot(A.v[k]) - B.fo[f.faceB] >= -kActivationDepth && overFace(sb, f.faceB, A.v[k], margin);
+    for (int m = 0; m < B.nv && active; ++m)
+      if (f.active[m] && (B.v[m] - A.v[k]).squaredNorm() < kFaceMargin * kFaceMargin) active = false;
+    f.active[B.nv + k] = active;
+  }
   const double faces = std::max(sat.gapA, sat.gapB);
   f.distance = PairFeatures::Far;
   if (std::max(faces, sat.gapE) < -kActivationDepth) {
@@ -557,35 +571,45 @@ void polytopes(const Side& sa, const Side& sb, ContactSet& out, PairFeatures* fe
   out.count = n + 1;
 }
 
-// A cylinder against a polytope: rim points, the polytope's vertices, the nearest point of its edges.
-void cylinderPolytope(const Side& cyl, const Side& poly, bool cylIsA, ContactSet& out) {
+// A cylinder against a polytope: rim points, the polytope's vertices, the nearest point of its edges
+// (of the edge chosen at z₁, PairFeatures::edge).
+void cylinderPolytope(const Side& cyl, const Side& poly, bool cylIsA, ContactSet& out, PairFeatures* features,
+                      bool choose) {
+  PairFeatures local;
+  PairFeatures& f = features ? *features : local;
+  choose = choose || !features || !f.chosen;
   Vec3 rim[10];
-  cylinderPoints(cyl, poly, rim);
+  cylinderPoints(cyl, poly, rim, f.rim, choose);
   int n = 0;
   for (const Vec3& p : rim) pointAgainst(poly, cyl, p, 0.0, !cylIsA, out.contacts[n++]);
   Poly P;
   polyOf(poly, P);
   for (int k = 0; k < P.nv; ++k) pointAgainst(cyl, poly, P.v[k], 0.0, cylIsA, out.contacts[n++]);
   // The edge point of least distance to the cylinder (a box edge across the cylinder's side).
-  double best = std::numeric_limits<double>::infinity();
-  Vec3 at = P.v[0];
-  for (int e = 0; e < P.ne; ++e) {
-    const Vec3 p = nearestOnSegment(cyl, P.v[P.ea[e]], P.v[P.eb[e]]);
-    const double d = signedDistance(*cyl.s, cyl.pl, p).phi;
-    if (d < best) best = d, at = p;
+  if (choose) {
+    double best = std::numeric_limits<double>::infinity();
+    for (int e = 0; e < P.ne; ++e) {
+      const double d = signedDistance(*cyl.s, cyl.pl, nearestOnSegment(cyl, P.v[P.ea[e]], P.v[P.eb[e]])).phi;
+      if (d < best) best = d, f.edge = e;
+    }
+    f.chosen = true;
   }
-  pointAgainst(cyl, poly, at, 0.0, cylIsA, out.contacts[n++]);
+  pointAgainst(cyl, poly, nearestOnSegment(cyl, P.v[P.ea[f.edge]], P.v[P.eb[f.edge]]), 0.0, cylIsA, out.contacts[n++]);
   out.count = n;
 }
 
 // Two cylinders: rim points both ways, and the side–side contact of the axes.
-void cylinders(const Side& sa, const Side& sb, ContactSet& out) {
+void cylinders(const Side& sa, const Side& sb, ContactSet& out, PairFeatures* features, bool choose) {
+  PairFeatures local;
+  PairFeatures& f = features ? *features : local;
+  choose = choose || !features || !f.chosen;
   Vec3 rim[10];
   int n = 0;
-  cylinderPoints(sb, sa, rim);
+  cylinderPoints(sb, sa, rim, f.rim, choose);
   for (const Vec3& p : rim) pointAgainst(sa, sb, p, 0.0, true, out.contacts[n++]);
-  cylinderPoints(sa, sb, rim);
+  cylinderPoints(sa, sb, rim, f.rim + 2, choose);
   for (const Vec3& p : rim) pointAgainst(sb, sa, p, 0.0, false, out.contacts[n++]);
+  f.chosen = true;
   // Side against side: the axes' closest points, where both lie strictly inside the segments.
   const ContactShape &a = *sa.s, &b = *sb.s;
   const Vec3 uA = sa.pl.Rs.col(2), uB = sb.pl.Rs.col(2);
@@ -618,6 +642,19 @@ void cylinders(const Side& sa, const Side& sb, ContactSet& out) {
 
 }  // namespace
 
+double shapeReach(const ContactShape& s) {
+  double r = 0;
+  switch (s.kind) {
+    case K::Sphere: r = s.radius; break;
+    case K::Capsule: r = s.halfLength + s.radius; break;
+    case K::Box: r = s.halfExtents.norm(); break;
+    case K::Cylinder: r = std::hypot(s.radius, s.halfLength); break;
+    case K::Plane: r = 0; break;
+    case K::Convex: r = s.convex->hull.boundingRadius; break;
+  }
+  return s.position.norm() + r;
+}
+
 int pairCandidateCount(const ContactShape& a, const ContactShape& b) {
   if (a.kind == K::Plane) return planeCount(b);
   if (b.kind == K::Plane) return planeCount(a);
@@ -640,9 +677,9 @@ void pairCandidates(const ContactShape& a, const BodyPose& za, const ContactShap
   } else if (isRound(a.kind)) roundAgainst(sa, sb, true, out);
   else if (isRound(b.kind)) roundAgainst(sb, sa, false, out);
   else if (isPolytope(a.kind) && isPolytope(b.kind)) polytopes(sa, sb, out, features, choose);
-  else if (a.kind == K::Cylinder && b.kind == K::Cylinder) cylinders(sa, sb, out);
-  else if (a.kind == K::Cylinder) cylinderPolytope(sa, sb, true, out);
-  else cylinderPolytope(sb, sa, false, out);
+  else if (a.kind == K::Cylinder && b.kind == K::Cylinder) cylinders(sa, sb, out, features, choose);
+  else if (a.kind == K::Cylinder) cylinderPolytope(sa, sb, true, out, features, choose);
+  else cylinderPolytope(sb, sa, false, out, features, choose);
   MS_ASSERT(out.count == pairCandidateCount(a, b), "pair candidate layout and count disagree");
 }
 

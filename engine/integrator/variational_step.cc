@@ -124,6 +124,9 @@ constexpr double kContactAttainable = 1e-7;
 constexpr double kWarmShift = 0.1;
 // Solutions kept for the extrapolated warm start of the equality path (orders 0–4).
 constexpr int kStartHistory = 6;
+// Overlap [m] of two polytopes at a step's solution beyond which their face manifold is chosen again
+// at that solution and the step solved again (pairsHold; resting contacts overlap by ~1e-10 m).
+constexpr double kPairOverlap = 1e-6;
 // Iterative-refinement corrections per contact Newton solve (predictor and corrector alike: the
 // predictor solved without refinement left the iteration counts of the benchmark cases unchanged but
 // moved the same test's converged point, tangential force error 1.5e-6 N).
@@ -160,6 +163,8 @@ struct VariationalIntegrator::Impl {
   std::vector<contact::ContactSet> set1, set2;
   // Face manifolds of polytope pairs, chosen at the knot z1 and kept for the iterates z2 (PairFeatures).
   std::vector<contact::PairFeatures> features;
+  // The step was solved again with a pair's features chosen at its first solution (pairsHold).
+  bool pairsRechosen = false;
   std::vector<contact::FrictionRows> fr;
   // Orientation of the friction polygons about their normals in this solve (0, or π/n_f when the
   // interior point failed with the first; stepWithContacts).
@@ -480,9 +485,19 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     const CompiledJoint& j = sys.joints[l.joint];
     if (!m.needsMinimal[l.joint]) evalJointMinimal(j.geo, posesOf(j.geo, m.x1, m.q1), m.m1[l.joint]);
   }
-  // Contact candidates at z1: normals and points for the impulses, friction rows B(z1).
-  for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi)
-    contactCandidates(sys.contactGroups[gi], m.x1, m.q1, m.set1[gi], m.features[gi], true);
+  m.pairsRechosen = false;
+  // Contact candidates at z1: normals and points for the impulses, friction rows B(z1). A pair's
+  // face manifold is chosen here, with the bodies' motion over the step as its margin (twice the
+  // previous velocities' reach: |v| Δt + |ω| r Δt per body).
+  for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) {
+    const CompiledContactGroup& grp = sys.contactGroups[gi];
+    if (grp.bodyA >= 0) {
+      const BodyState &a = state.bodies[grp.bodyA], &b = state.bodies[grp.body];
+      m.features[gi].motion = 2.0 * dt * (a.v.norm() + a.w.norm() * contact::shapeReach(grp.shapeA) + b.v.norm() +
+                                          b.w.norm() * contact::shapeReach(grp.shape));
+    }
+    contactCandidates(grp, m.x1, m.q1, m.set1[gi], m.features[gi], true);
+  }
   frictionRowsAtKnot(sys, m, m.fr, m.frictionTwist);
   return true;
 }
@@ -1486,15 +1501,9 @@ bool VariationalIntegrator::excludedLimitsHold() const {
 // The step again from its warm start, with every limit a candidate.
 StepReport VariationalIntegrator::stepWithAllLimits(const StepSettings& st, State& state) {
   Impl& m = *impl_;
-  for (size_t i = 0; i < sys_->bodies.size(); ++i) {
-    m.cur.segment<3>(6 * i) = state.bodies[i].v;
-    m.cur.segment<3>(6 * i + 3) = state.bodies[i].w;
-  }
-  for (size_t k = 0; k < sys_->joints.size(); ++k)
-    if (sys_->joints[k].node >= 0) m.cur.segment<6>(6 * sys_->joints[k].node) = state.lambda[k];
   std::fill(m.limitOn.begin(), m.limitOn.end(), 1);
   selectPairs(*sys_, m);
-  return stepWithContacts(st, state);
+  return stepAgain(st, state);
 }
 
 // Converged: the new state is (z1, ż1); g(z2) is the joint part of the final residual (evaluated
@@ -1684,8 +1693,48 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   // The final iterate's residual and gaps (the line search may have evaluated other points last).
   evaluate(*sys_, m, m.cur, m.residual, nullptr);
   if (!excludedLimitsHold()) return stepWithAllLimits(st, state);
+  if (!m.pairsRechosen && !pairsHold()) {
+    m.pairsRechosen = true;
+    return stepAgain(st, state);
+  }
   finish(st, state, rep);
   return rep;
+}
+
+// Polytope pairs (box, hull) whose solution z2 overlaps by more than kPairOverlap: a feature the
+// face manifold chosen at z1 left out met within the step (two edges that crossed: at z1 a face
+// separated them better). Their features are chosen again at z2 (and z1's candidates and friction
+// rows recomputed with them); false if any was.
+bool VariationalIntegrator::pairsHold() {
+  Impl& m = *impl_;
+  using K = contact::ContactShape::Kind;
+  auto polytope = [](const contact::ContactShape& s) { return s.kind == K::Box || s.kind == K::Convex; };
+  bool hold = true;
+  for (size_t gi = 0; gi < sys_->contactGroups.size(); ++gi) {
+    const CompiledContactGroup& grp = sys_->contactGroups[gi];
+    if (grp.bodyA < 0 || !polytope(grp.shapeA) || !polytope(grp.shape)) continue;
+    const contact::BodyPose za{m.x2[grp.bodyA], m.q2[grp.bodyA]}, zb{m.x2[grp.body], m.q2[grp.body]};
+    contact::Contact c;
+    contact::polytopeSignedDistance(grp.shapeA, za, grp.shape, zb, c);
+    if (!(c.phi < -kPairOverlap)) continue;
+    contactCandidates(grp, m.x2, m.q2, m.set2[gi], m.features[gi], true);
+    contactCandidates(grp, m.x1, m.q1, m.set1[gi], m.features[gi], false);
+    hold = false;
+  }
+  if (!hold) frictionRowsAtKnot(*sys_, m, m.fr, m.frictionTwist);
+  return hold;
+}
+
+// The step again from its warm start (the state's velocities and multipliers).
+StepReport VariationalIntegrator::stepAgain(const StepSettings& st, State& state) {
+  Impl& m = *impl_;
+  for (size_t i = 0; i < sys_->bodies.size(); ++i) {
+    m.cur.segment<3>(6 * i) = state.bodies[i].v;
+    m.cur.segment<3>(6 * i + 3) = state.bodies[i].w;
+  }
+  for (size_t k = 0; k < sys_->joints.size(); ++k)
+    if (sys_->joints[k].node >= 0) m.cur.segment<6>(6 * sys_->joints[k].node) = state.lambda[k];
+  return stepWithContacts(st, state);
 }
 
 }  // namespace ms

@@ -55,6 +55,9 @@ class VariationalIntegrator final : public Integrator {
   // Joint limits left out of a step (far from their bounds): check, and the step with all of them.
   bool excludedLimitsHold() const;
   StepReport stepWithAllLimits(const StepSettings& settings, State& state);
+  // Polytope pairs overlapping at the solution: features chosen again there, the step solved again.
+  bool pairsHold();
+  StepReport stepAgain(const StepSettings& settings, State& state);
   void finish(const StepSettings& settings, State& state, StepReport& report);
   // A step solved with turned friction polygons: contact ci's friction impulses stored along the
   // untwisted directions (the warm start of the next step and the displayed force use those).
