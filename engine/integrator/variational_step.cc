@@ -127,6 +127,8 @@ constexpr int kStartHistory = 6;
 // Overlap [m] of two polytopes at a step's solution beyond which their face manifold is chosen again
 // at that solution and the step solved again (pairsHold; resting contacts overlap by ~1e-10 m).
 constexpr double kPairOverlap = 1e-6;
+// At most this many such solves again per step.
+constexpr int kPairResolves = 3;
 // Iterative-refinement corrections per contact Newton solve (predictor and corrector alike: the
 // predictor solved without refinement left the iteration counts of the benchmark cases unchanged but
 // moved the same test's converged point, tangential force error 1.5e-6 N).
@@ -163,8 +165,8 @@ struct VariationalIntegrator::Impl {
   std::vector<contact::ContactSet> set1, set2;
   // Face manifolds of polytope pairs, chosen at the knot z1 and kept for the iterates z2 (PairFeatures).
   std::vector<contact::PairFeatures> features;
-  // The step was solved again with a pair's features chosen at its first solution (pairsHold).
-  bool pairsRechosen = false;
+  // Times the step was solved again with pair features chosen at its previous solution (pairsHold).
+  int pairsRechosen = 0;
   std::vector<contact::FrictionRows> fr;
   // Orientation of the friction polygons about their normals in this solve (0, or π/n_f when the
   // interior point failed with the first; stepWithContacts).
@@ -485,7 +487,7 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     const CompiledJoint& j = sys.joints[l.joint];
     if (!m.needsMinimal[l.joint]) evalJointMinimal(j.geo, posesOf(j.geo, m.x1, m.q1), m.m1[l.joint]);
   }
-  m.pairsRechosen = false;
+  m.pairsRechosen = 0;
   // Contact candidates at z1: normals and points for the impulses, friction rows B(z1). A pair's
   // face manifold is chosen here, with the bodies' motion over the step as its margin (twice the
   // previous velocities' reach: |v| Δt + |ω| r Δt per body).
@@ -1693,8 +1695,8 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   // The final iterate's residual and gaps (the line search may have evaluated other points last).
   evaluate(*sys_, m, m.cur, m.residual, nullptr);
   if (!excludedLimitsHold()) return stepWithAllLimits(st, state);
-  if (!m.pairsRechosen && !pairsHold()) {
-    m.pairsRechosen = true;
+  if (m.pairsRechosen < kPairResolves && !pairsHold()) {
+    ++m.pairsRechosen;
     return stepAgain(st, state);
   }
   finish(st, state, rep);

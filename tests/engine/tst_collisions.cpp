@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "contact/contact_geometry.h"
+#include "core/diagnostics.h"
 #include "io/mech_reader.h"
 #include "scenes/scenes.h"
 #include "simulation.h"
@@ -174,6 +175,47 @@ class TestCollisions : public QObject {
     QVERIFY(lowest > 0.01);
     QVERIFY(slip < 1e-3);
     QVERIFY(pen <= 1e-5);
+  }
+
+  // A pile: two boxes, the rock mesh, a cylinder and a box dropped turned onto each other, every pair a
+  // contact pair (tumbling contacts of every polytope and cylinder kind: faces, edges crossing,
+  // rims), 3 s: every step converges (steps whose solution let two edges cross are solved again with
+  // the pair's features chosen there, up to 3 times). A known limit, measured here: features that
+  // meet between two knots are caught only at the next solution, and polytopes then overlap by up to
+  // 4.2e-4 m for a step (stacks and resting contacts stay ≤ 1e-9 m, boxStackStands); the bound below
+  // is that measurement's order, not the 1e-5 m of resting contact.
+  void mixedPileSettles() {
+    const std::string text = R"((mechanism "pile"
+      (gravity 0 0 -9.81)
+      (solver (dt 0.01))
+      (body b0 (mass 1) (shape box 0.22 0.28 0.19) (friction 0.6) (position 0 0.02 0.2) (rotation 0.19 -0.74 0.83))
+      (body b1 (mass 1) (shape box 0.27 0.15 0.13) (friction 0.6) (position 0.02 -0.03 0.55) (rotation -0.62 0.43 0.08))
+      (body b2 (density 2700) (shape mesh "meshes/rock.obj") (friction 0.6) (position 0.08 0.03 0.9) (rotation 0.48 0.34 -0.87))
+      (body b3 (mass 1) (shape cylinder 0.08 0.26) (friction 0.6) (position 0.03 0.13 1.25) (rotation 0.56 0.65 -0.46))
+      (body b4 (mass 1) (shape box 0.27 0.18 0.27) (friction 0.6) (position 0.05 0.08 1.6) (rotation -0.93 -0.01 -0.48))
+      (repeat (i 0 4) (repeat (j (+ i 1) 4) (contact-pair p{i}-{j} b{i} b{j})))
+      (ground ground)))";
+    Model m;
+    Diagnostics d;
+    MechParseResult r;
+    QVERIFY2(readMechText(text, test::modelPath("pile.mech"), {}, r, d), d.format().c_str());
+    auto sim = std::make_unique<Simulation>(compile(r.model));
+    double pen = 0;
+    long iterations = 0;
+    while (sim->state().time < 3.0 - 1e-9) {
+      QVERIFY2(sim->step(), sim->metrics().message.c_str());
+      iterations += sim->metrics().iterations;
+      for (const CompiledContactGroup& g : sim->system().contactGroups) {
+        using K = contact::ContactShape::Kind;
+        if (g.bodyA < 0 || g.shapeA.kind == K::Cylinder || g.shape.kind == K::Cylinder) continue;
+        contact::Contact c;
+        contact::polytopeSignedDistance(g.shapeA, poseOf(*sim, g.bodyA), g.shape, poseOf(*sim, g.body), c);
+        pen = std::max(pen, -c.phi);
+      }
+      pen = std::max(pen, sim->metrics().penetration);
+    }
+    qInfo("mixed pile, 3 s: largest overlap %.2e m, %.1f interior-point iterations per step", pen, iterations / 300.0);
+    QVERIFY(pen <= 1e-3);
   }
 };
 
