@@ -14,6 +14,8 @@ import math
 import os
 import random
 
+from vec3 import cross, dot, sub
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "models", "meshes", "rock.obj")
 SEED = 16
@@ -22,16 +24,6 @@ SEMI_AXES = (0.1, 0.08, 0.06)
 DIGITS = 7  # rounding of the written coordinates [m]
 
 
-def sub(a, b):
-    return tuple(x - y for x, y in zip(a, b))
-
-
-def cross(a, b):
-    return (a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0])
-
-
-def dot(a, b):
-    return sum(x * y for x, y in zip(a, b))
 
 
 def hull(points, margin):

@@ -271,24 +271,20 @@ struct SatResult {
 };
 SatResult separatingAxes(const Poly& A, const Poly& B) {
   SatResult r;
-  for (int f = 0; f < A.nf; ++f) {
-    int arg = 0;
-    double m = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < B.nv; ++k) {
-      const double d = A.fn[f].dot(B.v[k]);
-      if (d < m) m = d, arg = k;
+  // The faces of R against the vertices of I: the best gap, its face and I's deepest vertex.
+  auto faces = [](const Poly& R, const Poly& I, double& gap, int& face, int& vertex) {
+    for (int f = 0; f < R.nf; ++f) {
+      int arg = 0;
+      double m = std::numeric_limits<double>::infinity();
+      for (int k = 0; k < I.nv; ++k) {
+        const double d = R.fn[f].dot(I.v[k]);
+        if (d < m) m = d, arg = k;
+      }
+      if (m - R.fo[f] > gap) gap = m - R.fo[f], face = f, vertex = arg;
     }
-    if (m - A.fo[f] > r.gapA) r.gapA = m - A.fo[f], r.faceA = f, r.vertexB = arg;
-  }
-  for (int f = 0; f < B.nf; ++f) {
-    int arg = 0;
-    double m = std::numeric_limits<double>::infinity();
-    for (int k = 0; k < A.nv; ++k) {
-      const double d = B.fn[f].dot(A.v[k]);
-      if (d < m) m = d, arg = k;
-    }
-    if (m - B.fo[f] > r.gapB) r.gapB = m - B.fo[f], r.faceB = f, r.vertexA = arg;
-  }
+  };
+  faces(A, B, r.gapA, r.faceA, r.vertexB);
+  faces(B, A, r.gapB, r.faceB, r.vertexA);
   for (int i = 0; i < A.ne; ++i) {
     const Vec3 pA = A.v[A.ea[i]], dA = A.v[A.eb[i]] - pA;
     for (int j = 0; j < B.ne; ++j) {

@@ -291,6 +291,14 @@ BodyDesc solidBox(const std::string& name, double mass, const Vec3& size, double
   return b;
 }
 
+// The ground plane z = 0 (friction < 0: the bodies' own).
+void addGround(Model& m, double friction = -1) {
+  GroundDesc g;
+  g.name = "ground";
+  g.friction = friction;
+  m.grounds.push_back(g);
+}
+
 Model buildBoxDrop(const Args& a) {
   // §5.1: a 0.5 m, 1 kg cube dropped from 0.4 m (its bottom face 0.4 m above the ground).
   Model m;
@@ -299,9 +307,7 @@ Model buildBoxDrop(const Args& a) {
   BodyDesc b = solidBox("box", 1.0, Vec3::Constant(edge), a.num("mu", 0, 10));
   b.position = Vec3(0, 0, height + 0.5 * edge);
   m.bodies.push_back(b);
-  GroundDesc g;
-  g.name = "ground";
-  m.grounds.push_back(g);
+  addGround(m);
   return m;
 }
 
@@ -355,9 +361,7 @@ Model buildSphereChain(const Args& a) {
     if (i > 0)
       m.joints.push_back(joint("ball" + std::to_string(i + 1), JointType::Spherical, i - 1, i, Vec3(cx, 0, cz), Vec3::Zero()));
   }
-  GroundDesc g;
-  g.name = "ground";
-  m.grounds.push_back(g);
+  addGround(m);
   return m;
 }
 
@@ -384,9 +388,7 @@ Model buildBoxStack(const Args& a) {
     m.bodies.push_back(b);
     if (i > 0) m.contactPairs.push_back(contactPair(m, i - 1, i));
   }
-  GroundDesc g;
-  g.name = "ground";
-  m.grounds.push_back(g);
+  addGround(m);
   return m;
 }
 
@@ -411,10 +413,7 @@ Model buildBoxOnBox(const Args& a) {
   w.body = 1;
   w.force = Vec3(push, 0, 0);
   m.wrenches.push_back(w);
-  GroundDesc g;
-  g.name = "ground";
-  g.friction = 1.0;
-  m.grounds.push_back(g);
+  addGround(m, 1.0);
   return m;
 }
 

@@ -72,6 +72,20 @@ BodyShapes collisionShapes(const Model& model, Err&& err) {
   return out;
 }
 
+// Appends a contact group (grp.count set) and a graph node per candidate, numbered next.
+void addContactGroup(CompiledSystem& sys, CompiledContactGroup grp) {
+  grp.first = int(sys.contacts.size());
+  for (int k = 0; k < grp.count; ++k) {
+    CompiledContact c;
+    c.group = int(sys.contactGroups.size());
+    c.candidate = k;
+    c.node = sys.numNodes++;
+    sys.nodeJoint.push_back(-1);
+    sys.contacts.push_back(c);
+  }
+  sys.contactGroups.push_back(grp);
+}
+
 // Calls f(shape of A, shape of B) for every pair of collision shapes of a contact pair's bodies that
 // can touch (every pair but plane–plane); returns how many.
 template <class F>
@@ -282,16 +296,7 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
         grp.friction = g.friction >= 0 ? g.friction : body.friction;
         contact::ContactSet set;
         grp.count = contact::shapePlane(plane, grp.shape, contact::BodyPose(), set);
-        grp.first = int(sys->contacts.size());
-        for (int k = 0; k < grp.count; ++k) {
-          CompiledContact c;
-          c.group = int(sys->contactGroups.size());
-          c.candidate = k;
-          c.node = sys->numNodes++;
-          sys->nodeJoint.push_back(-1);
-          sys->contacts.push_back(c);
-        }
-        sys->contactGroups.push_back(grp);
+        addContactGroup(*sys, grp);
       }
     }
   }
@@ -306,16 +311,7 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
       grp.shape = sb;
       grp.friction = pr.friction >= 0 ? pr.friction : 0.5 * (model.bodies[pr.bodyA].friction + model.bodies[pr.bodyB].friction);
       grp.count = contact::pairCandidateCount(sa, sb);
-      grp.first = int(sys->contacts.size());
-      for (int k = 0; k < grp.count; ++k) {
-        CompiledContact c;
-        c.group = int(sys->contactGroups.size());
-        c.candidate = k;
-        c.node = sys->numNodes++;
-        sys->nodeJoint.push_back(-1);
-        sys->contacts.push_back(c);
-      }
-      sys->contactGroups.push_back(grp);
+      addContactGroup(*sys, grp);
     });
 
   // Joint limits: one node per limited joint (revolute or prismatic: one free coordinate), numbered
