@@ -16,6 +16,8 @@
 #include <QWheelEvent>
 #include <QtTest>
 
+#include <osg/ComputeBoundsVisitor>
+
 #include "core/quaternion.h"
 #include "io/model_file.h"
 #include "scenes/scenes.h"
@@ -508,6 +510,30 @@ class TestViewport : public QObject {
     const QImage placeholder = w.renderToImage();
     QCOMPARE(g_warnings.filter("missing-part.stl").size(), 1);
     QVERIFY(fractionNot(placeholder, dominantColor(placeholder)) > 0.01);
+  }
+
+  // A mesh file is drawn with the axes it is written in, as the engine reads it: the rock's OBJ
+  // (OSG's OBJ reader would turn it by 90° about x) spans the box of the vertices the reader gave
+  // its collision shape.
+  void meshFilesKeepTheirAxes() {
+    ms::Model model;
+    QVERIFY(loadFile("models/rock-on-ramp.mech", model));
+    const ms::ShapeDesc& rock = model.bodies[0].collisions.at(0);
+    QVERIFY(!rock.meshVertices.empty());
+    Eigen::AlignedBox3d expected;
+    for (const ms::Vec3& v : rock.meshVertices) expected.extend(v);
+    ms::ui::viewport::MeshCache meshes;
+    osg::ref_ptr<osg::Node> node = meshes.load(QStringLiteral(MECHSTUDIO_SOURCE_DIR "/models/meshes/rock.obj"));
+    QVERIFY(node);
+    osg::ComputeBoundsVisitor bounds;
+    node->accept(bounds);
+    const osg::BoundingBox& box = bounds.getBoundingBox();
+    const ms::Vec3 lo(box.xMin(), box.yMin(), box.zMin()), hi(box.xMax(), box.yMax(), box.zMax());
+    qInfo("rock.obj drawn over (%.4f %.4f %.4f)..(%.4f %.4f %.4f), its vertices span (%.4f %.4f %.4f)..(%.4f %.4f %.4f)",
+          lo.x(), lo.y(), lo.z(), hi.x(), hi.y(), hi.z(), expected.min().x(), expected.min().y(), expected.min().z(),
+          expected.max().x(), expected.max().y(), expected.max().z());
+    QVERIFY((lo - expected.min()).norm() < 1e-6);
+    QVERIFY((hi - expected.max()).norm() < 1e-6);
   }
 
   // Every shape kind draws; a body without shapes gets a pickable marker; a plane is large but left

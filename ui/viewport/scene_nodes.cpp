@@ -19,6 +19,7 @@
 #include <osg/Point>
 #include <osg/PolygonOffset>
 #include <osg/ShapeDrawable>
+#include <osgDB/Options>
 #include <osgDB/ReadFile>
 
 namespace ms::ui::viewport {
@@ -44,7 +45,11 @@ osg::ref_ptr<osg::Node> MeshCache::load(const QString& path) {
   if (auto it = loaded_.find(path); it != loaded_.end()) return it->second;
   if (failed_.count(path)) return nullptr;
   osg::ref_ptr<osg::Node> node;
-  if (QFileInfo::exists(path)) node = osgDB::readRefNodeFile(QFile::encodeName(path).toStdString());
+  // OSG's OBJ reader turns a file by +90° about x unless told not to (it takes OBJ files for y-up):
+  // the engine reads a collision mesh's vertices as they are written, so the view must too.
+  osg::ref_ptr<osgDB::Options> options;
+  if (QFileInfo(path).suffix().compare("obj", Qt::CaseInsensitive) == 0) options = new osgDB::Options("noRotation");
+  if (QFileInfo::exists(path)) node = osgDB::readRefNodeFile(QFile::encodeName(path).toStdString(), options.get());
   if (!node) {
     qWarning().noquote() << "viewport: cannot load mesh file" << path << "- drawing a placeholder box";
     failed_.insert(path);
