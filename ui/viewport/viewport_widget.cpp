@@ -807,7 +807,7 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
   scale = std::clamp(scale, 0.05, 0.3);
 
   // Collision shapes, built once per model: a body's under its transform (they move with it), the
-  // grounds in the world. Planes are squares three model radii across (0.5 to 20 m).
+  // grounds in the world. Planes are squares reaching three model radii from their centre (0.5 to 20 m).
   if (d.system) {
     const Model& model = d.system->model;
     const double planeHalf = std::clamp(3.0 * modelRadius, 0.5, 20.0);
