@@ -37,12 +37,14 @@ struct StepMetrics {
   std::string message;  // "step N: reason" when status != Ok
 };
 
-// A contact that carries load, for display: where, along which normal, with which force.
+// A contact that carries load, for display: where, along which normal, with which force. For a
+// contact pair, `body` is its body B: the point lies on B, the normal points from A to B and the
+// force is the one acting on B (A receives the opposite).
 struct ContactPoint {
   int group = 0;  // CompiledSystem::contactGroups
   int body = 0;
   Vec3 point = Vec3::Zero();   // on the body's surface, world frame
-  Vec3 normal = Vec3::Zero();  // unit, world, pointing from the ground to the body
+  Vec3 normal = Vec3::Zero();  // unit, world, pointing from the ground (or body A) to the body
   Vec3 force = Vec3::Zero();   // normal + friction force on the body over the last step [N]
   double gap = 0;              // φ at the next knot [m]
 };

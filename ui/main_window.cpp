@@ -491,8 +491,9 @@ void MainWindow::buildMenus() {
       {"Contact &forces", ViewportWidget::Overlay::ContactForces},
       {"Centres of &mass", ViewportWidget::Overlay::CentersOfMass},
       {"&Trails", ViewportWidget::Overlay::Trails},
-      {"&Grid", ViewportWidget::Overlay::Grid}};
-  const char* keys[] = {"L", "J", "C", "Shift+C", "M", "T", "G"};
+      {"&Grid", ViewportWidget::Overlay::Grid},
+      {"Collision s&hapes", ViewportWidget::Overlay::CollisionShapes}};
+  const char* keys[] = {"L", "J", "C", "Shift+C", "M", "T", "G", "H"};
   int k = 0;
   for (const auto& [name, overlay] : ov) {
     QAction* a = viewMenu_->addAction(name);
@@ -500,6 +501,8 @@ void MainWindow::buildMenus() {
     a->setChecked(view_->overlay(overlay));
     a->setShortcut(QKeySequence(keys[k++]));
     a->setObjectName(QString("overlay-%1").arg(int(overlay)));
+    if (overlay == ViewportWidget::Overlay::CollisionShapes)
+      a->setStatusTip("Draw every body's collision shapes (a collision mesh as its convex hull) and the grounds over the visual shapes");
     const auto o = overlay;
     connect(a, &QAction::toggled, this, [this, o](bool on) { view_->setOverlay(o, on); });
   }

@@ -16,6 +16,8 @@
 #include <QWheelEvent>
 #include <QtTest>
 
+#include <osg/ComputeBoundsVisitor>
+
 #include "core/quaternion.h"
 #include "io/model_file.h"
 #include "scenes/scenes.h"
@@ -510,6 +512,30 @@ class TestViewport : public QObject {
     QVERIFY(fractionNot(placeholder, dominantColor(placeholder)) > 0.01);
   }
 
+  // A mesh file is drawn with the axes it is written in, as the engine reads it: the rock's OBJ
+  // (OSG's OBJ reader would turn it by 90° about x) spans the box of the vertices the reader gave
+  // its collision shape.
+  void meshFilesKeepTheirAxes() {
+    ms::Model model;
+    QVERIFY(loadFile("models/rock-on-ramp.mech", model));
+    const ms::ShapeDesc& rock = model.bodies[0].collisions.at(0);
+    QVERIFY(!rock.meshVertices.empty());
+    Eigen::AlignedBox3d expected;
+    for (const ms::Vec3& v : rock.meshVertices) expected.extend(v);
+    ms::ui::viewport::MeshCache meshes;
+    osg::ref_ptr<osg::Node> node = meshes.load(QStringLiteral(MECHSTUDIO_SOURCE_DIR "/models/meshes/rock.obj"));
+    QVERIFY(node);
+    osg::ComputeBoundsVisitor bounds;
+    node->accept(bounds);
+    const osg::BoundingBox& box = bounds.getBoundingBox();
+    const ms::Vec3 lo(box.xMin(), box.yMin(), box.zMin()), hi(box.xMax(), box.yMax(), box.zMax());
+    qInfo("rock.obj drawn over (%.4f %.4f %.4f)..(%.4f %.4f %.4f), its vertices span (%.4f %.4f %.4f)..(%.4f %.4f %.4f)",
+          lo.x(), lo.y(), lo.z(), hi.x(), hi.y(), hi.z(), expected.min().x(), expected.min().y(), expected.min().z(),
+          expected.max().x(), expected.max().y(), expected.max().z());
+    QVERIFY((lo - expected.min()).norm() < 1e-6);
+    QVERIFY((hi - expected.max()).norm() < 1e-6);
+  }
+
   // Every shape kind draws; a body without shapes gets a pickable marker; a plane is large but left
   // out of the fit; translucent colours blend.
   void shapeKinds() {
@@ -563,6 +589,77 @@ class TestViewport : public QObject {
     const QRgb seeThrough = w.renderToImage().pixel(QPoint(400, 300) * w.devicePixelRatioF());
     qInfo("capsule centre pixel: opaque #%06x, alpha 0.3 #%06x", opaque & 0xffffff, seeThrough & 0xffffff);
     QVERIFY(differs(opaque, seeThrough, 20));
+  }
+
+  // The collision layer (off by default) has every kind of collision shape placed as in the model:
+  // analytic solids, a plane's square, a collision mesh as its convex hull (a cube's 8 corners and its
+  // centre: 12 triangles), nothing for a mesh without vertices or a body without collision shapes. It
+  // is drawn only while the overlay is on, and the ground (a world plane) is drawn with it.
+  void collisionShapeKinds() {
+    using O = ViewportWidget::Overlay;
+    ms::Model model = ms::buildScene("free-body");  // "body": a box with a visual shape only
+    const auto shape = [](ms::ShapeDesc::Kind kind, const ms::Vec3& size) {
+      ms::ShapeDesc s;
+      s.kind = kind;
+      s.size = size;
+      return s;
+    };
+    const auto addBody = [&](const std::string& name, const ms::Vec3& at, const std::vector<ms::ShapeDesc>& collisions) {
+      ms::BodyDesc b;
+      b.name = name;
+      b.position = at;
+      b.visuals = {shape(ms::ShapeDesc::Kind::Sphere, {0.05, 0, 0})};
+      b.collisions = collisions;
+      model.bodies.push_back(b);
+    };
+    ms::ShapeDesc hullCube = shape(ms::ShapeDesc::Kind::Mesh, ms::Vec3::Zero());
+    hullCube.meshFile = "cube.obj";
+    for (int i = 0; i < 8; ++i) hullCube.meshVertices.push_back(0.15 * ms::Vec3(i & 1 ? 1 : -1, i & 2 ? 1 : -1, i & 4 ? 1 : -1));
+    hullCube.meshVertices.push_back(ms::Vec3::Zero());
+    hullCube.position = ms::Vec3(0, 0, 0.1);
+    ms::ShapeDesc noVertices = hullCube;
+    noVertices.meshVertices.clear();
+    addBody("sphere", {1, 0, 0}, {shape(ms::ShapeDesc::Kind::Sphere, {0.15, 0, 0})});
+    addBody("capsule", {0, 1, 0}, {shape(ms::ShapeDesc::Kind::Capsule, {0.08, 0.3, 0})});
+    addBody("cylinder", {-1, 0, 0}, {shape(ms::ShapeDesc::Kind::Cylinder, {0.1, 0.4, 0})});
+    addBody("plane", {0, -1, -0.5}, {shape(ms::ShapeDesc::Kind::Plane, ms::Vec3::Zero())});
+    addBody("hull", {1, 1, 0}, {hullCube});
+    addBody("no-vertices", {-1, -1, 0}, {noVertices});
+    model.grounds.push_back(ms::GroundDesc{"floor", ms::Vec3(0, 0, -1), ms::Vec3::UnitZ(), -1});
+    auto sys = ms::compile(model);
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    QVERIFY(!w.overlay(O::CollisionShapes));
+    w.setModel(sys, QString(), false);
+    w.setSnapshot(snapshotOf(sys));
+    QCOMPARE(w.collisionTriangles(0), 0);  // the box has no collision shape
+    for (int body : {1, 2, 3}) QVERIFY2(w.collisionTriangles(body) > 40, qPrintable(QString::number(body)));
+    QCOMPARE(w.collisionTriangles(4), 2);   // the square
+    QCOMPARE(w.collisionTriangles(5), 12);  // the hull of the cube's corners (its centre is inside)
+    QCOMPARE(w.collisionTriangles(6), 0);
+    QCOMPARE(w.collisionTriangles(7), 0);   // no such body
+    const QImage off = w.renderToImage();
+    w.setOverlay(O::CollisionShapes, true);
+    QVERIFY(w.overlay(O::CollisionShapes));
+    const QImage on = w.renderToImage();
+    QVERIFY(on.save(QDir::current().filePath("viewport-collision-shapes.png")));
+    const long changed = pixelsChanged(off, on);
+    qInfo("collision shapes change %ld pixels", changed);
+    QVERIFY(changed > 5000);
+    // Each shape is drawn where its body is (the hull 10 cm above the body's origin).
+    for (int body : {1, 2, 3, 5}) {
+      const ms::Vec3 p = snapshotOf(sys).state.bodies[size_t(body)].x + (body == 5 ? ms::Vec3(0, 0, 0.1) : ms::Vec3::Zero());
+      const QPointF at = imagePos(w, p);
+      QVERIFY(insideImage(on, at, 3));
+      QVERIFY2(changedNear(off, on, at, 1), qPrintable(QString::number(body)));
+    }
+    w.setOverlay(O::CollisionShapes, false);
+    QVERIFY(pixelsChanged(off, w.renderToImage()) < 10);
+    // A new model keeps the setting.
+    w.setOverlay(O::CollisionShapes, true);
+    w.setModel(sys, QString(), true);
+    w.setSnapshot(snapshotOf(sys));
+    QVERIFY(pixelsChanged(on, w.renderToImage()) < 10);
   }
 
   // Links are on by default: the pendulum's massless rod is drawn from the pivot (a dark dot in a

@@ -21,7 +21,8 @@ struct Perturbation {
   Vec3 target = Vec3::Zero();      // where the user drags it, world frame
 };
 
-// A loaded contact for drawing.
+// A loaded contact for drawing (ContactPoint: for a contact pair, the point on body B and the force
+// acting on B).
 struct ContactDraw {
   Vec3 point = Vec3::Zero();   // world
   Vec3 normal = Vec3::Zero();  // unit, world

@@ -22,7 +22,7 @@ namespace {
 const osg::Vec4 kRed(0.95f, 0.25f, 0.25f, 1), kGreen(0.30f, 0.90f, 0.30f, 1), kBlue(0.30f, 0.50f, 1.0f, 1);
 const osg::Vec4 kAxis(0.2f, 0.9f, 1.0f, 1), kCom(1.0f, 0.85f, 0.1f, 1);
 const osg::Vec4 kContact(1.0f, 0.2f, 0.2f, 1), kForce(1.0f, 0.6f, 0.1f, 1), kSpring(1.0f, 1.0f, 1.0f, 1);
-constexpr double kMetresPerNewton = 0.01, kMaxArrow = 0.5;
+constexpr double kMetresPerNewton = OverlayLayers::kMetresPerNewton, kMaxArrow = OverlayLayers::kMaxArrow;
 // Links: light grey-beige rods, joint dots a shade lighter, pivots dark inside a beige ring.
 const osg::Vec4 kLink(0.78f, 0.74f, 0.64f, 1), kJointDot(0.93f, 0.89f, 0.80f, 1), kPivotDot(0.20f, 0.18f, 0.16f, 1);
 constexpr float kLinkWidth = 3.0f, kJointDotSize = 6.0f, kPivotRingSize = 12.0f;
@@ -363,6 +363,15 @@ void OverlayLayers::updateContacts(const std::vector<ContactDraw>& contacts) {
   contactForcePrims_->setCount(GLsizei(6 * n));
   touch(contactPointGeom_, contactPointVerts_);
   touch(contactForceGeom_, contactForceVerts_);
+}
+
+std::vector<std::pair<Vec3, Vec3>> OverlayLayers::drawnContacts() const {
+  std::vector<std::pair<Vec3, Vec3>> out;
+  const auto vec = [](const osg::Vec3& v) { return Vec3(v.x(), v.y(), v.z()); };
+  const size_t n = std::min(size_t(contactPointPrims_->getCount()), contactPointVerts_->size());
+  for (size_t i = 0; i < n && 6 * i + 1 < contactForceVerts_->size(); ++i)
+    out.emplace_back(vec((*contactPointVerts_)[i]), vec((*contactForceVerts_)[6 * i + 1]));
+  return out;
 }
 
 // Ring buffer write: slot `head` and its mirror, then the strip covers the newest `count` points.

@@ -5,6 +5,7 @@
 // A layer that is off is masked out and never updated.
 #pragma once
 
+#include <utility>
 #include <vector>
 
 #include <osg/Geode>
@@ -28,6 +29,8 @@ class OverlayLayers {
  public:
   enum Layer { JointFrames, ContactPoints, ContactForces, CentersOfMass, Trails, Links, NumLayers };
   static constexpr int kTrailLength = 1000;  // centre-of-mass positions kept per body
+  // Force arrows: 0.01 m per newton, at most 0.5 m.
+  static constexpr double kMetresPerNewton = 0.01, kMaxArrow = 0.5;
 
   OverlayLayers();
   osg::Group* root() const { return root_.get(); }
@@ -42,6 +45,9 @@ class OverlayLayers {
   // Appends every body's centre of mass to its trail (only while Trails is enabled).
   void recordTrails(const Poses& poses);
   void clearTrails();
+  // The contacts as last written (Contact points or forces on): each point and the tip of its force
+  // arrow, read back from the vertex arrays (world).
+  std::vector<std::pair<Vec3, Vec3>> drawnContacts() const;
   // Shows the perturbation spring from `from` (attachment point) to `to` (target), or hides it.
   void setSpring(bool active, const Vec3& from, const Vec3& to);
 

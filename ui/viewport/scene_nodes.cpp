@@ -19,6 +19,7 @@
 #include <osg/Point>
 #include <osg/PolygonOffset>
 #include <osg/ShapeDrawable>
+#include <osgDB/Options>
 #include <osgDB/ReadFile>
 
 namespace ms::ui::viewport {
@@ -44,7 +45,11 @@ osg::ref_ptr<osg::Node> MeshCache::load(const QString& path) {
   if (auto it = loaded_.find(path); it != loaded_.end()) return it->second;
   if (failed_.count(path)) return nullptr;
   osg::ref_ptr<osg::Node> node;
-  if (QFileInfo::exists(path)) node = osgDB::readRefNodeFile(QFile::encodeName(path).toStdString());
+  // OSG's OBJ reader turns a file by +90° about x unless told not to (it takes OBJ files for y-up):
+  // the engine reads a collision mesh's vertices as they are written, so the view must too.
+  osg::ref_ptr<osgDB::Options> options;
+  if (QFileInfo(path).suffix().compare("obj", Qt::CaseInsensitive) == 0) options = new osgDB::Options("noRotation");
+  if (QFileInfo::exists(path)) node = osgDB::readRefNodeFile(QFile::encodeName(path).toStdString(), options.get());
   if (!node) {
     qWarning().noquote() << "viewport: cannot load mesh file" << path << "- drawing a placeholder box";
     failed_.insert(path);
@@ -95,7 +100,7 @@ osg::TessellationHints* hints() {
 // An analytic shape as a drawable with its own material.
 osg::ref_ptr<osg::Node> shapeDrawable(osg::Shape* shape, const osg::Vec4& color,
                                       std::vector<osg::ref_ptr<osg::Material>>& materials) {
-  osg::ref_ptr<osg::ShapeDrawable> d = new osg::ShapeDrawable(shape, hints());
+  osg::ref_ptr<osg::ShapeDrawable> d = tessellated(shape);
   materials.push_back(applySurface(d->getOrCreateStateSet(), color, false));
   return d;
 }
@@ -103,16 +108,7 @@ osg::ref_ptr<osg::Node> shapeDrawable(osg::Shape* shape, const osg::Vec4& color,
 // A finite square of the plane z = 0 (normal +z), pushed back in depth so grid lines stay visible.
 osg::ref_ptr<osg::Node> planeQuad(double half, const osg::Vec4& color,
                                   std::vector<osg::ref_ptr<osg::Material>>& materials) {
-  osg::ref_ptr<osg::Geometry> g = new osg::Geometry;
-  const float h = float(half);
-  osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
-  for (const osg::Vec3& corner : {osg::Vec3(-h, -h, 0), osg::Vec3(h, -h, 0), osg::Vec3(h, h, 0), osg::Vec3(-h, h, 0)})
-    v->push_back(corner);
-  osg::ref_ptr<osg::Vec3Array> n = new osg::Vec3Array(1);
-  (*n)[0].set(0, 0, 1);
-  g->setVertexArray(v);
-  g->setNormalArray(n, osg::Array::BIND_OVERALL);
-  g->addPrimitiveSet(new osg::DrawArrays(GL_QUADS, 0, 4));
+  osg::ref_ptr<osg::Geometry> g = planeSquare(half);
   osg::StateSet* ss = g->getOrCreateStateSet();
   materials.push_back(applySurface(ss, color, false));
   ss->setAttributeAndModes(new osg::PolygonOffset(1.0f, 1.0f));
@@ -127,53 +123,72 @@ float fade(double r, double r0, double r1) {
 
 }  // namespace
 
+osg::ref_ptr<osg::Geometry> planeSquare(double half) {
+  osg::ref_ptr<osg::Geometry> g = new osg::Geometry;
+  const float h = float(half);
+  osg::ref_ptr<osg::Vec3Array> v = new osg::Vec3Array;
+  for (const osg::Vec3& corner : {osg::Vec3(-h, -h, 0), osg::Vec3(h, -h, 0), osg::Vec3(h, h, 0), osg::Vec3(-h, h, 0)})
+    v->push_back(corner);
+  osg::ref_ptr<osg::Vec3Array> n = new osg::Vec3Array(1);
+  (*n)[0].set(0, 0, 1);
+  g->setVertexArray(v);
+  g->setNormalArray(n, osg::Array::BIND_OVERALL);
+  g->addPrimitiveSet(new osg::DrawArrays(GL_QUADS, 0, 4));
+  return g;
+}
+
+// Sizes are kept positive (a zero extent would give a degenerate drawable); a capsule's length may be 0.
+osg::ref_ptr<osg::Shape> analyticShape(const ShapeDesc& shape) {
+  const auto pos = [](double v) { return float(std::max(v, 1e-4)); };
+  switch (shape.kind) {
+    case ShapeDesc::Kind::Box: return new osg::Box(osg::Vec3(), pos(shape.size(0)), pos(shape.size(1)), pos(shape.size(2)));
+    case ShapeDesc::Kind::Sphere: return new osg::Sphere(osg::Vec3(), pos(shape.size(0)));
+    case ShapeDesc::Kind::Capsule: return new osg::Capsule(osg::Vec3(), pos(shape.size(0)), float(std::max(shape.size(1), 0.0)));
+    case ShapeDesc::Kind::Cylinder: return new osg::Cylinder(osg::Vec3(), pos(shape.size(0)), pos(shape.size(1)));
+    case ShapeDesc::Kind::Plane:
+    case ShapeDesc::Kind::Mesh: break;
+  }
+  return nullptr;
+}
+
+osg::ref_ptr<osg::MatrixTransform> placedShape(const ShapeDesc& shape) {
+  return new osg::MatrixTransform(poseMatrix(shape.position, shape.orientation));
+}
+
+osg::ref_ptr<osg::ShapeDrawable> tessellated(osg::Shape* shape) { return new osg::ShapeDrawable(shape, hints()); }
+
 // Placed shape: a static transform for the shape's pose in the body frame holding its drawable.
 ShapeNode buildShape(const ShapeDesc& shape, const QString& modelDir, MeshCache& meshes, double planeHalfSize,
                      std::vector<osg::ref_ptr<osg::Material>>& materials) {
   const osg::Vec4 color = toOsgColor(shape.color);
-  const auto pos = [](double v) { return float(std::max(v, 1e-4)); };
-  osg::ref_ptr<osg::MatrixTransform> placed = new osg::MatrixTransform(poseMatrix(shape.position, shape.orientation));
+  osg::ref_ptr<osg::MatrixTransform> placed = placedShape(shape);
   ShapeNode out;
   out.node = placed;
-  switch (shape.kind) {
-    case ShapeDesc::Kind::Box:
-      placed->addChild(shapeDrawable(new osg::Box(osg::Vec3(), pos(shape.size(0)), pos(shape.size(1)), pos(shape.size(2))),
-                                     color, materials));
-      break;
-    case ShapeDesc::Kind::Sphere:
-      placed->addChild(shapeDrawable(new osg::Sphere(osg::Vec3(), pos(shape.size(0))), color, materials));
-      break;
-    case ShapeDesc::Kind::Capsule:
-      placed->addChild(shapeDrawable(new osg::Capsule(osg::Vec3(), pos(shape.size(0)), float(std::max(shape.size(1), 0.0))),
-                                     color, materials));
-      break;
-    case ShapeDesc::Kind::Cylinder:
-      placed->addChild(shapeDrawable(new osg::Cylinder(osg::Vec3(), pos(shape.size(0)), pos(shape.size(1))), color, materials));
-      break;
-    case ShapeDesc::Kind::Plane:
-      placed->addChild(planeQuad(planeHalfSize, color, materials));
-      out.isPlane = true;
-      break;
-    case ShapeDesc::Kind::Mesh: {
-      // Mesh files are resolved against the model's directory; a failure draws a 5 cm box.
-      const QString file = QString::fromStdString(shape.meshFile);
-      const QString path = QFileInfo(file).isAbsolute() ? file : QDir(modelDir).filePath(file);
-      osg::ref_ptr<osg::Node> mesh = meshes.load(path);
-      if (!mesh) {
-        placed->addChild(shapeDrawable(new osg::Box(osg::Vec3(), 0.05f), color, materials));
-        break;
-      }
-      // Scaled instance with our material overriding whatever the file carries.
-      osg::ref_ptr<osg::MatrixTransform> scaled =
-          new osg::MatrixTransform(osg::Matrixd::scale(shape.meshScale.x(), shape.meshScale.y(), shape.meshScale.z()));
-      scaled->addChild(mesh);
-      osg::StateSet* ss = scaled->getOrCreateStateSet();
-      ss->setMode(GL_NORMALIZE, osg::StateAttribute::ON);
-      materials.push_back(applySurface(ss, color, true));
-      placed->addChild(scaled);
-      break;
-    }
+  if (osg::ref_ptr<osg::Shape> analytic = analyticShape(shape)) {
+    placed->addChild(shapeDrawable(analytic, color, materials));
+    return out;
   }
+  if (shape.kind == ShapeDesc::Kind::Plane) {
+    placed->addChild(planeQuad(planeHalfSize, color, materials));
+    out.isPlane = true;
+    return out;
+  }
+  // A mesh file, resolved against the model's directory; a failure draws a 5 cm box.
+  const QString file = QString::fromStdString(shape.meshFile);
+  const QString path = QFileInfo(file).isAbsolute() ? file : QDir(modelDir).filePath(file);
+  osg::ref_ptr<osg::Node> mesh = meshes.load(path);
+  if (!mesh) {
+    placed->addChild(shapeDrawable(new osg::Box(osg::Vec3(), 0.05f), color, materials));
+    return out;
+  }
+  // Scaled instance with our material overriding whatever the file carries.
+  osg::ref_ptr<osg::MatrixTransform> scaled =
+      new osg::MatrixTransform(osg::Matrixd::scale(shape.meshScale.x(), shape.meshScale.y(), shape.meshScale.z()));
+  scaled->addChild(mesh);
+  osg::StateSet* ss = scaled->getOrCreateStateSet();
+  ss->setMode(GL_NORMALIZE, osg::StateAttribute::ON);
+  materials.push_back(applySurface(ss, color, true));
+  placed->addChild(scaled);
   return out;
 }
 

@@ -13,7 +13,9 @@
 #include <osg/Geometry>
 #include <osg/Material>
 #include <osg/Matrixd>
+#include <osg/MatrixTransform>
 #include <osg/Node>
+#include <osg/ShapeDrawable>
 
 #include "core/types.h"
 #include "model/model.h"
@@ -51,6 +53,18 @@ class MeshCache {
 // A lit surface material for `color` (alpha < 1: the state set also gets blending and the
 // transparent bin). The material is returned so the selection highlight can change its emission.
 osg::ref_ptr<osg::Material> applySurface(osg::StateSet* ss, const osg::Vec4& color, bool overrideChildren);
+
+// The pieces a shape is drawn from, shared by the visual shapes (buildShape) and the collision
+// layer (collision_shapes.h):
+// the analytic solid of a box, sphere, capsule or cylinder in its shape frame (null for planes and
+// meshes), with sizes as ShapeDesc::size gives them (full box extents; radius, length along z) ...
+osg::ref_ptr<osg::Shape> analyticShape(const ShapeDesc& shape);
+// ... tessellated as every analytic shape of the view is ...
+osg::ref_ptr<osg::ShapeDrawable> tessellated(osg::Shape* shape);
+// ... the square [-half, half]² of the plane z = 0 (normal +z, one quad, no state) ...
+osg::ref_ptr<osg::Geometry> planeSquare(double half);
+// ... and the static transform of the shape's placement (position, orientation) in the body frame.
+osg::ref_ptr<osg::MatrixTransform> placedShape(const ShapeDesc& shape);
 
 // One shape placed in its body frame. Its materials are appended to `materials`.
 struct ShapeNode {

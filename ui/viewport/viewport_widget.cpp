@@ -28,6 +28,7 @@
 #include <osgViewer/GraphicsWindow>
 #include <osgViewer/Viewer>
 
+#include "viewport/collision_shapes.h"
 #include "viewport/offscreen_gl.h"
 #include "viewport/overlays.h"
 #include "viewport/scene_nodes.h"
@@ -85,6 +86,7 @@ struct ViewportWidget::Impl {
     osg::ref_ptr<osg::Group> fit;
     osg::BoundingBox box;
     std::vector<osg::ref_ptr<osg::Material>> materials;
+    osg::ref_ptr<osg::Node> collision;  // its collision shapes, a child of xform (null: none)
   };
   // The mouse gesture between a press and the release of the same button.
   struct Gesture {
@@ -112,6 +114,10 @@ struct ViewportWidget::Impl {
   osg::ref_ptr<osgViewer::Viewer> viewer;
   osg::ref_ptr<osgViewer::GraphicsWindowEmbedded> gw;
   osg::ref_ptr<osg::Group> root, bodiesGroup, gridGroup;
+  // The grounds of the collision layer (the bodies' parts hang under their transforms).
+  osg::ref_ptr<osg::Group> collisionWorld;
+  bool collisionOn = false;
+  void showCollision(bool on);
   OverlayLayers overlays;
   MeshCache meshes;
   std::vector<Body> bodies;
@@ -237,6 +243,9 @@ ViewportWidget::Impl::Impl(ViewportWidget* widget) : w(widget) {
   root->addChild(bodiesGroup);
   root->addChild(ghostsGroup);
   root->addChild(gridGroup);
+  collisionWorld = new osg::Group;
+  collisionWorld->setNodeMask(0);
+  root->addChild(collisionWorld);
   root->addChild(overlays.root());
   viewer->setSceneData(root);
   updateGrid();
@@ -648,6 +657,15 @@ void ViewportWidget::Impl::updateGrid() {
   gridGroup->addChild(buildGrid(half, spacing, minorHalf));
 }
 
+// The collision layer is drawn, never picked; masked out while off.
+void ViewportWidget::Impl::showCollision(bool on) {
+  collisionOn = on;
+  const osg::Node::NodeMask mask = on ? kDrawOnlyMask : 0;
+  collisionWorld->setNodeMask(mask);
+  for (Body& b : bodies)
+    if (b.collision) b.collision->setNodeMask(mask);
+}
+
 void ViewportWidget::Impl::setHighlight(int body, bool on) {
   if (body < 0 || size_t(body) >= bodies.size()) return;
   for (auto& m : bodies[size_t(body)].materials) m->setEmission(osg::Material::FRONT_AND_BACK, on ? kHighlight : osg::Vec4(0, 0, 0, 1));
@@ -696,6 +714,7 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
   }
   d.setHighlight(d.selected, false);
   d.bodiesGroup->removeChildren(0, d.bodiesGroup->getNumChildren());
+  d.collisionWorld->removeChildren(0, d.collisionWorld->getNumChildren());
   d.clearGhosts();
   d.lastCopies.clear();
   d.bodies.clear();
@@ -781,10 +800,26 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
     std::nth_element(radii.begin(), radii.begin() + radii.size() / 2, radii.end());
     scale = 1.2 * radii[radii.size() / 2];
   }
-  Vec3 modelCenter;
+  Vec3 modelCenter = Vec3::Zero();
   double modelRadius = 0;
-  if (!radii.empty() && d.modelBound(modelCenter, modelRadius)) scale = std::max(scale, 0.08 * modelRadius);
+  const bool bounded = d.modelBound(modelCenter, modelRadius);
+  if (!radii.empty() && bounded) scale = std::max(scale, 0.08 * modelRadius);
   scale = std::clamp(scale, 0.05, 0.3);
+
+  // Collision shapes, built once per model: a body's under its transform (they move with it), the
+  // grounds in the world. Planes are squares reaching three model radii from their centre (0.5 to 20 m).
+  if (d.system) {
+    const Model& model = d.system->model;
+    const double planeHalf = std::clamp(3.0 * modelRadius, 0.5, 20.0);
+    for (size_t i = 0; i < d.bodies.size() && i < model.bodies.size(); ++i) {
+      Impl::Body& b = d.bodies[i];
+      b.collision = buildCollisionShapes(model.bodies[i].collisions, planeHalf);
+      if (b.collision) b.xform->addChild(b.collision);
+    }
+    if (osg::ref_ptr<osg::Node> grounds = buildGroundPlanes(model.grounds, modelCenter, planeHalf))
+      d.collisionWorld->addChild(grounds);
+  }
+  d.showCollision(d.collisionOn);
   d.overlays.setModel(d.system.get(), colors, scale);
   d.overlays.update(d.poses, d.contacts);
 
@@ -978,7 +1013,7 @@ bool ViewportWidget::ghostVisible(int copy) const {
 }
 
 namespace {
-// The overlay layer behind a public overlay (Grid has none).
+// The overlay layer behind a public overlay (Grid and CollisionShapes have none).
 int layerOf(ViewportWidget::Overlay o) {
   switch (o) {
     case ViewportWidget::Overlay::JointFrames: return OverlayLayers::JointFrames;
@@ -987,7 +1022,8 @@ int layerOf(ViewportWidget::Overlay o) {
     case ViewportWidget::Overlay::CentersOfMass: return OverlayLayers::CentersOfMass;
     case ViewportWidget::Overlay::Trails: return OverlayLayers::Trails;
     case ViewportWidget::Overlay::Links: return OverlayLayers::Links;
-    case ViewportWidget::Overlay::Grid: break;
+    case ViewportWidget::Overlay::Grid:
+    case ViewportWidget::Overlay::CollisionShapes: break;
   }
   return -1;
 }
@@ -996,7 +1032,9 @@ int layerOf(ViewportWidget::Overlay o) {
 void ViewportWidget::setOverlay(Overlay overlay, bool on) {
   Impl& d = *d_;
   const int layer = layerOf(overlay);
-  if (layer < 0) {
+  if (overlay == Overlay::CollisionShapes) {
+    d.showCollision(on);
+  } else if (layer < 0) {
     d.gridOn = on;
     d.gridGroup->setNodeMask(on ? kDrawOnlyMask : 0);
   } else if (d.overlays.enabled(OverlayLayers::Layer(layer)) != on) {
@@ -1007,6 +1045,7 @@ void ViewportWidget::setOverlay(Overlay overlay, bool on) {
 }
 
 bool ViewportWidget::overlay(Overlay overlay) const {
+  if (overlay == Overlay::CollisionShapes) return d_->collisionOn;
   const int layer = layerOf(overlay);
   return layer < 0 ? d_->gridOn : d_->overlays.enabled(OverlayLayers::Layer(layer));
 }
@@ -1015,6 +1054,17 @@ void ViewportWidget::clearTrails() {
   d_->overlays.clearTrails();
   d_->lastTrailTime = -std::numeric_limits<double>::infinity();
   update();
+}
+
+std::vector<ViewportWidget::DrawnContact> ViewportWidget::drawnContacts() const {
+  std::vector<DrawnContact> out;
+  for (const auto& [point, tip] : d_->overlays.drawnContacts()) out.push_back({point, tip});
+  return out;
+}
+
+int ViewportWidget::collisionTriangles(int body) const {
+  if (body < 0 || size_t(body) >= d_->bodies.size()) return 0;
+  return countTriangles(d_->bodies[size_t(body)].collision.get());
 }
 
 // Presets keep the centre and distance; z is up, Front looks along +y, Side along −x, Top down −z.

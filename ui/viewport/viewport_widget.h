@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include <QImage>
 #include <QPointF>
@@ -26,7 +27,12 @@ class ViewportWidget : public QWidget {
  public:
   // Links (on by default): segments from each joint to the centres of mass of its two bodies and a
   // dot per joint (dark in a ring for pivots on the world), so massless rods are seen.
-  enum class Overlay { JointFrames, ContactPoints, ContactForces, CentersOfMass, Trails, Grid, Links };
+  // Contact points and forces: every loaded contact, with the ground and between bodies; a force
+  // arrow (0.01 m/N, at most 0.5 m) starts at the contact point on the body it acts on (body B of a
+  // contact pair, whose reaction on A is not drawn). CollisionShapes (off by default): every body's
+  // collision shapes and the grounds, translucent green with their edges, over the visual shapes.
+  // New overlays are appended: the View menu keeps their on/off state under their number.
+  enum class Overlay { JointFrames, ContactPoints, ContactForces, CentersOfMass, Trails, Grid, Links, CollisionShapes };
   enum class ViewPreset { Iso, Front, Side, Top };
   struct Camera {
     Vec3 eye = Vec3(3, -3, 2), center = Vec3::Zero(), up = Vec3::UnitZ();
@@ -59,6 +65,15 @@ class ViewportWidget : public QWidget {
   void setOverlay(Overlay overlay, bool on);
   bool overlay(Overlay overlay) const;
   void clearTrails();
+  // The contacts the overlay draws (Contact points or Contact forces on): each point and the tip of
+  // its force arrow, as written into its geometry at the last snapshot.
+  struct DrawnContact {
+    Vec3 point = Vec3::Zero(), tip = Vec3::Zero();
+  };
+  std::vector<DrawnContact> drawnContacts() const;
+  // Triangles of a body's collision shapes in the collision layer (built with the model, drawn while
+  // the CollisionShapes overlay is on); 0 for a body without collision shapes.
+  int collisionTriangles(int body) const;
 
   void setViewPreset(ViewPreset preset);
   // Frames the model from the current view direction. Until the camera is moved otherwise, the view
