@@ -92,6 +92,7 @@ class TestCollisionView : public QObject {
   void stackContactsCarryTheCubesAbove() {
     MainWindow w;
     QVERIFY(openShown(w, "box-stack.mech", {{"n", "3"}}));
+    QCOMPARE(w.viewport()->groundSurfaceTriangles(), 0);  // the ground z = 0 is the grid's
     overlayAction(w, Overlay::ContactPoints)->setChecked(true);
     overlayAction(w, Overlay::ContactForces)->setChecked(true);
     stepN(w, 100);
@@ -188,6 +189,8 @@ class TestCollisionView : public QObject {
     QVERIFY(contact::buildConvexHull(sys->model.bodies[0].collisions[0].meshVertices, hull, why));
     QCOMPARE(int(hull.faces.size()), 30);
     QCOMPARE(w.viewport()->collisionTriangles(0), 30);
+    // The ramp is drawn in the ordinary view too (a square of two triangles), the layer being off.
+    QCOMPARE(w.viewport()->groundSurfaceTriangles(), 2);
 
     const QImage off = w.viewport()->renderToImage();
     a->trigger();

@@ -28,6 +28,9 @@ const osg::Vec4 kCollisionColor(0.25f, 0.95f, 0.45f, 1.0f);
 namespace {
 
 constexpr float kFillAlpha = 0.28f, kPlaneFillAlpha = 0.12f, kEdgeAlpha = 0.95f, kEdgeWidth = 1.5f;
+// Tilted grounds in the ordinary view (buildGroundSurfaces): a light grey, faint surface.
+const osg::Vec4 kGroundColor(0.75f, 0.75f, 0.78f, 1.0f);
+constexpr float kGroundFillAlpha = 0.22f;
 constexpr int kCircleSegments = 48;
 constexpr double kEdgeDepthShift = 1e-5;
 // Render bin of the layer: after the opaque bodies, the link rods (5) and the translucent grid (10),
@@ -111,10 +114,9 @@ osg::ref_ptr<osg::Geometry> hullFill(const contact::ConvexHull& hull) {
   return g;
 }
 
-// The fill's lit material: the layer's colour at opacity `alpha`, lit a little from within.
-osg::ref_ptr<osg::Material> collisionMaterial(float alpha) {
+// The fill's lit material: the layer's colour (or `c`) at opacity `alpha`, lit a little from within.
+osg::ref_ptr<osg::Material> collisionMaterial(float alpha, const osg::Vec4& c = kCollisionColor) {
   osg::ref_ptr<osg::Material> m = new osg::Material;
-  const osg::Vec4 c = kCollisionColor;
   m->setColorMode(osg::Material::OFF);
   m->setDiffuse(osg::Material::FRONT_AND_BACK, osg::Vec4(c.r(), c.g(), c.b(), alpha));
   m->setAmbient(osg::Material::FRONT_AND_BACK, osg::Vec4(c.r() * 0.8f, c.g() * 0.8f, c.b() * 0.8f, alpha));
@@ -124,12 +126,11 @@ osg::ref_ptr<osg::Material> collisionMaterial(float alpha) {
   return m;
 }
 
-// Unlit lines in the layer's colour.
-osg::ref_ptr<osg::Geometry> edgeGeometry(osg::Vec3Array* v) {
+// Unlit lines in the layer's colour (or `color`).
+osg::ref_ptr<osg::Geometry> edgeGeometry(osg::Vec3Array* v, const osg::Vec4& color = kCollisionColor) {
   osg::ref_ptr<osg::Geometry> g = new osg::Geometry;
   g->setVertexArray(v);
-  g->setColorArray(singleColor(osg::Vec4(kCollisionColor.r(), kCollisionColor.g(), kCollisionColor.b(), kEdgeAlpha)),
-                   osg::Array::BIND_OVERALL);
+  g->setColorArray(singleColor(osg::Vec4(color.r(), color.g(), color.b(), kEdgeAlpha)), osg::Array::BIND_OVERALL);
   g->addPrimitiveSet(new osg::DrawArrays(GL_LINES, 0, GLsizei(v->size())));
   osg::StateSet* ss = g->getOrCreateStateSet();
   ss->setMode(GL_LIGHTING, osg::StateAttribute::OFF | osg::StateAttribute::OVERRIDE);
@@ -210,12 +211,14 @@ osg::ref_ptr<osg::Node> buildCollisionShapes(const std::vector<ShapeDesc>& shape
   return group;
 }
 
-// Each ground as a collision plane placed at the foot of `center`, its +z turned onto the normal.
-osg::ref_ptr<osg::Node> buildGroundPlanes(const std::vector<GroundDesc>& grounds, const Vec3& center, double half) {
+// Each ground as a plane shape placed at the foot of `center`, its +z turned onto the normal; with
+// `tiltedOnly`, only the grounds other than the plane z = 0 with normal +z (which the grid shows).
+std::vector<ShapeDesc> groundShapes(const std::vector<GroundDesc>& grounds, const Vec3& center, bool tiltedOnly) {
   std::vector<ShapeDesc> planes;
   for (const GroundDesc& g : grounds) {
     if (!(g.normal.norm() > 1e-12) || !g.normal.allFinite() || !g.point.allFinite()) continue;
     const Vec3 n = g.normal.normalized();
+    if (tiltedOnly && (n - Vec3::UnitZ()).norm() < 1e-9 && std::abs(g.point.z()) < 1e-9) continue;
     ShapeDesc s;
     s.kind = ShapeDesc::Kind::Plane;
     s.position = center - n * n.dot(center - g.point);
@@ -223,7 +226,39 @@ osg::ref_ptr<osg::Node> buildGroundPlanes(const std::vector<GroundDesc>& grounds
     s.orientation = Vec4(q.w(), q.x(), q.y(), q.z());
     planes.push_back(s);
   }
-  return buildCollisionShapes(planes, half);
+  return planes;
+}
+
+osg::ref_ptr<osg::Node> buildGroundPlanes(const std::vector<GroundDesc>& grounds, const Vec3& center, double half) {
+  return buildCollisionShapes(groundShapes(grounds, center, false), half);
+}
+
+osg::ref_ptr<osg::Node> buildGroundSurfaces(const std::vector<GroundDesc>& grounds, const Vec3& center, double half) {
+  const std::vector<ShapeDesc> planes = groundShapes(grounds, center, true);
+  if (planes.empty()) return nullptr;
+  osg::ref_ptr<osg::Group> group = new osg::Group;
+  group->setName("ground-surfaces");
+  for (const ShapeDesc& s : planes) {
+    // A translucent grey square seen from both sides, with its border.
+    osg::ref_ptr<osg::Geode> geode = new osg::Geode;
+    osg::ref_ptr<osg::Geometry> square = planeSquare(half);
+    osg::StateSet* ss = square->getOrCreateStateSet();
+    ss->setMode(GL_CULL_FACE, osg::StateAttribute::OFF);
+    ss->setAttributeAndModes(collisionMaterial(kGroundFillAlpha, kGroundColor));
+    geode->addDrawable(square);
+    osg::ref_ptr<osg::Vec3Array> edges = new osg::Vec3Array;
+    analyticEdges(s, half, *edges);
+    geode->addDrawable(edgeGeometry(edges, kGroundColor));
+    osg::ref_ptr<osg::MatrixTransform> placed = placedShape(s);
+    placed->addChild(geode);
+    group->addChild(placed);
+  }
+  osg::StateSet* ss = group->getOrCreateStateSet();
+  ss->setMode(GL_BLEND, osg::StateAttribute::ON);
+  ss->setAttributeAndModes(new osg::Depth(osg::Depth::LEQUAL, 0.0, 1.0, false));
+  ss->setRenderBinDetails(kCollisionBin - 1, "DepthSortedBin");
+  ss->setNestRenderBins(false);
+  return group;
 }
 
 int countTriangles(osg::Node* node) {

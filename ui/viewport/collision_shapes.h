@@ -30,6 +30,11 @@ osg::ref_ptr<osg::Node> buildCollisionShapes(const std::vector<ShapeDesc>& shape
 // the foot of `center` on each plane. Null without grounds.
 osg::ref_ptr<osg::Node> buildGroundPlanes(const std::vector<GroundDesc>& grounds, const Vec3& center, double half);
 
+// The grounds the grid does not show (any but the plane z = 0 with normal +z: an incline, a ramp, a
+// wall) as faint grey squares for the ordinary view, so that a body on a ramp is not seen floating
+// above the grid. Null when there is none.
+osg::ref_ptr<osg::Node> buildGroundSurfaces(const std::vector<GroundDesc>& grounds, const Vec3& center, double half);
+
 // Number of triangles a node's drawables draw (triangles, strips, fans and quads; lines and points
 // are not counted), masked-out children included.
 int countTriangles(osg::Node* node);

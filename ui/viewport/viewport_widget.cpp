@@ -117,6 +117,8 @@ struct ViewportWidget::Impl {
   // The grounds of the collision layer (the bodies' parts hang under their transforms).
   osg::ref_ptr<osg::Group> collisionWorld;
   bool collisionOn = false;
+  // Grounds other than z = 0 (buildGroundSurfaces), drawn whatever the layers.
+  osg::ref_ptr<osg::Group> groundSurfaces;
   void showCollision(bool on);
   OverlayLayers overlays;
   MeshCache meshes;
@@ -246,6 +248,9 @@ ViewportWidget::Impl::Impl(ViewportWidget* widget) : w(widget) {
   collisionWorld = new osg::Group;
   collisionWorld->setNodeMask(0);
   root->addChild(collisionWorld);
+  groundSurfaces = new osg::Group;
+  groundSurfaces->setNodeMask(kDrawOnlyMask);  // drawn, never picked
+  root->addChild(groundSurfaces);
   root->addChild(overlays.root());
   viewer->setSceneData(root);
   updateGrid();
@@ -715,6 +720,7 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
   d.setHighlight(d.selected, false);
   d.bodiesGroup->removeChildren(0, d.bodiesGroup->getNumChildren());
   d.collisionWorld->removeChildren(0, d.collisionWorld->getNumChildren());
+  d.groundSurfaces->removeChildren(0, d.groundSurfaces->getNumChildren());
   d.clearGhosts();
   d.lastCopies.clear();
   d.bodies.clear();
@@ -818,6 +824,9 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
     }
     if (osg::ref_ptr<osg::Node> grounds = buildGroundPlanes(model.grounds, modelCenter, planeHalf))
       d.collisionWorld->addChild(grounds);
+    // Tilted grounds, always drawn (the grid shows only the plane z = 0).
+    if (osg::ref_ptr<osg::Node> tilted = buildGroundSurfaces(model.grounds, modelCenter, planeHalf))
+      d.groundSurfaces->addChild(tilted);
   }
   d.showCollision(d.collisionOn);
   d.overlays.setModel(d.system.get(), colors, scale);
@@ -1065,6 +1074,10 @@ std::vector<ViewportWidget::DrawnContact> ViewportWidget::drawnContacts() const 
 int ViewportWidget::collisionTriangles(int body) const {
   if (body < 0 || size_t(body) >= d_->bodies.size()) return 0;
   return countTriangles(d_->bodies[size_t(body)].collision.get());
+}
+
+int ViewportWidget::groundSurfaceTriangles() const {
+  return d_->groundSurfaces->getNodeMask() == 0 ? 0 : countTriangles(d_->groundSurfaces.get());
 }
 
 // Presets keep the centre and distance; z is up, Front looks along +y, Side along −x, Top down −z.

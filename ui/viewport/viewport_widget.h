@@ -74,6 +74,9 @@ class ViewportWidget : public QWidget {
   // Triangles of a body's collision shapes in the collision layer (built with the model, drawn while
   // the CollisionShapes overlay is on); 0 for a body without collision shapes.
   int collisionTriangles(int body) const;
+  // Triangles of the grounds drawn in the ordinary view (those the grid does not show: a ramp, a
+  // wall; buildGroundSurfaces), and whether that layer is drawn.
+  int groundSurfaceTriangles() const;
 
   void setViewPreset(ViewPreset preset);
   // Frames the model from the current view direction. Until the camera is moved otherwise, the view
