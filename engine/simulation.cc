@@ -4,6 +4,7 @@
 #include <chrono>
 #include <algorithm>
 #include <cmath>
+#include <tuple>
 
 #include "contact/soft_contact.h"
 #include "core/check.h"
@@ -34,7 +35,8 @@ bool stateFinite(const State& s) {
 }  // namespace
 
 Simulation::Simulation(std::shared_ptr<const CompiledSystem> system)
-    : sys_(std::move(system)), initial_(sys_->model), integrator_(std::make_unique<VariationalIntegrator>(sys_)) {
+    : base_(std::move(system)), sys_(base_), initial_(sys_->model), integrator_(std::make_unique<VariationalIntegrator>(sys_)) {
+  MS_ASSERT(!base_->base, "a Simulation is made from the model's system");
   const Model& m = sys_->model;
   settings_.dt = m.solver.dt;
   settings_.tolerance = m.solver.tolerance;
@@ -61,14 +63,19 @@ Simulation::Simulation(std::shared_ptr<const CompiledSystem> system)
 Simulation::~Simulation() = default;
 
 void Simulation::reset() {
-  State s = initialState_ ? *initialState_ : makeInitialState(*sys_, initial_, settings_.dt);
-  if (integratorOptions_.kind != IntegratorKind::Variational) projectForBaseline(sys_, s);
+  State s = initialState_ ? *initialState_ : makeInitialState(*base_, initial_, settings_.dt);
+  if (integratorOptions_.kind != IntegratorKind::Variational) projectForBaseline(base_, s);
   restartFrom(std::move(s));
 }
 
 // A new run from `s` (t and step as in s): fresh integrator, metrics of the state itself.
 void Simulation::restartFrom(State s) {
   state_ = std::move(s);
+  state_.autoPairs.clear();  // states made from the model (initial, keyframes) have its contacts
+  if (sys_ != base_) {
+    sys_ = base_;
+    integrator_ = makeIntegrator(integratorOptions_, sys_);
+  }
   integrator_->restart();
   failed_ = false;
   setTimeOrigin();
@@ -88,12 +95,12 @@ const KeyframeDesc& Simulation::modelKeyframe(const std::string& name) const {
 
 void Simulation::loadKeyframe(const std::string& name) { loadKeyframe(modelKeyframe(name)); }
 
-void Simulation::loadKeyframe(const KeyframeDesc& keyframe) { restartFrom(stateFromKeyframe(*sys_, keyframe)); }
+void Simulation::loadKeyframe(const KeyframeDesc& keyframe) { restartFrom(stateFromKeyframe(*base_, keyframe)); }
 
 void Simulation::setInitialKeyframe(const std::string& name) { setInitialKeyframe(modelKeyframe(name)); }
 
 void Simulation::setInitialKeyframe(const KeyframeDesc& keyframe) {
-  initialState_ = stateFromKeyframe(*sys_, keyframe);  // throws: nothing changed
+  initialState_ = stateFromKeyframe(*base_, keyframe);  // throws: nothing changed
   initialKeyframeName_ = keyframe.name;
   reset();
 }
@@ -105,8 +112,11 @@ void Simulation::clearInitialKeyframe() {
 }
 
 void Simulation::setIntegrator(const IntegratorOptions& options) {
-  std::unique_ptr<Integrator> next = makeIntegrator(options, sys_);  // throws: nothing changed
+  // Automatic pairs are the variational integrator's: a baseline steps the model's system.
+  const bool toVi = options.kind == IntegratorKind::Variational;
+  std::unique_ptr<Integrator> next = makeIntegrator(options, toVi ? sys_ : base_);  // throws: nothing changed
   const bool fromVi = integratorOptions_.kind == IntegratorKind::Variational;
+  if (!toVi && sys_ != base_) usePairs({}, false);
   integrator_ = std::move(next);
   integratorOptions_ = options;
   failed_ = false;
@@ -126,8 +136,27 @@ bool Simulation::projectVelocitiesOntoConstraints() {
 }
 
 void Simulation::setState(const State& s) {
-  MS_ASSERT(s.bodies.size() == sys_->bodies.size(), "state from another system");
+  MS_ASSERT(s.bodies.size() == base_->bodies.size(), "state from another system");
   state_ = s;
+  // The system of the state's automatic pairs (pairs this model cannot have are dropped).
+  std::vector<BodyPair> pairs;
+  for (const BodyPair& p : state_.autoPairs)
+    if (p.a >= 0 && p.b < int(base_->bodies.size()) && base_->mayCollide(p.a, p.b)) pairs.push_back(p);
+  if (integratorOptions_.kind != IntegratorKind::Variational) pairs.clear();
+  if (pairs != sys_->autoPairs) {
+    sys_ = withAutoPairs(base_, pairs);
+    integrator_ = makeIntegrator(integratorOptions_, sys_);
+  }
+  state_.autoPairs = pairs;
+  // Per-contact values of another system (a state made before the model's contacts changed): zero.
+  const size_t nc = sys_->contacts.size();
+  if (state_.contactImpulse.size() != nc) {
+    state_.contactImpulse.assign(nc, Vec6::Zero());
+    state_.contactGap.assign(nc, 0.0);
+    state_.softAnchor.assign(nc, Vec3::Zero());
+    state_.softActive.assign(nc, 0);
+    state_.contactFriction.assign(sys_->frictionDirections > kFrictionDirections ? nc : 0, Vec6::Zero());
+  }
   integrator_->restart();
   failed_ = false;
   setTimeOrigin();
@@ -143,7 +172,7 @@ bool Simulation::step() {
   // Time is origin + steps·Δt (no accumulated rounding); a new Δt starts a new origin.
   if (settings_.dt != originDt_) setTimeOrigin();
   const auto t0 = std::chrono::steady_clock::now();
-  const StepReport rep = integrator_->step(settings_, stepInputs_, state_);
+  const StepReport rep = autoPairs() ? stepWithPairs() : integrator_->step(settings_, stepInputs_, state_);
   if (rep.status == StepStatus::Ok) state_.time = timeOrigin_ + double(state_.step - stepOrigin_) * settings_.dt;
   const auto t1 = std::chrono::steady_clock::now();
   metrics_.stepMicroseconds = std::chrono::duration<double, std::micro>(t1 - t0).count();
@@ -170,6 +199,69 @@ bool Simulation::step() {
   metrics_.limits = rep.activeLimits;
   updateMetrics();
   return true;
+}
+
+bool Simulation::autoPairs() const {
+  return base_->autoCollisions && base_->collidingBodies.size() >= 2 && integratorOptions_.kind == IntegratorKind::Variational;
+}
+
+// Carries the per-contact values of state_ (of sys_) over to the system with `pairs`: the model's
+// contacts keep their places; a pair's groups are found by bodies and shapes (both systems list
+// them sorted by pair, then shapes), values of new groups start at zero.
+void Simulation::usePairs(const std::vector<BodyPair>& pairs, bool newIntegrator) {
+  std::shared_ptr<const CompiledSystem> next = withAutoPairs(base_, pairs);
+  const CompiledSystem& from = *sys_;
+  const CompiledSystem& to = *next;
+  State& s = state_;
+  const size_t nc = to.contacts.size();
+  const bool extra = !s.contactFriction.empty();
+  const bool soft = s.softAnchor.size() == from.contacts.size();
+  std::vector<Vec6, Eigen::aligned_allocator<Vec6>> impulse(nc, Vec6::Zero()), friction(extra ? nc : 0, Vec6::Zero());
+  std::vector<double> gap(nc, 0.0);
+  std::vector<Vec3, Eigen::aligned_allocator<Vec3>> anchor(nc, Vec3::Zero());
+  std::vector<int> active(nc, 0);
+  auto copy = [&](int f, int t) {
+    if (size_t(f) < s.contactImpulse.size()) impulse[size_t(t)] = s.contactImpulse[size_t(f)];
+    if (size_t(f) < s.contactGap.size()) gap[size_t(t)] = s.contactGap[size_t(f)];
+    if (extra && size_t(f) < s.contactFriction.size()) friction[size_t(t)] = s.contactFriction[size_t(f)];
+    if (soft) anchor[size_t(t)] = s.softAnchor[size_t(f)], active[size_t(t)] = s.softActive[size_t(f)];
+  };
+  for (int c = 0; c < to.baseContacts; ++c) copy(c, c);
+  auto key = [](const CompiledContactGroup& g) { return std::make_tuple(g.bodyA, g.body, g.shapeIndexA, g.shapeIndex); };
+  size_t g = size_t(from.baseGroups);
+  for (size_t h = size_t(to.baseGroups); h < to.contactGroups.size(); ++h) {
+    const CompiledContactGroup& gt = to.contactGroups[h];
+    while (g < from.contactGroups.size() && key(from.contactGroups[g]) < key(gt)) ++g;
+    if (g == from.contactGroups.size() || key(from.contactGroups[g]) != key(gt)) continue;
+    for (int k = 0; k < gt.count; ++k) copy(from.contactGroups[g].first + k, gt.first + k);
+  }
+  s.contactImpulse.swap(impulse);
+  s.contactGap.swap(gap);
+  s.contactFriction.swap(friction);
+  if (soft) s.softAnchor.swap(anchor), s.softActive.swap(active);
+  s.autoPairs = pairs;
+  sys_ = std::move(next);
+  if (newIntegrator) integrator_ = makeIntegrator(integratorOptions_, sys_);
+}
+
+// A step with automatic pairs: the pairs near at its start (CollisionPairs::select), then, if a pair
+// it did not have overlaps at its end, the step again with that pair (up to kMissedPairResolves).
+StepReport Simulation::stepWithPairs() {
+  constexpr int kMissedPairResolves = 3;
+  if (pairs_.select(*base_, state_, settings_.dt, settings_.gravity, state_.autoPairs, wanted_)) usePairs(wanted_);
+  beforeStep_ = state_;
+  StepReport rep = integrator_->step(settings_, stepInputs_, state_);
+  for (int k = 0; k < kMissedPairResolves && rep.status == StepStatus::Ok; ++k) {
+    if (!pairs_.missed(*base_, state_, state_.autoPairs, missed_)) break;
+    wanted_ = state_.autoPairs;
+    wanted_.insert(wanted_.end(), missed_.begin(), missed_.end());
+    std::sort(wanted_.begin(), wanted_.end());
+    state_ = beforeStep_;
+    usePairs(wanted_);
+    beforeStep_ = state_;
+    rep = integrator_->step(settings_, stepInputs_, state_);
+  }
+  return rep;
 }
 
 void Simulation::applyControllers(Inputs& in) const {
@@ -215,6 +307,7 @@ void Simulation::loadedContacts(std::vector<ContactPoint>& out) const {
       contact::frictionRows(c, grp.bodyA >= 0 ? &za : nullptr, z, sys_->frictionDirections, fr);
       ContactPoint p;
       p.group = int(&grp - sys_->contactGroups.data());
+      p.bodyA = grp.bodyA;
       p.body = grp.body;
       p.point = c.pointB;
       p.normal = c.normal;

@@ -11,6 +11,7 @@
 
 #include "integrator/integrator.h"
 #include "integrator/integrator_options.h"
+#include "system/collision_pairs.h"
 #include "system/compiled_system.h"
 #include "system/state.h"
 
@@ -41,7 +42,8 @@ struct StepMetrics {
 // contact pair, `body` is its body B: the point lies on B, the normal points from A to B and the
 // force is the one acting on B (A receives the opposite).
 struct ContactPoint {
-  int group = 0;  // CompiledSystem::contactGroups
+  int group = 0;  // contactSystem().contactGroups
+  int bodyA = -1;  // body A of a pair; −1: a ground
   int body = 0;
   Vec3 point = Vec3::Zero();   // on the body's surface, world frame
   Vec3 normal = Vec3::Zero();  // unit, world, pointing from the ground (or body A) to the body
@@ -56,10 +58,18 @@ class Simulation {
   explicit Simulation(std::shared_ptr<const CompiledSystem> system);
   ~Simulation();
 
-  const CompiledSystem& system() const { return *sys_; }
-  std::shared_ptr<const CompiledSystem> systemPtr() const { return sys_; }
+  // The model's system (the one given; the same for the Simulation's life).
+  const CompiledSystem& system() const { return *base_; }
+  std::shared_ptr<const CompiledSystem> systemPtr() const { return base_; }
+  // The system the current state belongs to: the model's, or with automatic collisions
+  // (Model::collisions == All, the variational integrator) the model's with the contacts of the
+  // pairs of bodies that are close (system/collision_pairs.h; State::autoPairs). The per-contact
+  // vectors of state() follow its contacts; it changes between steps as bodies approach and part.
+  const CompiledSystem& contactSystem() const { return *sys_; }
+  std::shared_ptr<const CompiledSystem> contactSystemPtr() const { return sys_; }
   const State& state() const { return state_; }
-  // Replace the state (e.g. restoring history); must come from this system.
+  // Replace the state (e.g. restoring history); must come from this model's system (its automatic
+  // pairs, if any, are compiled in with it).
   void setState(const State& s);
   StepSettings& settings() { return settings_; }
   // The time stepper (default: the variational integrator). Validates the options against this
@@ -134,7 +144,15 @@ class Simulation {
   void applyControllers(Inputs& in) const;
   const KeyframeDesc& modelKeyframe(const std::string& name) const;
   void restartFrom(State s);
-  std::shared_ptr<const CompiledSystem> sys_;
+  // Automatic collisions: whether this step looks for pairs; the system with `pairs` made current,
+  // the state's per-contact values carried over to it (by contact group), and its integrator.
+  bool autoPairs() const;
+  void usePairs(const std::vector<BodyPair>& pairs, bool newIntegrator = true);
+  StepReport stepWithPairs();
+  std::shared_ptr<const CompiledSystem> base_, sys_;
+  CollisionPairs pairs_;
+  std::vector<BodyPair> wanted_, missed_;
+  State beforeStep_;
   std::optional<State> initialState_;  // the initial keyframe's state, if one is set
   std::string initialKeyframeName_;
   Model initial_;

@@ -268,6 +268,8 @@ MechEdit deleteBody(const sexpr::Document& doc, const MechParseResult& p, int bo
       add(map.springs[k]);
   for (size_t k = 0; k < m.contactPairs.size(); ++k)
     if (goneBody[size_t(m.contactPairs[k].bodyA)] || goneBody[size_t(m.contactPairs[k].bodyB)]) add(map.contactPairs[k]);
+  for (size_t k = 0; k < m.exclusions.size() && k < map.exclusions.size(); ++k)
+    if (goneBody[size_t(m.exclusions[k].bodyA)] || goneBody[size_t(m.exclusions[k].bodyB)]) add(map.exclusions[k]);
   for (size_t k = 0; k < m.wrenches.size(); ++k)
     if (goneBody[size_t(m.wrenches[k].body)]) add(map.wrenches[k]);
   for (size_t k = 0; k < m.actuators.size(); ++k)
@@ -310,6 +312,7 @@ MechEdit renameBody(const sexpr::Document& doc, const MechParseResult& p, int bo
   for (const ElementSource& e : map.joints) ref(e, "parent"), ref(e, "child");
   for (const ElementSource& e : map.springs) ref(e, "body-a"), ref(e, "body-b");
   for (const ElementSource& e : map.contactPairs) ref(e, "body-a"), ref(e, "body-b");
+  for (const ElementSource& e : map.exclusions) ref(e, "body-a"), ref(e, "body-b");
   for (const ElementSource& e : map.wrenches) ref(e, "body");
   for (const PropertySource* e : keyframeEntries(p, old)) refs.push_back(e->values[0]);
   orderTokens(doc, old, refs);

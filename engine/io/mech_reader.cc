@@ -45,10 +45,10 @@ constexpr double kMaxInteger = 1e9;
 // Forms allowed directly in (mechanism …) and in (body …), and the items of joints.
 const std::vector<std::string> kTopForms = {"param",  "gravity",       "solver", "body",  "loop-joint", "spring",
                                             "actuator", "pd-controller", "wrench", "repeat", "chain",      "order",
-                                            "ground", "contact-pair", "keyframe"};
+                                            "ground", "contact-pair", "keyframe", "collisions", "exclude"};
 const std::vector<std::string> kBodyForms = {"mass",     "density", "inertia",  "position",  "orientation", "rotation",
                                              "velocity", "angular-velocity", "shape", "visual", "collision", "color",
-                                             "friction", "joint",   "body",     "repeat",    "chain"};
+                                             "friction", "contype", "conaffinity", "joint", "body", "repeat", "chain"};
 const std::vector<std::string> kJointItems = {"parent-anchor", "child-anchor", "axis",      "offset", "offset-rotation",
                                               "position",      "velocity",     "stiffness", "rest",   "damping",
                                               "lower",         "upper"};
@@ -103,7 +103,7 @@ struct BodyExtra {
 
 // A name reference resolved once every body and joint is known.
 struct Fixup {
-  enum class Slot { LoopParent, LoopChild, SpringA, SpringB, ControllerJoint, ActuatorJoint, WrenchBody, PairA, PairB } slot;
+  enum class Slot { LoopParent, LoopChild, SpringA, SpringB, ControllerJoint, ActuatorJoint, WrenchBody, PairA, PairB, ExcludeA, ExcludeB } slot;
   int index = 0;  // into joints, springs, controllers, actuators or wrenches
   std::string name;
   SourceRef where;
@@ -224,6 +224,8 @@ class Reader {
   void readWrench(const Node& n, bool generated);
   void readGround(const Node& n, bool generated);
   void readContactPair(const Node& n, bool generated);
+  void readCollisions(const Node& n);
+  void readExclude(const Node& n, bool generated);
   void readOrder(const Node& n);
   void readKeyframe(const Node& n);
   struct OrderList;
@@ -273,8 +275,8 @@ class Reader {
   NameTable bodies_, joints_, springs_, controllers_, grounds_, pairs_, keyframes_;
   std::vector<Fixup> fixups_;
   std::vector<std::string> loopBodyRefs_;  // names referenced by loop joints (connectivity)
-  bool hasGravity_ = false, hasSolver_ = false;
-  SourceRef gravityRef_, solverRef_;
+  bool hasGravity_ = false, hasSolver_ = false, hasCollisions_ = false;
+  SourceRef gravityRef_, solverRef_, collisionsRef_;
   const Node* orderNode_ = nullptr;
   struct OrderList {
     bool present = false;
@@ -806,6 +808,11 @@ void Reader::item(const Node& n, const Ctx& ctx) {
       readGround(n, ctx.generated);
     } else if (h == "contact-pair") {
       readContactPair(n, ctx.generated);
+    } else if (h == "exclude") {
+      readExclude(n, ctx.generated);
+    } else if (h == "collisions") {
+      if (ctx.generated) error(n.children[0], "(collisions ...) cannot be repeated");
+      else readCollisions(n);
     } else if (h == "order") {
       if (ctx.generated) error(n.children[0], "(order ...) cannot be repeated");
       else readOrder(n);
@@ -965,6 +972,17 @@ void Reader::bodyProperty(const Node& n, int body) {
     } else {
       ex.density = v[0];
     }
+    return;
+  }
+  if (h == "contype" || h == "conaffinity") {
+    const bool ok = numbers(n, 1, 1, 1, v, &src);
+    map_.bodies[body].properties[h] = src;
+    if (!ok) return;
+    if (!(v[0] >= 0 && v[0] <= 4294967295.0 && v[0] == std::floor(v[0]))) {
+      error(n.children[1], h + " must be a whole number from 0 to 4294967295 (a bit mask; got " + num(v[0]) + ")");
+      return;
+    }
+    (h == "contype" ? b.contype : b.conaffinity) = std::uint32_t(v[0]);
     return;
   }
   if (h == "inertia") {
@@ -1609,6 +1627,49 @@ void Reader::readContactPair(const Node& n, bool generated) {
   map_.contactPairs.push_back(std::move(src));
 }
 
+// (collisions all|pairs): which pairs of bodies collide (Model::collisions).
+void Reader::readCollisions(const Node& n) {
+  if (hasCollisions_) {
+    error(n.children[0], "duplicate (collisions ...) (already set at " + at(collisionsRef_) + ")");
+    return;
+  }
+  hasCollisions_ = true;
+  collisionsRef_ = ref(n);
+  PropertySource src;
+  src.form = ref(n);
+  map_.mechanism.properties["collisions"] = src;
+  if (n.children.size() != 2 || !(n.children[1].isSymbol("all") || n.children[1].isSymbol("pairs"))) {
+    error(n.children.size() >= 2 ? n.children[1] : n,
+          "(collisions ...) takes 'all' (every two bodies collide, the default) or 'pairs' (only contact-pairs)" +
+              std::string(n.children.size() >= 2 ? ", got " + sexpr::describeNode(n.children[1]) : ""));
+    return;
+  }
+  model_.collisions = n.children[1].isSymbol("all") ? CollisionMode::All : CollisionMode::Pairs;
+}
+
+// (exclude BODY-A BODY-B): the two bodies do not collide with each other.
+void Reader::readExclude(const Node& n, bool generated) {
+  ElementSource src;
+  src.form = ref(n);
+  src.generated = generated;
+  size_t i = 1;
+  std::string a, b;
+  SourceRef aRef, bRef;
+  if (!readName(n, i, a, aRef, "two bodies, e.g. (exclude finger1 finger2)")) return;
+  if (!readName(n, i, b, bRef, "a second body")) return;
+  if (i < n.children.size()) {
+    error(n.children[i], "(exclude ...) takes two bodies, got more: " + sexpr::describeNode(n.children[i]));
+    return;
+  }
+  src.properties["body-a"].form = aRef;
+  src.properties["body-b"].form = bRef;
+  const int idx = int(model_.exclusions.size());
+  fixups_.push_back({Fixup::Slot::ExcludeA, idx, a, aRef});
+  fixups_.push_back({Fixup::Slot::ExcludeB, idx, b, bRef});
+  model_.exclusions.push_back({});
+  map_.exclusions.push_back(std::move(src));
+}
+
 // (keyframe NAME (body BODY (position x y z) (orientation w x y z) (velocity vx vy vz)
 // (angular-velocity wx wy wz))…): a saved state. Body names are checked against the model once every
 // body is known (resolveKeyframes). SourceMap: the form, the name, and per body (keyed by its name)
@@ -2060,6 +2121,18 @@ void Reader::resolveFixups() {
           error(f.where, "contact-pair '" + pr.name + "' names body '" + f.name + "' twice");
         break;
       }
+      case Fixup::Slot::ExcludeA:
+      case Fixup::Slot::ExcludeB: {
+        ExclusionDesc& e = model_.exclusions[f.index];
+        if (f.name == "world") {
+          error(f.where, "exclude names two bodies (bodies collide with the world only through grounds)");
+          break;
+        }
+        if (body(f, false, f.slot == Fixup::Slot::ExcludeA ? e.bodyA : e.bodyB) && f.slot == Fixup::Slot::ExcludeB &&
+            e.bodyA == e.bodyB)
+          error(f.where, "exclude names body '" + f.name + "' twice");
+        break;
+      }
       case Fixup::Slot::WrenchBody:
         if (f.name == "world") error(f.where, "a wrench acts on a body, not on the world");
         else body(f, false, model_.wrenches[f.index].body);
@@ -2159,6 +2232,7 @@ void Reader::applyOrder() {
     for (SpringDesc& s : model_.springs) remap(s.bodyA), remap(s.bodyB);
     for (WrenchDesc& w : model_.wrenches) remap(w.body);
     for (ContactPairDesc& pr : model_.contactPairs) remap(pr.bodyA), remap(pr.bodyB);
+    for (ExclusionDesc& e : model_.exclusions) remap(e.bodyA), remap(e.bodyB);
   }
   // Joints.
   if (jointOrder_.present && permutation(jointOrder_, joints_, model_.joints.size(), "joint", jp)) {

@@ -68,7 +68,7 @@ struct SourceMap {
   // "line-search".
   ElementSource mechanism;
   std::map<std::string, PropertySource> params;  // (param NAME value): values[0] is the value
-  std::vector<ElementSource> bodies, joints, springs, controllers, wrenches, actuators, grounds, contactPairs;
+  std::vector<ElementSource> bodies, joints, springs, controllers, wrenches, actuators, grounds, contactPairs, exclusions;
   // Parallel to Model::keyframes: the (keyframe …) form, its name, and per body (keyed by the body's
   // name) the (body NAME …) entry as `form` with its name token as values[0].
   std::vector<ElementSource> keyframes;

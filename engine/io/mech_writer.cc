@@ -177,6 +177,8 @@ void Writer::writeBody(int b, int depth) {
   if (body.linearVelocity != Vec3::Zero()) out_ += "\n" + inner + form3("velocity", body.linearVelocity);
   if (body.angularVelocity != Vec3::Zero()) out_ += "\n" + inner + form3("angular-velocity", body.angularVelocity);
   if (body.friction != BodyDesc().friction) out_ += "\n" + inner + form("friction", {body.friction});
+  if (body.contype != BodyDesc().contype) out_ += "\n" + inner + form("contype", {double(body.contype)});
+  if (body.conaffinity != BodyDesc().conaffinity) out_ += "\n" + inner + form("conaffinity", {double(body.conaffinity)});
   // Shapes: one colour for all of them is written once for the body.
   std::vector<const ShapeDesc*> all;
   for (const ShapeDesc& s : body.visuals) all.push_back(&s);
@@ -350,6 +352,18 @@ std::string Writer::run() {
     if (pr.friction >= 0) items.push_back(form("friction", {pr.friction}));
     emit("  ", "(contact-pair " + nameText(pr.name.empty() ? "pair" + std::to_string(k + 1) : pr.name) + " " +
                    bodyName(pr.bodyA) + " " + bodyName(pr.bodyB), items);
+  }
+  // Which bodies collide: only the contact-pairs, or every two but the excluded pairs.
+  if (m_.collisions == CollisionMode::Pairs)
+    out_ += "\n\n  ; Bodies collide only as contact-pairs name them.\n  (collisions pairs)";
+  if (!m_.exclusions.empty()) out_ += "\n\n  ; Pairs of bodies that do not collide with each other.";
+  for (const ExclusionDesc& e : m_.exclusions) {
+    const int nb = int(m_.bodies.size());
+    if (e.bodyA < 0 || e.bodyA >= nb || e.bodyB < 0 || e.bodyB >= nb) {
+      out_ += "\n  ; exclude is not written: invalid body";
+      continue;
+    }
+    out_ += "\n  (exclude " + bodyName(e.bodyA) + " " + bodyName(e.bodyB) + ")";
   }
   // Numbering, when reading the nesting alone would number bodies or joints differently.
   bool bodiesInOrder = true, jointsInOrder = int(jointOrder_.size()) == nj;

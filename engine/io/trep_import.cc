@@ -240,6 +240,7 @@ class Importer {
     Model m;
     m.name = modelName();
     m.gravity = gravity_;
+    m.collisions = CollisionMode::Pairs;  // trep has no contacts: its mechanisms' links pass through each other
     TrepImportInfo inf;
     buildBodies(m, inf);
     buildTreeJoints(m, inf);

@@ -3,6 +3,7 @@
 // compile() (system/compile.h) validates it and turns it into an immutable CompiledSystem.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -46,6 +47,9 @@ struct BodyDesc {
   std::vector<ShapeDesc> visuals;
   std::vector<ShapeDesc> collisions;
   double friction = 0.5;  // Coulomb coefficient for this body's contacts
+  // Automatic collisions (Model::collisions == All), as MuJoCo's contype/conaffinity: two bodies
+  // collide when (contype_A & conaffinity_B) | (contype_B & conaffinity_A) is non-zero.
+  std::uint32_t contype = 1, conaffinity = 1;
 };
 
 // A joint between a parent body (or the world, parent = -1) and a child body (Appendix B).
@@ -125,6 +129,16 @@ struct ContactPairDesc {
   double friction = -1;
 };
 
+// Which pairs of bodies collide. All: every two bodies with collision shapes, except bodies joined by
+// a joint, pairs excluded (ExclusionDesc) or filtered by contype/conaffinity, and pairs that overlap
+// at the initial configuration (compile notes them); found during the run by a broad phase
+// (system/collision_pairs.h), each the same contacts as a `contact-pair` with the bodies' mean
+// friction. Pairs: only the model's contact-pairs (and the grounds).
+enum class CollisionMode { All, Pairs };
+struct ExclusionDesc {
+  int bodyA = 0, bodyB = 0;
+};
+
 // A saved state of the mechanism (issue 15, "keyframes"): per body, by name, the world position of
 // its centre of mass, its orientation (unit quaternion w x y z, body → world), its linear velocity
 // (world) and its angular velocity (WORLD frame; the simulation state keeps it in the body frame).
@@ -163,6 +177,8 @@ struct Model {
   std::vector<ControllerDesc> controllers;
   std::vector<GroundDesc> grounds;
   std::vector<ContactPairDesc> contactPairs;
+  CollisionMode collisions = CollisionMode::All;
+  std::vector<ExclusionDesc> exclusions;
   std::vector<KeyframeDesc> keyframes;
   Vec3 gravity = Vec3(0, 0, -9.81);
   SolverSettings solver;

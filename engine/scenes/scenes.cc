@@ -150,6 +150,8 @@ Model buildChain(const Args& a) {
   const JointType type = jt == "revolute" ? JointType::Revolute : JointType::Spherical;
   Model m;
   m.name = "chain";
+  // The paper's scenario: links pass through each other (no contacts between bodies).
+  m.collisions = CollisionMode::Pairs;
   const double l = 1.0;
   for (int i = 0; i < n; ++i) {
     m.bodies.push_back(rod("link" + std::to_string(i + 1), 1.0, l));
@@ -165,6 +167,8 @@ Model buildThreeLinkLoop(const Args&) {
   // Initial shape: a symmetric trapezoid, links at 45°, 90° and 135° from hanging.
   Model m;
   m.name = "three-link-loop";
+  // The paper's scenario: links pass through each other (no contacts between bodies).
+  m.collisions = CollisionMode::Pairs;
   const double h = std::sqrt(2.0) / 2.0;
   const double L[3] = {1.0, h, 1.0}, M[3] = {1.0, h, 1.0};
   for (int i = 0; i < 3; ++i) m.bodies.push_back(rod("link" + std::to_string(i + 1), M[i], L[i]));
@@ -207,6 +211,8 @@ Model buildFourLinkSegments(const Args& a) {
   const int n = a.integer("n", 1, 2000);
   Model m;
   m.name = "four-link-segments";
+  // The paper's scenario: links pass through each other (no contacts between bodies).
+  m.collisions = CollisionMode::Pairs;
   const double l = 1.0, q = kPi / 4;
   int prev = -1;  // body carrying the next segment's top vertex (−1: world)
   Vec3 prevAnchor = Vec3::Zero();
@@ -235,6 +241,8 @@ Model buildDoubleFourBar(const Args& a) {
   const double w = a.num("omega", -100, 100);
   Model m;
   m.name = "double-four-bar";
+  // The paper's scenario: links pass through each other (no contacts between bodies).
+  m.collisions = CollisionMode::Pairs;
   const double l = 1.0;
   for (int i = 0; i < 3; ++i) {
     m.bodies.push_back(rod("crank" + std::to_string(i + 1), 1.0, l));
@@ -341,6 +349,8 @@ Model buildSphereChain(const Args& a) {
   // falls onto the ground. angle_deg = 0 lays the chain on the ground (every sphere touching).
   Model m;
   m.name = "sphere-chain";
+  // The paper's scenario: links pass through each other (no contacts between bodies).
+  m.collisions = CollisionMode::Pairs;
   const int n = int(a.num("n", 1, 10000));
   const double angle = a.num("angle_deg", 0, 90) * kPi / 180.0;
   const double r = 0.25, cx = std::cos(angle), cz = std::sin(angle);

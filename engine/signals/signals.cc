@@ -145,22 +145,28 @@ SignalCatalogue::SignalCatalogue(const CompiledSystem& system) : sys_(system) {
     for (int a = 0; a < 3; ++a) add(p + "w" + kXyz[a], SignalUnit::RadianPerSecond, Source::Body, bi, 9 + a);
     for (int a = 0; a < 3; ++a) add(p + "w" + kXyz[a] + "_local", SignalUnit::RadianPerSecond, Source::Body, bi, 12 + a);
   }
-  // Contacts, one entry per pair of bodies (a body and the ground planes, or a contact pair).
-  for (const CompiledContactGroup& grp : sys_.contactGroups) {
-    int found = -1;
-    for (size_t q = 0; q < pairs_.size(); ++q)
-      if (pairs_[q].bodyA == grp.bodyA && pairs_[q].body == grp.body) found = int(q);
-    if (found < 0) {
-      found = int(pairs_.size());
-      pairs_.push_back({grp.bodyA, grp.body});
-      const std::string p = "contact." + (grp.bodyA >= 0 ? sys_.bodies[size_t(grp.bodyA)].name + "-" : std::string()) +
-                            sys_.bodies[size_t(grp.body)].name + ".";
-      add(p + "normal", SignalUnit::Newton, Source::Contact, found, 0);
-      add(p + "friction", SignalUnit::Newton, Source::Contact, found, 1);
-      for (int a = 0; a < 3; ++a) add(p + "force." + kXyz[a], SignalUnit::Newton, Source::Contact, found, 2 + a);
-    }
-    groupPair_.push_back(found);
-  }
+  // Contacts, one entry per pair of bodies (a body and the ground planes, a contact pair, and the
+  // pairs that automatic collisions may add while the system runs, when there are at most
+  // kMaxAutoPairSignals of them).
+  auto addPair = [&](int bodyA, int body) {
+    for (const ContactPair& q : pairs_)
+      if (q.bodyA == bodyA && q.body == body) return;
+    const int found = int(pairs_.size());
+    pairs_.push_back({bodyA, body});
+    const std::string p = "contact." + (bodyA >= 0 ? sys_.bodies[size_t(bodyA)].name + "-" : std::string()) +
+                          sys_.bodies[size_t(body)].name + ".";
+    add(p + "normal", SignalUnit::Newton, Source::Contact, found, 0);
+    add(p + "friction", SignalUnit::Newton, Source::Contact, found, 1);
+    for (int a = 0; a < 3; ++a) add(p + "force." + kXyz[a], SignalUnit::Newton, Source::Contact, found, 2 + a);
+  };
+  for (const CompiledContactGroup& grp : sys_.contactGroups) addPair(grp.bodyA, grp.body);
+  std::vector<std::pair<int, int>> autoPairs;
+  const std::vector<int>& cb = sys_.collidingBodies;
+  for (size_t i = 0; i < cb.size() && autoPairs.size() <= kMaxAutoPairSignals; ++i)
+    for (size_t j = i + 1; j < cb.size() && autoPairs.size() <= kMaxAutoPairSignals; ++j)
+      if (sys_.mayCollide(cb[i], cb[j])) autoPairs.emplace_back(cb[i], cb[j]);
+  if (autoPairs.size() <= kMaxAutoPairSignals)
+    for (const auto& [a, b] : autoPairs) addPair(a, b);
   // System totals.
   add("system.energy", SignalUnit::Joule, Source::System, 0, 0);
   add("system.kinetic_energy", SignalUnit::Joule, Source::System, 0, 1);
@@ -284,7 +290,7 @@ int SignalCatalogue::sourceValues(const Simulation& sim, Source source, int inde
       double normal = 0;
       Vec3 total = Vec3::Zero(), tangential = Vec3::Zero();
       for (const ContactPoint& c : contacts_) {
-        if (groupPair_[size_t(c.group)] != index) continue;
+        if (c.bodyA != pairs_[size_t(index)].bodyA || c.body != pairs_[size_t(index)].body) continue;
         const double fn = c.force.dot(c.normal);
         normal += fn;
         tangential += c.force - fn * c.normal;

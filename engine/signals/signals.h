@@ -34,6 +34,10 @@ struct SignalInfo {
   SignalUnit unit = SignalUnit::Metre;
 };
 
+// Automatic collisions: contact signals are listed for every pair of bodies that may collide when
+// there are at most this many such pairs (otherwise for the grounds and contact-pairs only).
+constexpr size_t kMaxAutoPairSignals = 100;
+
 class SignalCatalogue {
  public:
   explicit SignalCatalogue(const CompiledSystem& system);
@@ -74,7 +78,6 @@ class SignalCatalogue {
   std::vector<SignalInfo> signals_;
   std::vector<Entry> entries_;
   std::vector<ContactPair> pairs_;
-  std::vector<int> groupPair_;  // contact group → its pair
   mutable std::vector<ContactPoint> contacts_;
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // compile(): validate a Model and build the immutable CompiledSystem (graph, elimination order,
 // block index maps, spanning tree). Runs once per model; may allocate.
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <set>
@@ -15,6 +16,7 @@
 #include "system/compiled_system.h"
 #include "model/joint_tree.h"
 #include "system/initial_conditions.h"
+#include "system/collision_pairs.h"
 #include "system/redundancy.h"
 
 namespace ms {
@@ -86,18 +88,239 @@ void addContactGroup(CompiledSystem& sys, CompiledContactGroup grp) {
   sys.contactGroups.push_back(grp);
 }
 
-// Calls f(shape of A, shape of B) for every pair of collision shapes of a contact pair's bodies that
-// can touch (every pair but plane–plane); returns how many.
+// Calls f(index of A's shape, index of B's shape) for every pair of collision shapes of two bodies
+// that can touch (every pair but plane–plane); returns how many.
 template <class F>
-int forEachShapePair(const BodyShapes& shapes, const ContactPairDesc& pr, F&& f) {
+int forEachShapePair(const BodyShapes& shapes, int bodyA, int bodyB, F&& f) {
   int count = 0;
-  for (const contact::ContactShape& sa : shapes[pr.bodyA])
-    for (const contact::ContactShape& sb : shapes[pr.bodyB]) {
-      if (contact::pairCandidateCount(sa, sb) == 0) continue;
-      f(sa, sb);
+  for (size_t ia = 0; ia < shapes[size_t(bodyA)].size(); ++ia)
+    for (size_t ib = 0; ib < shapes[size_t(bodyB)].size(); ++ib) {
+      if (contact::pairCandidateCount(shapes[size_t(bodyA)][ia], shapes[size_t(bodyB)][ib]) == 0) continue;
+      f(int(ia), int(ib));
       ++count;
     }
   return count;
+}
+
+// The contact groups of two bodies' shape pairs, with friction μ.
+void addPairGroups(CompiledSystem& sys, int bodyA, int bodyB, double mu) {
+  forEachShapePair(sys.bodyShapes, bodyA, bodyB, [&](int ia, int ib) {
+    CompiledContactGroup grp;
+    grp.bodyA = bodyA;
+    grp.body = bodyB;
+    grp.shapeIndexA = ia;
+    grp.shapeIndex = ib;
+    grp.shapeA = sys.bodyShapes[size_t(bodyA)][size_t(ia)];
+    grp.shape = sys.bodyShapes[size_t(bodyB)][size_t(ib)];
+    grp.friction = mu;
+    grp.count = contact::pairCandidateCount(grp.shapeA, grp.shape);
+    addContactGroup(sys, grp);
+  });
+}
+
+double meanFriction(const Model& m, int a, int b) { return 0.5 * (m.bodies[size_t(a)].friction + m.bodies[size_t(b)].friction); }
+
+std::uint64_t pairKey(int a, int b) {
+  if (a > b) std::swap(a, b);
+  return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b);
+}
+
+// The pairs of colliding bodies that may not collide automatically: joined by a joint, excluded by
+// the model, named by a contact-pair (their contacts are already there), overlapping at the initial
+// configuration `pose` (noted: their contacts would start inside each other).
+void excludePairs(CompiledSystem& sys, const State& pose) {
+  const Model& m = sys.model;
+  std::vector<std::uint64_t>& ex = sys.excludedPairs;
+  for (const JointDesc& j : m.joints)
+    if (j.parent >= 0) ex.push_back(pairKey(j.parent, j.child));
+  for (const ExclusionDesc& e : m.exclusions) ex.push_back(pairKey(e.bodyA, e.bodyB));
+  for (const ContactPairDesc& pr : m.contactPairs) ex.push_back(pairKey(pr.bodyA, pr.bodyB));
+  std::sort(ex.begin(), ex.end());
+  ex.erase(std::unique(ex.begin(), ex.end()), ex.end());
+  std::vector<BodyPair> near;
+  nearPairs(sys, pose, 0.0, near);
+  std::vector<std::uint64_t> overlapping;
+  for (const BodyPair& p : near) {
+    const double d = bodyDistance(sys, p.a, p.b, pose);
+    if (d >= -kInitialOverlap) continue;
+    overlapping.push_back(pairKey(p.a, p.b));
+    std::ostringstream os;
+    os << "bodies '" << m.bodies[size_t(p.a)].name << "' and '" << m.bodies[size_t(p.b)].name << "' overlap by "
+       << -d << " m at the start: they do not collide with each other (write (exclude " << m.bodies[size_t(p.a)].name
+       << " " << m.bodies[size_t(p.b)].name << ") to say so, or move them apart)";
+    sys.notes.push_back(os.str());
+  }
+  ex.insert(ex.end(), overlapping.begin(), overlapping.end());
+  std::sort(ex.begin(), ex.end());
+}
+
+// Contact groups (the grounds', the contact-pairs', the automatic pairs'), limits, companion nodes,
+// the graph with its elimination order and every block index map: the part of a system that the
+// automatic pairs change (numbered after sys.jointNodes).
+void buildContacts(CompiledSystem& sys) {
+  const Model& model = sys.model;
+  const int nb = int(model.bodies.size());
+  const BodyShapes& shapes = sys.bodyShapes;
+  // Contact candidates: every collision shape of every body against every ground plane; nodes last.
+  for (const GroundDesc& g : model.grounds) {
+    const contact::WorldPlane plane = contact::makeWorldPlane(g.point, g.normal);
+    for (int b = 0; b < nb; ++b) {
+      const BodyDesc& body = model.bodies[b];
+      for (size_t si = 0; si < shapes[size_t(b)].size(); ++si) {
+        CompiledContactGroup grp;
+        grp.shape = shapes[size_t(b)][si];
+        grp.shapeIndex = int(si);
+        if (grp.shape.kind == contact::ContactShape::Kind::Plane) continue;
+        grp.body = b;
+        grp.plane = plane;
+        grp.friction = g.friction >= 0 ? g.friction : body.friction;
+        contact::ContactSet set;
+        grp.count = contact::shapePlane(plane, grp.shape, contact::BodyPose(), set);
+        addContactGroup(sys, grp);
+      }
+    }
+  }
+
+  // Contact pairs: the candidates of every pair of collision shapes that can touch (pairCandidates).
+  for (const ContactPairDesc& pr : model.contactPairs)
+    addPairGroups(sys, pr.bodyA, pr.bodyB, pr.friction >= 0 ? pr.friction : meanFriction(model, pr.bodyA, pr.bodyB));
+  // Automatic pairs (withAutoPairs), the same way with the bodies' mean friction.
+  sys.baseGroups = int(sys.contactGroups.size());
+  sys.baseContacts = int(sys.contacts.size());
+  for (const BodyPair& p : sys.autoPairs) addPairGroups(sys, p.a, p.b, meanFriction(model, p.a, p.b));
+
+  // Joint limits: one node per limited joint (revolute or prismatic: one free coordinate), numbered
+  // after the contacts.
+  for (size_t k = 0; k < model.joints.size(); ++k) {
+    const JointDesc& d = model.joints[k];
+    if (d.lowerLimit.empty() || d.upperLimit.empty()) continue;
+    CompiledLimit l;
+    l.joint = int(k);
+    l.lower = d.lowerLimit[0];
+    l.upper = d.upperLimit[0];
+    l.node = sys.numNodes++;
+    sys.nodeJoint.push_back(-1);
+    sys.limits.push_back(l);
+  }
+
+  // Friction cones with n_f > 4 directions: a companion node per contact, numbered last.
+  sys.frictionDirections = model.solver.frictionDirections;
+  if (sys.frictionDirections > kFrictionDirections)
+    for (CompiledContact& c : sys.contacts) {
+      c.extraNode = sys.numNodes++;
+      sys.nodeJoint.push_back(-1);
+    }
+
+  // Graph: every constrained joint node is adjacent to its (one or two) bodies.
+  std::vector<std::vector<int>> adjacency(sys.numNodes);
+  std::vector<bool> zeroDiagonal(sys.numNodes, false);
+  for (const CompiledJoint& j : sys.joints) {
+    if (j.node < 0) continue;
+    zeroDiagonal[j.node] = true;
+    for (int b : {j.geo.parent, j.geo.child}) {
+      if (b < 0) continue;
+      adjacency[j.node].push_back(b);
+      adjacency[b].push_back(j.node);
+    }
+  }
+  // Contact nodes: adjacent to their body (bodies). A system with contacts is always stepped by the
+  // contact step, which factorises in its own order (variational_step.cc, leafFirstOrder: contacts
+  // eliminated as the depth-first search meets them, a ground contact as a leaf before its body);
+  // this order only lays out the blocks of the assembled matrix, so it is the same rule: no fill-in
+  // for a ground contact, one body–body block per contact pair. (Placing contacts after their bodies,
+  // as before issue 16, gave a box on a box 17 contact nodes that became a 42-node clique: 861
+  // fill-in blocks per box, zeroed and multiplied at every iteration.)
+  std::vector<bool> hangingLeaf(sys.numNodes, false);
+  for (const CompiledContact& c : sys.contacts) {
+    const CompiledContactGroup& grp = sys.contactGroups[c.group];
+    for (int b : {grp.bodyA, grp.body}) {
+      if (b < 0) continue;
+      adjacency[c.node].push_back(b);
+      adjacency[b].push_back(c.node);
+    }
+  }
+  // A contact's companion node (friction directions 5…n_f) is coupled to the contact's bodies (its
+  // sliding rows, its impulses) and to the contact node (ψ in its rows, its β in the cone row): a
+  // cycle body–contact–companion. Its pivot diag(s/β + ε_f) plus the body's rank-2 Schur term is
+  // nearly singular for a sticking contact; eliminated after the contact node (whose ψ column
+  // completes it) it is the Schur complement of an invertible leading block. So each companion is
+  // placed directly after its contact node (companionOf), which keeps the order of the other nodes
+  // exactly as with 4 directions.
+  std::vector<int> companionOf(sys.numNodes, -1);
+  for (const CompiledContact& c : sys.contacts) {
+    if (c.extraNode < 0) continue;
+    const CompiledContactGroup& grp = sys.contactGroups[c.group];
+    for (int b : {grp.bodyA, grp.body, c.node}) {
+      if (b < 0) continue;
+      adjacency[c.extraNode].push_back(b);
+      adjacency[b].push_back(c.extraNode);
+    }
+    zeroDiagonal[c.extraNode] = true;
+    companionOf[c.extraNode] = c.node;
+  }
+  // A limit node is adjacent to the joint's bodies. Its pivot, like a contact's, is singular while
+  // the limit is active without the bodies: never eliminated before them (zero diagonal); on a
+  // joint to the world it hangs on its body like a contact. With two bodies it closes a cycle with
+  // the joint node (body a – joint – body b – limit): the elimination game gives its fill-in.
+  for (const CompiledLimit& l : sys.limits) {
+    const JointGeometry& g = sys.joints[l.joint].geo;
+    for (int b : {g.parent, g.child}) {
+      if (b < 0) continue;
+      adjacency[l.node].push_back(b);
+      adjacency[b].push_back(l.node);
+    }
+    zeroDiagonal[l.node] = true;
+    hangingLeaf[l.node] = g.parent < 0;
+  }
+  sys.order = computeEliminationOrder(adjacency, zeroDiagonal, hangingLeaf,
+                                       sys.frictionDirections > kFrictionDirections ? companionOf : std::vector<int>());
+
+  // Block index maps, looked up once here.
+  const GraphLDU layout(sys.order);
+  for (CompiledJoint& j : sys.joints) {
+    if (j.node < 0) continue;
+    if (j.geo.parent >= 0) {
+      j.blockJA = layout.blockIndex(j.node, j.geo.parent);
+      j.blockAJ = layout.blockIndex(j.geo.parent, j.node);
+    }
+    j.blockJB = layout.blockIndex(j.node, j.geo.child);
+    j.blockBJ = layout.blockIndex(j.geo.child, j.node);
+    MS_ASSERT(j.blockJB >= 0 && j.blockBJ >= 0, "joint–body block missing from the graph");
+  }
+  for (CompiledContact& c : sys.contacts) {
+    const CompiledContactGroup& grp = sys.contactGroups[c.group];
+    c.blockCB = layout.blockIndex(c.node, grp.body);
+    c.blockBC = layout.blockIndex(grp.body, c.node);
+    MS_ASSERT(c.blockCB >= 0 && c.blockBC >= 0, "contact–body block missing from the graph");
+    if (grp.bodyA >= 0) {
+      c.blockCA = layout.blockIndex(c.node, grp.bodyA);
+      c.blockAC = layout.blockIndex(grp.bodyA, c.node);
+      MS_ASSERT(c.blockCA >= 0 && c.blockAC >= 0, "contact–body block missing from the graph");
+    }
+    if (c.extraNode < 0) continue;
+    c.blockEB = layout.blockIndex(c.extraNode, grp.body);
+    c.blockBE = layout.blockIndex(grp.body, c.extraNode);
+    c.blockCE = layout.blockIndex(c.node, c.extraNode);
+    c.blockEC = layout.blockIndex(c.extraNode, c.node);
+    MS_ASSERT(c.blockEB >= 0 && c.blockBE >= 0 && c.blockCE >= 0 && c.blockEC >= 0,
+              "companion block missing from the graph");
+    if (grp.bodyA >= 0) {
+      c.blockEA = layout.blockIndex(c.extraNode, grp.bodyA);
+      c.blockAE = layout.blockIndex(grp.bodyA, c.extraNode);
+      MS_ASSERT(c.blockEA >= 0 && c.blockAE >= 0, "companion block missing from the graph");
+    }
+  }
+  for (CompiledLimit& l : sys.limits) {
+    const JointGeometry& g = sys.joints[l.joint].geo;
+    if (g.parent >= 0) {
+      l.blockLA = layout.blockIndex(l.node, g.parent);
+      l.blockAL = layout.blockIndex(g.parent, l.node);
+    }
+    l.blockLB = layout.blockIndex(l.node, g.child);
+    l.blockBL = layout.blockIndex(g.child, l.node);
+    MS_ASSERT(l.blockLB >= 0 && l.blockBL >= 0, "limit–body block missing from the graph");
+  }
+
 }
 
 }  // namespace
@@ -227,12 +450,15 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     const std::string who = "contact-pair '" + pr.name + "'";
     if (pr.bodyA < 0 || pr.bodyA >= nb || pr.bodyB < 0 || pr.bodyB >= nb || pr.bodyA == pr.bodyB)
       err(who + ": needs two different bodies");
-    else if (forEachShapePair(shapes, pr, [](const contact::ContactShape&, const contact::ContactShape&) {}) == 0)
+    else if (forEachShapePair(shapes, pr.bodyA, pr.bodyB, [](int, int) {}) == 0)
       err(who + ": '" + model.bodies[pr.bodyA].name + "' and '" + model.bodies[pr.bodyB].name +
           "' have no pair of collision shapes that can touch (each needs a collision shape; two planes do not collide)");
     else if (!(pr.friction < 0 || std::isfinite(pr.friction)))
       err(who + ": friction must be finite");
   }
+  for (const ExclusionDesc& e : model.exclusions)
+    if (e.bodyA < 0 || e.bodyA >= nb || e.bodyB < 0 || e.bodyB >= nb || e.bodyA == e.bodyB)
+      err("exclude: needs two different bodies");
   if (!errors.empty()) {
     std::ostringstream os;
     os << "model '" << model.name << "' is invalid:";
@@ -282,170 +508,42 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     sys->numConstraintRows += j.geo.constrained();
   }
 
-  // Contact candidates: every collision shape of every body against every ground plane; nodes last.
-  for (const GroundDesc& g : model.grounds) {
-    const contact::WorldPlane plane = contact::makeWorldPlane(g.point, g.normal);
-    for (int b = 0; b < nb; ++b) {
-      const BodyDesc& body = model.bodies[b];
-      for (const contact::ContactShape& shape : shapes[b]) {
-        CompiledContactGroup grp;
-        grp.shape = shape;
-        if (grp.shape.kind == contact::ContactShape::Kind::Plane) continue;
-        grp.body = b;
-        grp.plane = plane;
-        grp.friction = g.friction >= 0 ? g.friction : body.friction;
-        contact::ContactSet set;
-        grp.count = contact::shapePlane(plane, grp.shape, contact::BodyPose(), set);
-        addContactGroup(*sys, grp);
-      }
-    }
-  }
+  sys->jointNodes = sys->numNodes;
+  sys->bodyShapes = shapes;
 
-  // Contact pairs: the candidates of every pair of collision shapes that can touch (pairCandidates).
-  for (const ContactPairDesc& pr : model.contactPairs)
-    forEachShapePair(shapes, pr, [&](const contact::ContactShape& sa, const contact::ContactShape& sb) {
-      CompiledContactGroup grp;
-      grp.bodyA = pr.bodyA;
-      grp.body = pr.bodyB;
-      grp.shapeA = sa;
-      grp.shape = sb;
-      grp.friction = pr.friction >= 0 ? pr.friction : 0.5 * (model.bodies[pr.bodyA].friction + model.bodies[pr.bodyB].friction);
-      grp.count = contact::pairCandidateCount(sa, sb);
-      addContactGroup(*sys, grp);
-    });
+  // Automatic collisions: the bodies with collision shapes, the pairs that may not collide.
+  if (model.collisions == CollisionMode::All) {
+    sys->autoCollisions = true;
+    for (int b = 0; b < nb; ++b)
+      if (!shapes[size_t(b)].empty()) sys->collidingBodies.push_back(b);
+    excludePairs(*sys, pose);
+  }
+  buildContacts(*sys);
+  return sys;
+}
 
-  // Joint limits: one node per limited joint (revolute or prismatic: one free coordinate), numbered
-  // after the contacts.
-  for (size_t k = 0; k < model.joints.size(); ++k) {
-    const JointDesc& d = model.joints[k];
-    if (d.lowerLimit.empty() || d.upperLimit.empty()) continue;
-    CompiledLimit l;
-    l.joint = int(k);
-    l.lower = d.lowerLimit[0];
-    l.upper = d.upperLimit[0];
-    l.node = sys->numNodes++;
-    sys->nodeJoint.push_back(-1);
-    sys->limits.push_back(l);
-  }
+bool CompiledSystem::mayCollide(int a, int b) const {
+  if (!autoCollisions || a == b) return false;
+  const BodyDesc& A = model.bodies[size_t(a)];
+  const BodyDesc& B = model.bodies[size_t(b)];
+  if (((A.contype & B.conaffinity) | (B.contype & A.conaffinity)) == 0) return false;
+  if (bodyShapes[size_t(a)].empty() || bodyShapes[size_t(b)].empty()) return false;
+  return !std::binary_search(excludedPairs.begin(), excludedPairs.end(), pairKey(a, b));
+}
 
-  // Friction cones with n_f > 4 directions: a companion node per contact, numbered last.
-  sys->frictionDirections = model.solver.frictionDirections;
-  if (sys->frictionDirections > kFrictionDirections)
-    for (CompiledContact& c : sys->contacts) {
-      c.extraNode = sys->numNodes++;
-      sys->nodeJoint.push_back(-1);
-    }
-
-  // Graph: every constrained joint node is adjacent to its (one or two) bodies.
-  std::vector<std::vector<int>> adjacency(sys->numNodes);
-  std::vector<bool> zeroDiagonal(sys->numNodes, false);
-  for (const CompiledJoint& j : sys->joints) {
-    if (j.node < 0) continue;
-    zeroDiagonal[j.node] = true;
-    for (int b : {j.geo.parent, j.geo.child}) {
-      if (b < 0) continue;
-      adjacency[j.node].push_back(b);
-      adjacency[b].push_back(j.node);
-    }
-  }
-  // Contact nodes: adjacent to their body (bodies). A system with contacts is always stepped by the
-  // contact step, which factorises in its own order (variational_step.cc, leafFirstOrder: contacts
-  // eliminated as the depth-first search meets them, a ground contact as a leaf before its body);
-  // this order only lays out the blocks of the assembled matrix, so it is the same rule: no fill-in
-  // for a ground contact, one body–body block per contact pair. (Placing contacts after their bodies,
-  // as before issue 16, gave a box on a box 17 contact nodes that became a 42-node clique: 861
-  // fill-in blocks per box, zeroed and multiplied at every iteration.)
-  std::vector<bool> hangingLeaf(sys->numNodes, false);
-  for (const CompiledContact& c : sys->contacts) {
-    const CompiledContactGroup& grp = sys->contactGroups[c.group];
-    for (int b : {grp.bodyA, grp.body}) {
-      if (b < 0) continue;
-      adjacency[c.node].push_back(b);
-      adjacency[b].push_back(c.node);
-    }
-  }
-  // A contact's companion node (friction directions 5…n_f) is coupled to the contact's bodies (its
-  // sliding rows, its impulses) and to the contact node (ψ in its rows, its β in the cone row): a
-  // cycle body–contact–companion. Its pivot diag(s/β + ε_f) plus the body's rank-2 Schur term is
-  // nearly singular for a sticking contact; eliminated after the contact node (whose ψ column
-  // completes it) it is the Schur complement of an invertible leading block. So each companion is
-  // placed directly after its contact node (companionOf), which keeps the order of the other nodes
-  // exactly as with 4 directions.
-  std::vector<int> companionOf(sys->numNodes, -1);
-  for (const CompiledContact& c : sys->contacts) {
-    if (c.extraNode < 0) continue;
-    const CompiledContactGroup& grp = sys->contactGroups[c.group];
-    for (int b : {grp.bodyA, grp.body, c.node}) {
-      if (b < 0) continue;
-      adjacency[c.extraNode].push_back(b);
-      adjacency[b].push_back(c.extraNode);
-    }
-    zeroDiagonal[c.extraNode] = true;
-    companionOf[c.extraNode] = c.node;
-  }
-  // A limit node is adjacent to the joint's bodies. Its pivot, like a contact's, is singular while
-  // the limit is active without the bodies: never eliminated before them (zero diagonal); on a
-  // joint to the world it hangs on its body like a contact. With two bodies it closes a cycle with
-  // the joint node (body a – joint – body b – limit): the elimination game gives its fill-in.
-  for (const CompiledLimit& l : sys->limits) {
-    const JointGeometry& g = sys->joints[l.joint].geo;
-    for (int b : {g.parent, g.child}) {
-      if (b < 0) continue;
-      adjacency[l.node].push_back(b);
-      adjacency[b].push_back(l.node);
-    }
-    zeroDiagonal[l.node] = true;
-    hangingLeaf[l.node] = g.parent < 0;
-  }
-  sys->order = computeEliminationOrder(adjacency, zeroDiagonal, hangingLeaf,
-                                       sys->frictionDirections > kFrictionDirections ? companionOf : std::vector<int>());
-
-  // Block index maps, looked up once here.
-  const GraphLDU layout(sys->order);
-  for (CompiledJoint& j : sys->joints) {
-    if (j.node < 0) continue;
-    if (j.geo.parent >= 0) {
-      j.blockJA = layout.blockIndex(j.node, j.geo.parent);
-      j.blockAJ = layout.blockIndex(j.geo.parent, j.node);
-    }
-    j.blockJB = layout.blockIndex(j.node, j.geo.child);
-    j.blockBJ = layout.blockIndex(j.geo.child, j.node);
-    MS_ASSERT(j.blockJB >= 0 && j.blockBJ >= 0, "joint–body block missing from the graph");
-  }
-  for (CompiledContact& c : sys->contacts) {
-    const CompiledContactGroup& grp = sys->contactGroups[c.group];
-    c.blockCB = layout.blockIndex(c.node, grp.body);
-    c.blockBC = layout.blockIndex(grp.body, c.node);
-    MS_ASSERT(c.blockCB >= 0 && c.blockBC >= 0, "contact–body block missing from the graph");
-    if (grp.bodyA >= 0) {
-      c.blockCA = layout.blockIndex(c.node, grp.bodyA);
-      c.blockAC = layout.blockIndex(grp.bodyA, c.node);
-      MS_ASSERT(c.blockCA >= 0 && c.blockAC >= 0, "contact–body block missing from the graph");
-    }
-    if (c.extraNode < 0) continue;
-    c.blockEB = layout.blockIndex(c.extraNode, grp.body);
-    c.blockBE = layout.blockIndex(grp.body, c.extraNode);
-    c.blockCE = layout.blockIndex(c.node, c.extraNode);
-    c.blockEC = layout.blockIndex(c.extraNode, c.node);
-    MS_ASSERT(c.blockEB >= 0 && c.blockBE >= 0 && c.blockCE >= 0 && c.blockEC >= 0,
-              "companion block missing from the graph");
-    if (grp.bodyA >= 0) {
-      c.blockEA = layout.blockIndex(c.extraNode, grp.bodyA);
-      c.blockAE = layout.blockIndex(grp.bodyA, c.extraNode);
-      MS_ASSERT(c.blockEA >= 0 && c.blockAE >= 0, "companion block missing from the graph");
-    }
-  }
-  for (CompiledLimit& l : sys->limits) {
-    const JointGeometry& g = sys->joints[l.joint].geo;
-    if (g.parent >= 0) {
-      l.blockLA = layout.blockIndex(l.node, g.parent);
-      l.blockAL = layout.blockIndex(g.parent, l.node);
-    }
-    l.blockLB = layout.blockIndex(l.node, g.child);
-    l.blockBL = layout.blockIndex(g.child, l.node);
-    MS_ASSERT(l.blockLB >= 0 && l.blockBL >= 0, "limit–body block missing from the graph");
-  }
-
+std::shared_ptr<const CompiledSystem> withAutoPairs(const std::shared_ptr<const CompiledSystem>& base,
+                                                    const std::vector<BodyPair>& pairs) {
+  MS_ASSERT(base && !base->base, "automatic pairs are added to the model's system");
+  if (pairs.empty()) return base;
+  auto sys = std::make_shared<CompiledSystem>(*base);
+  sys->base = base;
+  sys->autoPairs = pairs;
+  sys->numNodes = base->jointNodes;
+  sys->nodeJoint.resize(size_t(base->jointNodes));
+  sys->contactGroups.clear();
+  sys->contacts.clear();
+  sys->limits.clear();
+  buildContacts(*sys);
   return sys;
 }
 

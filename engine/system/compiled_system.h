@@ -13,6 +13,7 @@
 #include "contact/contact_geometry.h"
 #include "model/model.h"
 #include "solver/graph.h"
+#include "system/state.h"
 
 namespace ms {
 
@@ -51,6 +52,7 @@ constexpr int kMaxExtraFrictionDirections = 6;  // directions a companion node c
 // (its closest points), a node adjacent to both bodies (shape A on bodyA, shape on body).
 struct CompiledContactGroup {
   int body = 0;                 // body B (the shape's body)
+  int shapeIndex = 0, shapeIndexA = -1;  // the shapes' places in CompiledSystem::bodyShapes
   int bodyA = -1;               // body A of a contact pair; -1: the world plane `plane`
   contact::ContactShape shape;
   contact::ContactShape shapeA; // body A's shape (contact pairs)
@@ -103,9 +105,32 @@ struct CompiledSystem {
   int frictionDirections = kFrictionDirections;
   // Compile notes for the user (e.g. redundant constraint rows that were dropped).
   std::vector<std::string> notes;
+
+  // Collision shapes of every body as the distance functions take them (hulls built once, shared).
+  std::vector<std::vector<contact::ContactShape>> bodyShapes;
+  // Automatic collisions (Model::collisions == All; system/collision_pairs.h): the bodies that
+  // may collide, and the pairs of them that may not (joined by a joint, excluded, filtered by
+  // contype/conaffinity, overlapping at the start), as sorted keys a·2³² + b (a < b).
+  bool autoCollisions = false;
+  std::vector<int> collidingBodies;
+  std::vector<std::uint64_t> excludedPairs;
+  bool mayCollide(int a, int b) const;  // a ≠ b, both colliding bodies, pair not excluded
+  // The system with automatic pairs: its model's system (the one compile() made; null for that
+  // one), and the pairs whose contact groups follow the model's (from group baseGroups, contact
+  // baseContacts on). Nodes of bodies and joints are numbered as in the model's system.
+  std::shared_ptr<const CompiledSystem> base;
+  std::vector<BodyPair> autoPairs;
+  int baseGroups = 0, baseContacts = 0;
+  int jointNodes = 0;  // bodies + constrained joints: the nodes before the contacts
 };
 
 // Validates `model` and compiles it. Throws UserError listing every problem found.
 std::shared_ptr<const CompiledSystem> compile(const Model& model);
+
+// The model's system `base` (made by compile) with the contacts of automatic pairs (sorted, each
+// mayCollide) after its own: groups, nodes, elimination order and block maps built again, every
+// thing else as in `base`. Empty `pairs`: `base` itself.
+std::shared_ptr<const CompiledSystem> withAutoPairs(const std::shared_ptr<const CompiledSystem>& base,
+                                                    const std::vector<BodyPair>& pairs);
 
 }  // namespace ms

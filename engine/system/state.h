@@ -19,6 +19,13 @@ struct BodyState {
   EIGEN_MAKE_ALIGNED_OPERATOR_NEW
 };
 
+// Two bodies, a < b: a pair of automatic collisions (CompiledSystem::autoPairs).
+struct BodyPair {
+  int a = 0, b = 0;
+  bool operator==(const BodyPair& o) const { return a == o.a && b == o.b; }
+  bool operator<(const BodyPair& o) const { return a < o.a || (a == o.a && b < o.b); }
+};
+
 struct State {
   double time = 0;
   long step = 0;
@@ -43,6 +50,10 @@ struct State {
   // 1 sticking (ṗ₀ moves with body A), 2 slipping (ṗ₀ᵗ = ṗᵗ, anchor placed by eq. 28).
   std::vector<Vec3, Eigen::aligned_allocator<Vec3>> softAnchor;
   std::vector<int> softActive;
+  // The automatic collision pairs (sorted) whose contacts follow the model's in the per-contact
+  // vectors above: the state belongs to the system compiled with them (withAutoPairs; empty: the
+  // model's own system).
+  std::vector<BodyPair> autoPairs;
 };
 
 // Inputs applied during a step; sized once by the Simulation.
