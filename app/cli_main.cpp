@@ -48,7 +48,7 @@ namespace {
 constexpr const char* kProg = "mechstudio-cli";
 constexpr const char* kMetricsHeader =
     "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us,penetration,contacts,"
-    "limit_violation,limits,stalled,substeps,singular";
+    "limit_violation,limits,stalled,substeps,singular,auto_pairs";
 constexpr const char* kLessonHeader =
     "copy,label,step,time,energy,constraint_violation,penetration,angular_momentum,status";
 constexpr const char* kPosesHeader = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
@@ -435,9 +435,10 @@ std::string csvField(const std::string& s) {
 }
 
 void writeMetricsRow(std::FILE* f, const ms::StepMetrics& m) {
-  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f,%.17g,%d,%.17g,%d,%d,%d,%d\n", m.step, m.time,
+  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f,%.17g,%d,%.17g,%d,%d,%d,%d,%d\n", m.step, m.time,
                m.kinetic, m.potential, m.energy, m.constraintViolation, m.iterations, m.residual, m.stepMicroseconds,
-               m.penetration, m.contacts, m.limitViolation, m.limits, int(m.stalled), m.substeps, m.singular);
+               m.penetration, m.contacts, m.limitViolation, m.limits, int(m.stalled), m.substeps, m.singular,
+               m.autoPairs);
 }
 
 void writePoseRows(std::FILE* f, const ms::Simulation& sim, const std::vector<std::string>& names) {

@@ -13,7 +13,8 @@
 //                      blocks.
 //  (c) four-link-segments — as (a) for the `four-link-segments` scene (closed loops).
 //  (d) box-drop, sphere-chain — as (a) with rigid contacts (interior point, §3.3–3.5, §5.2).
-//  (h) box-stack — as (a) with contacts between bodies (issue 16: box–box face manifolds).
+//  (h) box-stack — as (a) with contacts between bodies (issue 16: box–box face manifolds);
+//      spheres-in-box — automatic collisions found by the broad phase, 100 steps per iteration.
 //  (e) tolerance    — the paper's Fig. 10: revolute chains n = 2 … 100 at Newton tolerances 1e-6,
 //                      1e-8 and 1e-10 (as (a) otherwise).
 //  (g) gc-chain     — revolute chains for vi, midpoint-gc and riqn at Δt 0.01 and 1 ms, tol 1e-8
@@ -472,6 +473,10 @@ void registerAll() {
   // (h) collisions between bodies (issue 16): stacks of n cubes on box–box face manifolds.
   for (int n : {2, 5, 10, 30})
     registerSimulation("box-stack", "box-stack", "", n, {{"n", std::to_string(n)}});
+  // Automatic collisions with the broad phase: n spheres rolling in a box of walls, the first 1 s
+  // (100 steps; the floor grows with n, so the work per sphere stays the same).
+  for (int n : {50, 100, 200, 400})
+    registerSimulation("spheres-in-box", "spheres-in-box", "", n, {{"n", std::to_string(n)}}, {}, 100);
   unsigned seed = 1;
   // Ladder numbered rung by rung (along the ladder), then the same graphs numbered row by row.
   for (int k : {4, 8, 16, 32, 64, 128, 256}) {

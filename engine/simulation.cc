@@ -197,6 +197,7 @@ bool Simulation::step() {
   metrics_.contacts = rep.activeContacts;
   metrics_.limitViolation = rep.limitViolation;
   metrics_.limits = rep.activeLimits;
+  metrics_.autoPairs = int(state_.autoPairs.size());
   updateMetrics();
   return true;
 }
@@ -241,6 +242,7 @@ void Simulation::usePairs(const std::vector<BodyPair>& pairs, bool newIntegrator
   if (soft) s.softAnchor.swap(anchor), s.softActive.swap(active);
   s.autoPairs = pairs;
   sys_ = std::move(next);
+  ++pairChanges_;
   if (newIntegrator) integrator_ = makeIntegrator(integratorOptions_, sys_);
 }
 
@@ -252,7 +254,7 @@ StepReport Simulation::stepWithPairs() {
   beforeStep_ = state_;
   StepReport rep = integrator_->step(settings_, stepInputs_, state_);
   for (int k = 0; k < kMissedPairResolves && rep.status == StepStatus::Ok; ++k) {
-    if (!pairs_.missed(*base_, state_, state_.autoPairs, missed_)) break;
+    if (!pairs_.missed(*base_, state_, settings_.dt, state_.autoPairs, missed_)) break;
     wanted_ = state_.autoPairs;
     wanted_.insert(wanted_.end(), missed_.begin(), missed_.end());
     std::sort(wanted_.begin(), wanted_.end());

@@ -26,6 +26,7 @@ struct StepMetrics {
   int contacts = 0;                // contacts carrying load
   double limitViolation = 0;       // max(0, θ_lo − θ, θ − θ_hi) over the joint limits, rad or m
   int limits = 0;                  // joint limits carrying load
+  int autoPairs = 0;               // pairs of bodies with automatic contacts in the step
   int iterations = 0;
   double residual = 0;
   bool stalled = false;  // accepted at the attainable accuracy (StepReport::stalled)
@@ -109,6 +110,9 @@ class Simulation {
   // After a failure further calls return false until reset().
   bool step();
   const StepMetrics& metrics() const { return metrics_; }
+  // Times the automatic pairs changed (the contact part of the system compiled again) since the
+  // Simulation was made.
+  long pairChanges() const { return pairChanges_; }
   bool failed() const { return failed_; }
 
   // Inputs that persist across steps: external wrenches and actuator efforts.
@@ -153,6 +157,7 @@ class Simulation {
   CollisionPairs pairs_;
   std::vector<BodyPair> wanted_, missed_;
   State beforeStep_;
+  long pairChanges_ = 0;
   std::optional<State> initialState_;  // the initial keyframe's state, if one is set
   std::string initialKeyframeName_;
   Model initial_;

@@ -35,11 +35,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DISSIPATIVE = {
     "damped-pendulum", "exoskeleton-arm", "quadruped", "box-drop", "box-incline", "sphere-chain",
     "contact-pairs", "limited-pendulum", "two-link-arm", "box-stack", "box-on-box", "rock-on-ramp", "cam-follower",
-    "gripper",
+    "gripper", "spheres-in-box",
 }
 # Models with contacts: the penetration check applies.
 CONTACT = {"quadruped", "box-drop", "box-incline", "sphere-chain", "contact-pairs", "box-stack", "box-on-box",
-           "rock-on-ramp", "cam-follower", "gripper"}
+           "rock-on-ramp", "cam-follower", "gripper", "spheres-in-box"}
 
 
 def gallery():

@@ -254,7 +254,10 @@ EliminationOrder leafFirstOrder(const CompiledSystem& sys) {
     edge(l.node, g.parent);
     edge(l.node, g.child);
   }
-  return computeEliminationOrder(adjacency, zeroDiagonal, hangingLeaf);
+  // Contacts between bodies may close many loops (a pile): minimum degree where it fills in less.
+  bool pairs = false;
+  for (const CompiledContactGroup& grp : sys.contactGroups) pairs = pairs || grp.bodyA >= 0;
+  return computeEliminationOrder(adjacency, zeroDiagonal, hangingLeaf, {}, pairs);
 }
 
 // The interior-point pairs: every contact row (then the n_f − 4 friction rows of its companion),

@@ -343,6 +343,22 @@ Model buildBoxIncline(const Args& a) {
   return m;
 }
 
+// A solid sphere of mass m and radius r (visual and collision), friction 0.5.
+BodyDesc sphereBody(const std::string& name, double m, double r, const Vec4& color) {
+  BodyDesc b;
+  b.name = name;
+  b.mass = m;
+  b.friction = 0.5;
+  ShapeDesc shape;
+  shape.kind = ShapeDesc::Kind::Sphere;
+  shape.size = Vec3(r, 0, 0);
+  shape.color = color;
+  shapeInertia(shape, b.mass, b.inertia);
+  b.visuals.push_back(shape);
+  b.collisions.push_back(shape);
+  return b;
+}
+
 Model buildSphereChain(const Args& a) {
   // §5.2 Fig. 8b: n spheres (r = 0.25 m, 1 kg) 1 m apart, each joined to the previous one by a
   // spherical joint at its own centre; the first rests on the ground, the chain rises at 45° and
@@ -355,17 +371,7 @@ Model buildSphereChain(const Args& a) {
   const double angle = a.num("angle_deg", 0, 90) * kPi / 180.0;
   const double r = 0.25, cx = std::cos(angle), cz = std::sin(angle);
   for (int i = 0; i < n; ++i) {
-    BodyDesc b;
-    b.name = "sphere" + std::to_string(i + 1);
-    b.mass = 1.0;
-    b.friction = 0.5;
-    ShapeDesc shape;
-    shape.kind = ShapeDesc::Kind::Sphere;
-    shape.size = Vec3(r, 0, 0);
-    shape.color = Vec4(0.2, 0.45, 0.8, 1.0);
-    shapeInertia(shape, b.mass, b.inertia);
-    b.visuals.push_back(shape);
-    b.collisions.push_back(shape);
+    BodyDesc b = sphereBody("sphere" + std::to_string(i + 1), 1.0, r, Vec4(0.2, 0.45, 0.8, 1.0));
     b.position = Vec3(i * cx, 0, r + i * cz);
     m.bodies.push_back(b);
     if (i > 0)
@@ -427,6 +433,44 @@ Model buildBoxOnBox(const Args& a) {
   return m;
 }
 
+Model buildSpheresInBox(const Args& a) {
+  // Issue 16, the broad phase: n free spheres (r = 0.05 m, 0.1 kg) in a box of four walls on the
+  // ground, found by automatic collisions (no contact-pair). They start on a square grid 0.15 m
+  // apart (k × k, k = max(8, ⌈√n⌉)) just above the floor, sphere i with a horizontal velocity of
+  // 1 m/s at the angle i · π(3 − √5) (the golden angle), and drop, roll and bounce off each other and
+  // the walls. The box is the grid's size (k · 0.15 m square), so the spheres cover the same share
+  // of the floor for every n and the work per sphere stays the same: the scaling benchmark.
+  Model m;
+  m.name = "spheres-in-box";
+  const int n = int(a.num("n", 1, 5000));
+  const double r = 0.05, gap = 0.15, mu = a.num("mu", 0, 10);
+  const int perRow = std::max(8, int(std::ceil(std::sqrt(double(n)))));
+  const double side = perRow * gap;
+  const double golden = 2.399963229728653;  // π (3 − √5): directions that never repeat
+  for (int i = 0; i < n; ++i) {
+    const double c = std::cos(0.7 * i);
+    BodyDesc b = sphereBody("ball" + std::to_string(i + 1), 0.1, r, Vec4(0.55 - 0.3 * c, 0.5, 0.5 + 0.3 * c, 1));
+    b.friction = mu;
+    b.position = Vec3(0.5 * gap + (i % perRow) * gap, 0.5 * gap + (i / perRow) * gap, r + r);
+    const double angle = golden * i;
+    b.linearVelocity = Vec3(std::cos(angle), std::sin(angle), 0);
+    m.bodies.push_back(b);
+  }
+  addGround(m);
+  const Vec3 walls[4][2] = {{Vec3(0, 0, 0), Vec3(1, 0, 0)},
+                            {Vec3(side, 0, 0), Vec3(-1, 0, 0)},
+                            {Vec3(0, 0, 0), Vec3(0, 1, 0)},
+                            {Vec3(0, side, 0), Vec3(0, -1, 0)}};
+  for (int w = 0; w < 4; ++w) {
+    GroundDesc g;
+    g.name = "wall" + std::to_string(w + 1);
+    g.point = walls[w][0];
+    g.normal = walls[w][1];
+    m.grounds.push_back(g);
+  }
+  return m;
+}
+
 struct SceneEntry {
   SceneInfo info;
   std::function<Model(const Args&)> build;
@@ -476,6 +520,9 @@ const std::vector<SceneEntry>& entries() {
       {{"box-on-box", "a 0.2 m, 1 kg cube on a 0.5 m, 10 kg block, pushed along x: sticks if push < mu m g, else slides",
         {{"mu", "0.5", "friction coefficient between the cubes"}, {"push", "0", "force on the cube along x [N]"}}},
        buildBoxOnBox},
+      {{"spheres-in-box", "n free 0.05 m spheres rolling in a box of walls (0.15 m of side per sphere row), colliding automatically",
+        {{"n", "200", "number of spheres"}, {"mu", "0.3", "friction coefficient"}}},
+       buildSpheresInBox},
   };
   return e;
 }

@@ -7,6 +7,7 @@
 #include "solver/graph.h"
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 #include "core/check.h"
@@ -46,11 +47,91 @@ std::vector<int> collectComponent(const std::vector<std::vector<int>>& adj, int 
   return comp;
 }
 
+// Symbolic elimination (elimination game) on a list: eliminating v connects all of its
+// not-yet-eliminated neighbours pairwise; the new pairs are the fill-in. `filled` gets the filled
+// graph; returns the number of fill-in pairs (stops counting above `limit`, returning limit + 1).
+long symbolicElimination(const std::vector<std::vector<int>>& adj, const std::vector<int>& list,
+                         const std::vector<int>& position, std::vector<std::set<int>>& filled, long limit,
+                         std::vector<std::pair<int, int>>* pairs) {
+  const int n = static_cast<int>(adj.size());
+  filled.assign(n, {});
+  for (int i = 0; i < n; ++i) filled[i].insert(adj[i].begin(), adj[i].end());
+  long fill = 0;
+  std::vector<int> later;
+  for (int k = 0; k < static_cast<int>(list.size()); ++k) {
+    const int v = list[k];
+    later.clear();
+    for (int w : filled[v])
+      if (position[w] > k) later.push_back(w);
+    for (size_t a = 0; a < later.size(); ++a)
+      for (size_t b = a + 1; b < later.size(); ++b)
+        if (filled[later[a]].insert(later[b]).second) {
+          filled[later[b]].insert(later[a]);
+          if (++fill > limit) return fill;
+          if (pairs) pairs->emplace_back(later[a], later[b]);
+        }
+  }
+  return fill;
+}
+
+// A minimum-degree elimination list (greedy, on the elimination graph; ties to the lowest index)
+// of the nodes that are not companions, with the zero-diagonal rule of the depth-first list: a
+// zero-diagonal node only after all of its neighbours. Empty if the rule blocks it (never for
+// graphs of bodies, joints, contacts and limits, whose zero-diagonal nodes touch only bodies).
+std::vector<int> minimumDegreeList(const std::vector<std::vector<int>>& adj, const std::vector<bool>& zeroDiagonal,
+                                   const std::vector<int>& companionOf) {
+  const int n = static_cast<int>(adj.size());
+  std::vector<std::set<int>> g(n);
+  std::vector<int> waiting(n, 0);  // zero-diagonal nodes: neighbours not yet eliminated
+  std::vector<char> done(n, 0);
+  int count = 0;
+  for (int v = 0; v < n; ++v) {
+    if (!companionOf.empty() && companionOf[v] >= 0) {
+      done[v] = 1;
+      continue;
+    }
+    g[v].insert(adj[v].begin(), adj[v].end());
+    if (!zeroDiagonal.empty() && zeroDiagonal[v]) waiting[v] = static_cast<int>(adj[v].size());
+    ++count;
+  }
+  using Entry = std::pair<int, int>;  // (degree, node)
+  std::set<Entry> ready;
+  for (int v = 0; v < n; ++v)
+    if (!done[v] && waiting[v] == 0) ready.insert({static_cast<int>(g[v].size()), v});
+  std::vector<int> list;
+  list.reserve(count);
+  std::vector<int> nb;
+  while (!ready.empty()) {
+    const int v = ready.begin()->second;
+    ready.erase(ready.begin());
+    done[v] = 1;
+    list.push_back(v);
+    nb.assign(g[v].begin(), g[v].end());
+    // Its neighbours lose it and become pairwise adjacent; their degrees change.
+    for (int w : nb) {
+      const bool wasReady = waiting[w] == 0;
+      if (wasReady) ready.erase({static_cast<int>(g[w].size()), w});
+      g[w].erase(v);
+      if (std::binary_search(adj[v].begin(), adj[v].end(), w) && waiting[w] > 0) --waiting[w];
+    }
+    for (size_t a = 0; a < nb.size(); ++a)
+      for (size_t b = a + 1; b < nb.size(); ++b) {
+        g[nb[a]].insert(nb[b]);
+        g[nb[b]].insert(nb[a]);
+      }
+    for (int w : nb)
+      if (waiting[w] == 0) ready.insert({static_cast<int>(g[w].size()), w});
+    g[v].clear();
+  }
+  if (static_cast<int>(list.size()) != count) list.clear();
+  return list;
+}
+
 }  // namespace
 
 EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& adjacency,
                                          const std::vector<bool>& zeroDiagonal, const std::vector<bool>& hangingLeaf,
-                                         const std::vector<int>& companionOf) {
+                                         const std::vector<int>& companionOf, bool minimumDegree) {
   const int n = static_cast<int>(adjacency.size());
   MS_ASSERT(zeroDiagonal.empty() || static_cast<int>(zeroDiagonal.size()) == n, "zeroDiagonal size mismatch");
   MS_ASSERT(companionOf.empty() || static_cast<int>(companionOf.size()) == n, "companionOf size mismatch");
@@ -151,6 +232,26 @@ EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& ad
     moved[v] = 1;
   }
 
+  // Many loops (contacts between bodies: a pile): the minimum-degree list instead of the
+  // depth-first one when it fills in less (DFS orders a pile's cycles with fronts as wide as the
+  // pile). The loop closures are then the input edges that are not in the filled graph's
+  // elimination tree; they are informative only (the factorisation uses children and parents).
+  if (minimumDegree && order.loopClosures.size() >= 2) {
+    std::vector<int> md = minimumDegreeList(adj, zeroDiagonal, companionOf);
+    if (!md.empty()) {
+      std::vector<int> mdPosition(n, 0), dfsPosition(n, 0);
+      for (int k = 0; k < static_cast<int>(md.size()); ++k) mdPosition[md[k]] = k;
+      for (int k = 0; k < static_cast<int>(list.size()); ++k) dfsPosition[list[k]] = k;
+      std::vector<std::set<int>> scratch;
+      const long dfsFill = symbolicElimination(adj, list, dfsPosition, scratch, std::numeric_limits<long>::max() - 1, nullptr);
+      const long mdFill = symbolicElimination(adj, md, mdPosition, scratch, dfsFill, nullptr);
+      if (mdFill < dfsFill) {
+        list.swap(md);
+        order.position.swap(mdPosition);
+      }
+    }
+  }
+
   // Companions: each directly after its node; its other edges close loops (its tree edge is the one
   // to its node).
   if (numCompanions > 0) {
@@ -173,24 +274,10 @@ EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& ad
   }
   const std::vector<std::vector<int>>& adjFull = full;
 
-  // Symbolic elimination (elimination game) on the list: eliminating v connects all of its
-  // not-yet-eliminated neighbours pairwise; the new pairs are the fill-in.
-  std::vector<std::set<int>> filled(n);
-  for (int i = 0; i < n; ++i) filled[i].insert(adjFull[i].begin(), adjFull[i].end());
-  std::vector<int> later;
-  for (int k = 0; k < n; ++k) {
-    const int v = list[k];
-    later.clear();
-    for (int w : filled[v])
-      if (order.position[w] > k) later.push_back(w);
-    for (size_t a = 0; a < later.size(); ++a)
-      for (size_t b = a + 1; b < later.size(); ++b)
-        if (filled[later[a]].insert(later[b]).second) {
-          filled[later[b]].insert(later[a]);
-          ++order.fillIn;
-          order.fillInPairs.emplace_back(later[a], later[b]);
-        }
-  }
+  // Symbolic elimination on the list: the filled graph and its fill-in pairs.
+  std::vector<std::set<int>> filled;
+  order.fillIn = static_cast<int>(symbolicElimination(adjFull, list, order.position, filled,
+                                                      std::numeric_limits<long>::max() - 1, &order.fillInPairs));
 
   // Children (filled neighbours eliminated earlier) and parents (later), both in list order.
   order.children.assign(n, {});

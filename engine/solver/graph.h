@@ -42,9 +42,12 @@ struct EliminationOrder {
 // more than 4 friction directions): the list is built without the companions, then each is placed
 // directly after its node; its edges other than the one to its node close loops. A companion's
 // node must not itself be a companion.
+// minimumDegree: a graph with loops may be ordered by minimum degree instead (the same
+// zero-diagonal rule), if that fills in less than the depth-first list: for the contact graphs of
+// piles of bodies, whose many cycles the depth-first list fills in nearly densely.
 EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& adjacency,
                                          const std::vector<bool>& zeroDiagonal,
                                          const std::vector<bool>& hangingLeaf = {},
-                                         const std::vector<int>& companionOf = {});
+                                         const std::vector<int>& companionOf = {}, bool minimumDegree = false);
 
 }  // namespace ms

@@ -272,8 +272,10 @@ void buildContacts(CompiledSystem& sys) {
     zeroDiagonal[l.node] = true;
     hangingLeaf[l.node] = g.parent < 0;
   }
+  bool pairs = false;
+  for (const CompiledContactGroup& grp : sys.contactGroups) pairs = pairs || grp.bodyA >= 0;
   sys.order = computeEliminationOrder(adjacency, zeroDiagonal, hangingLeaf,
-                                       sys.frictionDirections > kFrictionDirections ? companionOf : std::vector<int>());
+                                       sys.frictionDirections > kFrictionDirections ? companionOf : std::vector<int>(), pairs);
 
   // Block index maps, looked up once here.
   const GraphLDU layout(sys.order);

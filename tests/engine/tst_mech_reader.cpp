@@ -574,6 +574,7 @@ void TestMechReader::galleryFilesEqualTheirScenes() {
        {{"angle_deg", "30"}, {"mu", "0.3"}, {"tilt_y", "1"}}},
       {"box-stack", "box-stack", {{"n", "4"}}, {{"n", "4"}}},
       {"box-on-box", "box-on-box", {{"push", "6"}}, {{"push", "6"}}},
+      {"spheres-in-box", "spheres-in-box", {{"n", "81"}}, {{"rows", "9"}}},
   };
   std::set<std::string> covered;
   for (const Case& c : cases) {

@@ -394,6 +394,10 @@ void ModelTreePanel::rebuild() {
     const ContactPairDesc& c = m.contactPairs[size_t(i)];
     addNode(g, NodeKind::ContactPair, i, QString::fromStdString(c.name), bodyName(c.bodyA) + " – " + bodyName(c.bodyB));
   });
+  group("Collision exclusions", int(m.exclusions.size()), [&](QTreeWidgetItem* g, int i) {
+    const ExclusionDesc& e = m.exclusions[size_t(i)];
+    addNode(g, NodeKind::Exclusion, i, bodyName(e.bodyA) + " – " + bodyName(e.bodyB), "do not collide");
+  });
   group("Springs", int(m.springs.size()), [&](QTreeWidgetItem* g, int i) {
     const SpringDesc& s = m.springs[size_t(i)];
     addNode(g, NodeKind::Spring, i, QString::fromStdString(s.name), "spring: " + bodyName(s.bodyA) + " – " + bodyName(s.bodyB));

@@ -65,6 +65,7 @@ std::vector<PropSpec> specsFor(NodeKind kind, const Model& model, int index) {
     case NodeKind::Actuator: return {{"effort", "N·m or N"}};
     case NodeKind::Ground: return {{"at", "m"}, {"normal", "direction"}, {"friction", "μ"}};
     case NodeKind::ContactPair: return {{"friction", "μ"}};
+    case NodeKind::Exclusion:  // two body names: edited in the text
     case NodeKind::Keyframe:  // per-body states: shown in the text
     case NodeKind::Group: break;
   }
@@ -88,6 +89,7 @@ const ElementSource* elementSource(const SourceMap& map, NodeKind kind, int inde
     case NodeKind::Actuator: return at(map.actuators);
     case NodeKind::Ground: return at(map.grounds);
     case NodeKind::ContactPair: return at(map.contactPairs);
+    case NodeKind::Exclusion: return at(map.exclusions);
     case NodeKind::Keyframe: return at(map.keyframes);
     case NodeKind::Group: break;
   }
