@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstdint>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -63,6 +64,15 @@ std::string uniqueName(std::set<std::string>& used, const std::string& preferred
 
 // Shape kinds that collide between two bodies in the engine (contact_geometry.h: every pair but two
 // planes; meshes are not written as geoms, see collides()).
+// contype/conaffinity of a body's geoms. Bit 0 is the grounds' (contype 1 on planes, affinity 1 on
+// every geom); with automatic collisions the body's own masks follow, shifted by one bit (MuJoCo's
+// rule is the engine's: (type_A & affinity_B) | (type_B & affinity_A); bit 31 of a mask is lost).
+// Without them, geoms of two bodies never collide (contype 0).
+std::uint64_t geomTypeOf(const BodyDesc& b, bool automatic) { return automatic ? (std::uint64_t(b.contype) << 1) & 0xffffffffu : 0; }
+std::uint64_t geomAffinityOf(const BodyDesc& b, bool automatic) {
+  return (automatic ? (std::uint64_t(b.conaffinity) << 1) & 0xffffffffu : 0) | 1u;
+}
+
 bool pairSupported(ShapeDesc::Kind a, ShapeDesc::Kind b) {
   return !(a == ShapeDesc::Kind::Plane && b == ShapeDesc::Kind::Plane);
 }
@@ -220,6 +230,8 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
   }
 
   // One body with its inertial, joint, geoms, sites and children (depth first).
+  auto geomType = [&](const BodyDesc& b) { return geomTypeOf(b, sys.autoCollisions); };
+  auto geomAffinity = [&](const BodyDesc& b) { return geomAffinityOf(b, sys.autoCollisions); };
   std::function<void(int, int, const std::string&)> writeBody = [&](int i, int viaJoint, const std::string& indent) {
     const BodyDesc& b = m.bodies[size_t(i)];
     Vec3 pos = ref.bodies[size_t(i)].x;
@@ -261,8 +273,8 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
     x << jointXml;
     for (size_t c = 0; c < b.collisions.size(); ++c) {
       if (geomName[size_t(i)][c].empty()) continue;
-      x << indent << "  " << geomElement(geomName[size_t(i)][c], b.collisions[c]) << " contype=\"0\" conaffinity=\"1\" friction=\""
-        << num(b.friction) << kFrictionTail << "\"/>\n";
+      x << indent << "  " << geomElement(geomName[size_t(i)][c], b.collisions[c]) << " contype=\"" << geomType(b)
+        << "\" conaffinity=\"" << geomAffinity(b) << "\" friction=\"" << num(b.friction) << kFrictionTail << "\"/>\n";
     }
     for (const auto& st : sites[size_t(i + 1)])
       x << indent << "  <site name=\"" << xmlEscape(st.first) << "\" pos=\"" << vec(st.second) << "\"/>\n";
@@ -297,6 +309,12 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
               << mu << " 0.005 0.0001 0.0001\"/>\n";
       }
   }
+  // Automatic collisions: the pairs the engine leaves out (joined, excluded, contact-pairs, overlapping
+  // at the start) are excluded in MuJoCo too (it leaves out parent–child pairs itself).
+  if (sys.autoCollisions)
+    for (std::uint64_t key : sys.excludedPairs)
+      pairs << "    <exclude body1=\"" << xmlEscape(info.body[size_t(key >> 32)]) << "\" body2=\""
+            << xmlEscape(info.body[size_t(key & 0xffffffffu)]) << "\"/>\n";
   if (!pairs.str().empty()) x << "  <contact>\n" << pairs.str() << "  </contact>\n";
 
   // Loop joints as equality constraints on the child (body1) and the parent (body2, world if omitted).

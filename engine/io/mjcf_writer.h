@@ -22,8 +22,11 @@
 //     effort); springs between bodies → spatial tendons between two sites;
 //   - collision shapes → geoms (sphere, capsule, box, cylinder; meshes are visual only and planes on
 //     bodies do not collide with the ground here either), grounds → plane geoms. Contacts as in the
-//     engine: every body shape against every ground (contype 0 / conaffinity 1 on bodies, contype 1 /
-//     conaffinity 0 on grounds, so bodies never collide with each other), friction = the body's (the
+//     engine: every body shape against every ground (conaffinity bit 0 on every body geom, contype 1 /
+//     conaffinity 0 on grounds); bodies collide with each other only with automatic collisions
+//     (Model::collisions == All: the bodies' contype/conaffinity shifted by one bit, the pairs the
+//     engine leaves out as <exclude>s; MuJoCo's friction of such a pair is the larger of the two
+//     bodies', the engine's their mean), friction = the body's (the
 //     ground geom's friction is 0 and MuJoCo takes the larger one) or explicit <pair>s for a ground
 //     with its own friction; contact-pairs → <pair>s for the shape pairs the engine has a distance
 //     function for (sphere–sphere, sphere–capsule, capsule–capsule, sphere–box);

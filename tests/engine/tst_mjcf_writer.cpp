@@ -63,7 +63,24 @@ class TstMjcfWriter : public QObject {
     QVERIFY(xml.find("type=\"plane\" size=\"0 0 1\" pos=\"0 0 0\" quat=\"1 0 0 0\" contype=\"1\" conaffinity=\"0\"") !=
             std::string::npos);
     QVERIFY(xml.find("type=\"box\" size=\"0.25 0.25 0.25\"") != std::string::npos);
-    QVERIFY(xml.find("contype=\"0\" conaffinity=\"1\" friction=\"0.5 0.005 0.0001\"") != std::string::npos);
+    // Automatic collisions (the default): the body's masks (1) shifted by one bit; bit 0 for grounds.
+    QVERIFY(xml.find("contype=\"2\" conaffinity=\"3\" friction=\"0.5 0.005 0.0001\"") != std::string::npos);
+    // With contact-pairs only, bodies do not collide with each other.
+    Model pairs = buildScene("box-drop");
+    pairs.collisions = CollisionMode::Pairs;
+    QVERIFY(writeMjcf(pairs).find("contype=\"0\" conaffinity=\"1\" friction=\"0.5 0.005 0.0001\"") != std::string::npos);
+  }
+
+  // Automatic collisions: the pairs the engine leaves out are MuJoCo <exclude>s (a contact-pair's
+  // bodies, an (exclude …), bodies overlapping at the start); masks follow the bodies'.
+  void automaticCollisionsAreExported() {
+    Model m = buildScene("box-stack", {{"n", "3"}});  // contact-pairs box1–box2, box2–box3
+    m.exclusions.push_back({0, 2});
+    m.bodies[1].contype = 4;
+    const std::string xml = writeMjcf(m);
+    QCOMPARE(count(xml, "<exclude "), 3);
+    QVERIFY(xml.find("<exclude body1=\"box1\" body2=\"box3\"/>") != std::string::npos);
+    QVERIFY(xml.find("contype=\"8\" conaffinity=\"3\"") != std::string::npos);
   }
 
   // Ball joints keep their reference rotation; their springs and dampers are left to the caller.
