@@ -8,6 +8,7 @@
 
 #include <random>
 
+#include "test_random.h"
 #include "allocation_counter.h"
 #include "core/quaternion.h"
 #include "integrator/accel_dynamics.h"
@@ -21,9 +22,9 @@ using Params = std::map<std::string, std::string>;
 
 namespace {
 
-std::mt19937 rng(4242);
-double uni(double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
-Vec3 randVec(double s) { return Vec3(uni(-s, s), uni(-s, s), uni(-s, s)); }
+test::SeededRandom random(4242);
+double uni(double a, double b) { return random.uni(a, b); }
+Vec3 randVec(double s) { return random.randVec(s); }
 Vec4 randQuat() { return quat::fromRotationVector(randVec(1.5)); }
 
 // Two bodies; one joint of type t from the world (body 0 then is free) or from body 0 to body 1,

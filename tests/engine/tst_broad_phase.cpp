@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 
+#include "test_random.h"
 #include "allocation_counter.h"
 #include "contact/broad_phase.h"
 #include "contact/convex_hull.h"
@@ -18,9 +19,9 @@ using namespace ms::contact;
 
 namespace {
 
-std::mt19937 rng(1357);
-double uni(double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
-Vec3 randVec(double s) { return Vec3(uni(-s, s), uni(-s, s), uni(-s, s)); }
+test::SeededRandom random(1357);
+double uni(double a, double b) { return random.uni(a, b); }
+Vec3 randVec(double s) { return random.randVec(s); }
 
 ContactShape randomShape(int kind) {
   ContactShape s;

@@ -14,6 +14,7 @@
 #include <random>
 #include <string>
 
+#include "test_random.h"
 #include "contact/contact_geometry.h"
 #include "contact/convex_hull.h"
 #include "core/quaternion.h"
@@ -27,13 +28,13 @@ namespace {
 
 constexpr int kPoses = 200;  // random poses per pair type (≥ 50 required)
 
-std::mt19937 rng(24680);
-double uni(double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
-Vec3 randVec(double s) { return Vec3(uni(-s, s), uni(-s, s), uni(-s, s)); }
+test::SeededRandom random(24680);
+double uni(double a, double b) { return random.uni(a, b); }
+Vec3 randVec(double s) { return random.randVec(s); }
 Vec4 randQuat() { return quat::fromRotationVector(randVec(2.5)); }
 Vec3 randUnit() {
   std::normal_distribution<double> g(0.0, 1.0);
-  return Vec3(g(rng), g(rng), g(rng)).normalized();
+  return Vec3(g(random.rng), g(random.rng), g(random.rng)).normalized();
 }
 
 // Worst relative finite-difference error per pair type, printed at the end.

@@ -8,6 +8,7 @@
 
 #include <Eigen/SVD>
 
+#include "test_random.h"
 #include "core/quaternion.h"
 #include "dynamics/joint_constraint.h"
 
@@ -15,9 +16,9 @@ using namespace ms;
 
 namespace {
 
-std::mt19937 rng(12345);
-double uni(double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
-Vec3 randVec(double s) { return Vec3(uni(-s, s), uni(-s, s), uni(-s, s)); }
+test::SeededRandom random(12345);
+double uni(double a, double b) { return random.uni(a, b); }
+Vec3 randVec(double s) { return random.randVec(s); }
 Vec4 randQuat() { return quat::fromRotationVector(randVec(1.5)); }
 
 JointGeometry randomJoint(JointType t, bool world) {

@@ -11,6 +11,7 @@
 
 #include <Eigen/LU>
 
+#include "test_random.h"
 #include "core/quaternion.h"
 #include "integrator/variational_step.h"
 #include "newton_fd.h"
@@ -39,9 +40,9 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
-std::mt19937 rng(777);
-double uni(double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
-Vec3 randVec(double s) { return Vec3(uni(-s, s), uni(-s, s), uni(-s, s)); }
+test::SeededRandom random(777);
+double uni(double a, double b) { return random.uni(a, b); }
+Vec3 randVec(double s) { return random.randVec(s); }
 
 // Two bodies: world —T→ body 1 —T→ body 2, with a spring and damper on the world joint.
 Model twoBodyModel(JointType t) {
