@@ -22,10 +22,8 @@ using Params = std::map<std::string, std::string>;
 
 namespace {
 
-test::SeededRandom random(4242);
-double uni(double a, double b) { return random.uni(a, b); }
-Vec3 randVec(double s) { return random.randVec(s); }
-Vec4 randQuat() { return quat::fromRotationVector(randVec(1.5)); }
+test::SeededRandom rnd(4242);
+Vec4 randQuat() { return quat::fromRotationVector(rnd.randVec(1.5)); }
 
 // Two bodies; one joint of type t from the world (body 0 then is free) or from body 0 to body 1,
 // with random anchors, axis and offset.
@@ -37,7 +35,7 @@ std::shared_ptr<const CompiledSystem> twoBodies(JointType t, bool world) {
     b.name = "b" + std::to_string(i);
     b.mass = 1.0 + 0.7 * i;
     b.inertia = Vec3(0.1 + 0.05 * i, 0.2, 0.3 - 0.04 * i).asDiagonal();
-    b.position = randVec(1.0);
+    b.position = rnd.randVec(1.0);
     m.bodies.push_back(b);
   }
   JointDesc j;
@@ -45,9 +43,9 @@ std::shared_ptr<const CompiledSystem> twoBodies(JointType t, bool world) {
   j.type = t;
   j.parent = world ? -1 : 0;
   j.child = 1;
-  j.parentAnchor = randVec(0.5);
-  j.childAnchor = randVec(0.5);
-  j.axis = randVec(1.0);
+  j.parentAnchor = rnd.randVec(0.5);
+  j.childAnchor = rnd.randVec(0.5);
+  j.axis = rnd.randVec(1.0);
   j.offset = randQuat();
   m.joints.push_back(j);
   return compile(m);
@@ -58,10 +56,10 @@ State randomState(const CompiledSystem& sys) {
   s.bodies.resize(sys.bodies.size());
   s.lambda.assign(sys.joints.size(), Vec6::Zero());
   for (BodyState& b : s.bodies) {
-    b.x = randVec(1.0);
+    b.x = rnd.randVec(1.0);
     b.q = randQuat();
-    b.v = randVec(1.5);
-    b.w = randVec(2.0);
+    b.v = rnd.randVec(1.5);
+    b.w = rnd.randVec(2.0);
   }
   return s;
 }
@@ -194,13 +192,13 @@ void TestAccelDynamics::kktSolutionSatisfiesBothRows() {
     Simulation sim(sys);
     State s = sim.state();
     for (BodyState& b : s.bodies) {
-      b.v += randVec(0.5);
-      b.w += randVec(0.5);
+      b.v += rnd.randVec(0.5);
+      b.w += rnd.randVec(0.5);
     }
     AccelDynamics dyn(sys);
     Inputs in = emptyInputs(*sys);
-    in.force[0] = randVec(3.0);
-    in.torque[0] = randVec(3.0);
+    in.force[0] = rnd.randVec(3.0);
+    in.torque[0] = rnd.randVec(3.0);
     VecX f, c, a, lambda;
     QVERIFY(dyn.factor(s));
     dyn.appliedForces(sim.settings(), in, s, f);
@@ -360,8 +358,8 @@ void TestAccelDynamics::velocityProjectionMakesGvZero() {
   Simulation sim(sys);
   State s = sim.state();
   for (BodyState& b : s.bodies) {
-    b.v += randVec(1.0);
-    b.w += randVec(1.0);
+    b.v += rnd.randVec(1.0);
+    b.w += rnd.randVec(1.0);
   }
   AccelDynamics dyn(sys);
   QVERIFY(dyn.projectVelocities(s));

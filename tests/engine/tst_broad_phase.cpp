@@ -19,22 +19,20 @@ using namespace ms::contact;
 
 namespace {
 
-test::SeededRandom random(1357);
-double uni(double a, double b) { return random.uni(a, b); }
-Vec3 randVec(double s) { return random.randVec(s); }
+test::SeededRandom rnd(1357);
 
 ContactShape randomShape(int kind) {
   ContactShape s;
-  s.position = randVec(0.2);
-  s.rotation = quat::rotation(quat::fromRotationVector(randVec(2.0)));
+  s.position = rnd.randVec(0.2);
+  s.rotation = quat::rotation(quat::fromRotationVector(rnd.randVec(2.0)));
   switch (kind) {
-    case 0: s.kind = ContactShape::Kind::Sphere, s.radius = uni(0.05, 0.4); break;
-    case 1: s.kind = ContactShape::Kind::Capsule, s.radius = uni(0.05, 0.3), s.halfLength = uni(0, 0.5); break;
-    case 2: s.kind = ContactShape::Kind::Box, s.halfExtents = Vec3(uni(0.05, 0.5), uni(0.05, 0.5), uni(0.05, 0.5)); break;
-    case 3: s.kind = ContactShape::Kind::Cylinder, s.radius = uni(0.05, 0.4), s.halfLength = uni(0.05, 0.5); break;
+    case 0: s.kind = ContactShape::Kind::Sphere, s.radius = rnd.uni(0.05, 0.4); break;
+    case 1: s.kind = ContactShape::Kind::Capsule, s.radius = rnd.uni(0.05, 0.3), s.halfLength = rnd.uni(0, 0.5); break;
+    case 2: s.kind = ContactShape::Kind::Box, s.halfExtents = Vec3(rnd.uni(0.05, 0.5), rnd.uni(0.05, 0.5), rnd.uni(0.05, 0.5)); break;
+    case 3: s.kind = ContactShape::Kind::Cylinder, s.radius = rnd.uni(0.05, 0.4), s.halfLength = rnd.uni(0.05, 0.5); break;
     default: {
       std::vector<Vec3> pts;
-      for (int k = 0; k < 20; ++k) pts.push_back(randVec(0.4));
+      for (int k = 0; k < 20; ++k) pts.push_back(rnd.randVec(0.4));
       ConvexHull h;
       std::string why;
       const bool ok = buildConvexHull(pts, h, why);
@@ -68,8 +66,8 @@ class TestBroadPhase : public QObject {
       for (int trial = 0; trial < 20; ++trial) {
         const ContactShape s = randomShape(kind);
         BodyPose z;
-        z.x = randVec(1.0);
-        z.q = quat::fromRotationVector(randVec(2.0));
+        z.x = rnd.randVec(1.0);
+        z.q = quat::fromRotationVector(rnd.randVec(2.0));
         Aabb box;
         QVERIFY(shapeAabb(s, z, box));
         const Vec3 size = box.hi - box.lo;
@@ -112,7 +110,7 @@ class TestBroadPhase : public QObject {
   void pairsMatchBruteForce() {
     const int n = 300;
     std::vector<Vec3> centre(n), velocity(n), half(n);
-    for (int i = 0; i < n; ++i) centre[i] = randVec(3.0), velocity[i] = randVec(0.05), half[i] = Vec3(uni(0.05, 0.3), uni(0.05, 0.3), uni(0.05, 0.3));
+    for (int i = 0; i < n; ++i) centre[i] = rnd.randVec(3.0), velocity[i] = rnd.randVec(0.05), half[i] = Vec3(rnd.uni(0.05, 0.3), rnd.uni(0.05, 0.3), rnd.uni(0.05, 0.3));
     std::vector<char> enabled(n, 1);
     for (int i = 0; i < n; i += 7) enabled[i] = 0;
     SweepAndPrune sap;
@@ -143,7 +141,7 @@ class TestBroadPhase : public QObject {
       const double side = std::cbrt(double(n));
       std::vector<Aabb> boxes(n);
       for (Aabb& b : boxes) {
-        const Vec3 c(uni(0, side), uni(0, side), uni(0, side));
+        const Vec3 c(rnd.uni(0, side), rnd.uni(0, side), rnd.uni(0, side));
         b.lo = c.array() - 0.1;
         b.hi = c.array() + 0.1;
       }
@@ -165,7 +163,7 @@ class TestBroadPhase : public QObject {
     const int n = 200;
     std::vector<Aabb> boxes(n);
     for (Aabb& b : boxes) {
-      const Vec3 c = randVec(2.0);
+      const Vec3 c = rnd.randVec(2.0);
       b.lo = c.array() - 0.2;
       b.hi = c.array() + 0.2;
     }

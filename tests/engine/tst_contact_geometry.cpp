@@ -28,13 +28,11 @@ namespace {
 
 constexpr int kPoses = 200;  // random poses per pair type (≥ 50 required)
 
-test::SeededRandom random(24680);
-double uni(double a, double b) { return random.uni(a, b); }
-Vec3 randVec(double s) { return random.randVec(s); }
-Vec4 randQuat() { return quat::fromRotationVector(randVec(2.5)); }
+test::SeededRandom rnd(24680);
+Vec4 randQuat() { return quat::fromRotationVector(rnd.randVec(2.5)); }
 Vec3 randUnit() {
   std::normal_distribution<double> g(0.0, 1.0);
-  return Vec3(g(random.rng), g(random.rng), g(random.rng)).normalized();
+  return Vec3(g(rnd.rng), g(rnd.rng), g(rnd.rng)).normalized();
 }
 
 // Worst relative finite-difference error per pair type, printed at the end.
@@ -47,12 +45,12 @@ BodyPose pose(const Vec3& x, const Vec4& q = Vec4(1, 0, 0, 0)) {
   z.q = q;
   return z;
 }
-BodyPose randPose(double s) { return pose(randVec(s), randQuat()); }
+BodyPose randPose(double s) { return pose(rnd.randVec(s), randQuat()); }
 
 // Shapes, optionally placed off the body origin with a random orientation.
 ContactShape place(ContactShape s, bool offset) {
   if (offset) {
-    s.position = randVec(0.3);
+    s.position = rnd.randVec(0.3);
     s.rotation = quat::rotation(randQuat());
   }
   return s;
@@ -115,12 +113,12 @@ constexpr int kPairKinds = 6;
 const char* kKindNames[] = {"sphere", "capsule", "box", "cylinder", "plane", "convex"};
 ContactShape randomShape(int kind) {
   switch (kind) {
-    case 0: return sphere(uni(0.05, 0.5), true);
-    case 1: return capsule(uni(0.05, 0.4), uni(0.05, 0.6), true);
-    case 2: return box(Vec3(uni(0.1, 0.6), uni(0.1, 0.6), uni(0.1, 0.6)), true);
-    case 3: return cylinder(uni(0.1, 0.5), uni(0.05, 0.5), true);
+    case 0: return sphere(rnd.uni(0.05, 0.5), true);
+    case 1: return capsule(rnd.uni(0.05, 0.4), rnd.uni(0.05, 0.6), true);
+    case 2: return box(Vec3(rnd.uni(0.1, 0.6), rnd.uni(0.1, 0.6), rnd.uni(0.1, 0.6)), true);
+    case 3: return cylinder(rnd.uni(0.1, 0.5), rnd.uni(0.05, 0.5), true);
     case 4: return planeShape(true);
-    default: return convexShape(Vec3(uni(0.1, 0.6), uni(0.1, 0.6), uni(0.1, 0.6)), true);
+    default: return convexShape(Vec3(rnd.uni(0.1, 0.6), rnd.uni(0.1, 0.6), rnd.uni(0.1, 0.6)), true);
   }
 }
 
@@ -495,7 +493,7 @@ void TestContactGeometry::pairKnownValues() {
 void TestContactGeometry::capsuleDistanceMatchesBruteForce() {
   double worst = 0;
   for (int trial = 0; trial < 500; ++trial) {
-    const ContactShape a = capsule(uni(0.05, 0.3), uni(0, 1), true), b = capsule(uni(0.05, 0.3), uni(0, 1), true);
+    const ContactShape a = capsule(rnd.uni(0.05, 0.3), rnd.uni(0, 1), true), b = capsule(rnd.uni(0.05, 0.3), rnd.uni(0, 1), true);
     const BodyPose za = randPose(0.5), zb = randPose(1.0);
     Contact c;
     capsuleCapsule(a, za, b, zb, c);
@@ -519,12 +517,12 @@ void TestContactGeometry::planeGradientsMatchFiniteDifferences() {
                         {"cylinder-plane", cylinderPlane}};
   for (const Case& cs : cases)
     for (int trial = 0; trial < kPoses; ++trial) {
-      const WorldPlane plane = makeWorldPlane(randVec(0.5), trial % 4 == 0 ? Vec3::UnitZ() : Vec3(randUnit()));
+      const WorldPlane plane = makeWorldPlane(rnd.randVec(0.5), trial % 4 == 0 ? Vec3::UnitZ() : Vec3(randUnit()));
       ContactShape s;
-      if (cs.fn == spherePlane) s = sphere(uni(0.05, 0.5), true);
-      if (cs.fn == capsulePlane) s = capsule(uni(0.05, 0.5), uni(0, 1), true);
-      if (cs.fn == boxPlane) s = box(Vec3(uni(0.05, 1), uni(0.05, 1), uni(0.05, 1)), true);
-      if (cs.fn == cylinderPlane) s = cylinder(uni(0.05, 0.5), uni(0.05, 1), true);
+      if (cs.fn == spherePlane) s = sphere(rnd.uni(0.05, 0.5), true);
+      if (cs.fn == capsulePlane) s = capsule(rnd.uni(0.05, 0.5), rnd.uni(0, 1), true);
+      if (cs.fn == boxPlane) s = box(Vec3(rnd.uni(0.05, 1), rnd.uni(0.05, 1), rnd.uni(0.05, 1)), true);
+      if (cs.fn == cylinderPlane) s = cylinder(rnd.uni(0.05, 0.5), rnd.uni(0.05, 1), true);
       const BodyPose z = randPose(1.0);
       ContactSet set;
       cs.fn(plane, s, z, set);
@@ -559,9 +557,9 @@ void TestContactGeometry::pairGradientsMatchFiniteDifferences() {
                         {"capsule-sphere (dispatch)", dispatchPair, 1, 0},
                         {"box-sphere (dispatch)", dispatchPair, 2, 0}};
   auto make = [](int kind) {
-    if (kind == 0) return sphere(uni(0.05, 0.5), true);
-    if (kind == 1) return capsule(uni(0.05, 0.4), uni(0, 1), true);
-    return box(Vec3(uni(0.1, 1), uni(0.1, 1), uni(0.1, 1)), true);
+    if (kind == 0) return sphere(rnd.uni(0.05, 0.5), true);
+    if (kind == 1) return capsule(rnd.uni(0.05, 0.4), rnd.uni(0, 1), true);
+    return box(Vec3(rnd.uni(0.1, 1), rnd.uni(0.1, 1), rnd.uni(0.1, 1)), true);
   };
   for (const Case& cs : cases) {
     int inside = 0, negative = 0;
@@ -569,7 +567,7 @@ void TestContactGeometry::pairGradientsMatchFiniteDifferences() {
       const ContactShape a = make(cs.kindA), b = make(cs.kindB);
       const BodyPose za = randPose(1.0);
       // B near A: from deep overlap to separated.
-      const BodyPose zb = pose(za.x + uni(0, 1.5) * randUnit(), randQuat());
+      const BodyPose zb = pose(za.x + rnd.uni(0, 1.5) * randUnit(), randQuat());
       Contact c;
       const double err = checkPairGradient(cs.fn, a, za, b, zb, c);
       record(cs.name, err);
@@ -599,8 +597,8 @@ void TestContactGeometry::frictionBasisOrthonormal() {
     const double tiny[] = {0.0, 1e-300, 1e-200, 1e-17, 1e-15, 1e-12, 1e-9, 1e-6, 1e-3};
     if (i < 2) n = Vec3(0, 0, i == 0 ? 1 : -1);  // ±z exactly
     else if (i < 200) {  // near the poles and on the equator
-      const double e = tiny[i % 9] * uni(-1, 1);
-      const double f = tiny[(i / 9) % 9] * uni(-1, 1);
+      const double e = tiny[i % 9] * rnd.uni(-1, 1);
+      const double f = tiny[(i / 9) % 9] * rnd.uni(-1, 1);
       if (i % 3 == 0) n = Vec3(e, f, 1).normalized();
       else if (i % 3 == 1) n = Vec3(e, f, -1).normalized();
       else n = Vec3(std::cos(i), std::sin(i), e).normalized();
@@ -626,10 +624,10 @@ void TestContactGeometry::frictionBasisContinuous() {
   double worstRatio = 0;
   for (int i = 0; i < 2000; ++i) {
     Vec3 n = randUnit();
-    if (i < 200) n = Vec3(uni(-1e-3, 1e-3), uni(-1e-3, 1e-3), 1).normalized();                    // near +z
-    else if (i < 400) n = Vec3(std::cos(i), std::sin(i), uni(-1e-9, 1e-9)).normalized();         // equator
+    if (i < 200) n = Vec3(rnd.uni(-1e-3, 1e-3), rnd.uni(-1e-3, 1e-3), 1).normalized();                    // near +z
+    else if (i < 400) n = Vec3(std::cos(i), std::sin(i), rnd.uni(-1e-9, 1e-9)).normalized();         // equator
     if (1 + n.z() < 1e-4) continue;
-    const Vec3 m = (n + randVec(1e-7)).normalized();
+    const Vec3 m = (n + rnd.randVec(1e-7)).normalized();
     Vec3 a1, a2, b1, b2;
     frictionBasis(n, a1, a2);
     frictionBasis(m, b1, b2);
@@ -641,7 +639,7 @@ void TestContactGeometry::frictionBasisContinuous() {
   record("friction basis |δt|/|δn|·ρ (max)", worstRatio);
   // Across the equator (where Duff et al.'s sign switch would put a seam) the basis is continuous.
   for (int i = 0; i < 100; ++i) {
-    const double ang = uni(0, 2 * kPi);
+    const double ang = rnd.uni(0, 2 * kPi);
     Vec3 a1, a2, b1, b2;
     frictionBasis(Vec3(std::cos(ang), std::sin(ang), 1e-12).normalized(), a1, a2);
     frictionBasis(Vec3(std::cos(ang), std::sin(ang), -1e-12).normalized(), b1, b2);
@@ -654,12 +652,12 @@ void TestContactGeometry::frictionRowsMatchFiniteDifferences() {
   double worst = 0;
   for (int trial = 0; trial < kPoses; ++trial) {
     const int nf = counts[trial % 5];
-    const BodyPose za = randPose(1.0), zb = pose(za.x + uni(0, 1.5) * randUnit(), randQuat());
+    const BodyPose za = randPose(1.0), zb = pose(za.x + rnd.uni(0, 1.5) * randUnit(), randQuat());
     Contact c;
     const bool plane = trial % 3 == 0;
     if (plane) {
       ContactSet set;
-      boxPlane(makeWorldPlane(randVec(0.5), randUnit()), box(Vec3(0.3, 0.4, 0.5), true), zb, set);
+      boxPlane(makeWorldPlane(rnd.randVec(0.5), randUnit()), box(Vec3(0.3, 0.4, 0.5), true), zb, set);
       c = set.contacts[trial % 8];
     } else if (trial % 3 == 1) {
       sphereBox(sphere(0.3, true), za, box(Vec3(0.3, 0.4, 0.5), true), zb, c);
@@ -669,7 +667,7 @@ void TestContactGeometry::frictionRowsMatchFiniteDifferences() {
     FrictionRows fr;
     frictionRows(c, plane ? nullptr : &za, zb, nf, fr);
     QCOMPARE(fr.count, nf);
-    const Vec3 vA = randVec(2), wA = randVec(3), vB = randVec(2), wB = randVec(3);
+    const Vec3 vA = rnd.randVec(2), wA = rnd.randVec(3), vB = rnd.randVec(2), wB = rnd.randVec(3);
     const double h = 1e-6;
     const Vec3 velB = (pointAfterStep(zb, vB, wB, c.localB, h) - pointAfterStep(zb, vB, wB, c.localB, -h)) / (2 * h);
     const Vec3 velA = (pointAfterStep(za, vA, wA, c.localA, h) - pointAfterStep(za, vA, wA, c.localA, -h)) / (2 * h);
@@ -706,9 +704,9 @@ void TestContactGeometry::twistedPolygonConvertsBack() {
   double worst = 0;
   for (int trial = 0; trial < kPoses; ++trial) {
     const int nf = 4 + 2 * (trial % 4);
-    const BodyPose zb = pose(randVec(1), randQuat());
+    const BodyPose zb = pose(rnd.randVec(1), randQuat());
     ContactSet set;
-    boxPlane(makeWorldPlane(randVec(0.5), randUnit()), box(Vec3(0.3, 0.4, 0.5), true), zb, set);
+    boxPlane(makeWorldPlane(rnd.randVec(0.5), randUnit()), box(Vec3(0.3, 0.4, 0.5), true), zb, set);
     const Contact& c = set.contacts[trial % 8];
     FrictionRows plain, turned;
     frictionRows(c, nullptr, zb, nf, plain);
@@ -717,7 +715,7 @@ void TestContactGeometry::twistedPolygonConvertsBack() {
     for (int k = 0; k < nf; ++k) {
       QVERIFY(std::abs(turned.d.row(k).dot(plain.d.row(k)) - std::cos(kPi / nf)) < 1e-12);
       QVERIFY(std::abs(turned.d.row(k).dot(c.normal)) < 1e-12);
-      f += turned.d.row(k).transpose() * (trial % 5 == 0 && k != 1 ? 0.0 : uni(0, 2));
+      f += turned.d.row(k).transpose() * (trial % 5 == 0 && k != 1 ? 0.0 : rnd.uni(0, 2));
     }
     double beta[kMaxFrictionDirections];
     frictionInPolygon(f, plain, beta);
@@ -768,7 +766,7 @@ void TestContactGeometry::pointDistancesAreConsistent() {
     for (int trial = 0; trial < kPoses; ++trial) {
       const ContactShape s = randomShape(kind);
       const BodyPose z = randPose(1.0);
-      const Vec3 p = z.x + randVec(0.6);
+      const Vec3 p = z.x + rnd.randVec(0.6);
       const SurfacePoint sp = signedDistance(s, z, p);
       inside += sp.phi < 0;
       QVERIFY(std::abs(sp.normal.norm() - 1) < 1e-12);
@@ -806,7 +804,7 @@ void TestContactGeometry::everyPairGradientsMatchFiniteDifferences() {
       for (int trial = 0; trial < trials; ++trial) {
         const ContactShape a = randomShape(ka), b = randomShape(kb);
         const BodyPose za = randPose(1.0);
-        const BodyPose zb = pose(za.x + uni(0, 1.2) * randUnit(), randQuat());
+        const BodyPose zb = pose(za.x + rnd.uni(0, 1.2) * randUnit(), randQuat());
         ContactSet set;
         PairFeatures features;  // chosen here, kept for the perturbed poses (as within a step)
         pairCandidates(a, za, b, zb, set, &features, true);
@@ -884,11 +882,11 @@ void TestContactGeometry::polytopeDistanceMatchesSupportFunctions() {
     double worst = 0;
     for (int trial = 0; trial < kPoses; ++trial) {
       auto make = [&](bool hull) {
-        const Vec3 s(uni(0.1, 0.6), uni(0.1, 0.6), uni(0.1, 0.6));
+        const Vec3 s(rnd.uni(0.1, 0.6), rnd.uni(0.1, 0.6), rnd.uni(0.1, 0.6));
         return hull ? convexShape(s, true) : box(s, true);
       };
       const ContactShape a = make(kinds == 2), b = make(kinds >= 1);
-      const BodyPose za = randPose(1.0), zb = pose(za.x + uni(0, 1.5) * randUnit(), randQuat());
+      const BodyPose za = randPose(1.0), zb = pose(za.x + rnd.uni(0, 1.5) * randUnit(), randQuat());
       Contact c;
       polytopeSignedDistance(a, za, b, zb, c);
       QVERIFY(consistent(c, &za, zb));

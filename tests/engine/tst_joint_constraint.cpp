@@ -16,20 +16,18 @@ using namespace ms;
 
 namespace {
 
-test::SeededRandom random(12345);
-double uni(double a, double b) { return random.uni(a, b); }
-Vec3 randVec(double s) { return random.randVec(s); }
-Vec4 randQuat() { return quat::fromRotationVector(randVec(1.5)); }
+test::SeededRandom rnd(12345);
+Vec4 randQuat() { return quat::fromRotationVector(rnd.randVec(1.5)); }
 
 JointGeometry randomJoint(JointType t, bool world) {
-  return makeJointGeometry(t, world ? -1 : 0, 1, randVec(0.5), randVec(0.5), randVec(1.0), randQuat());
+  return makeJointGeometry(t, world ? -1 : 0, 1, rnd.randVec(0.5), rnd.randVec(0.5), rnd.randVec(1.0), randQuat());
 }
 
 JointPoses randomPoses(bool world) {
   JointPoses z;
-  z.xa = world ? Vec3::Zero() : randVec(1.0);
+  z.xa = world ? Vec3::Zero() : rnd.randVec(1.0);
   z.qa = world ? Vec4(1, 0, 0, 0) : randQuat();
-  z.xb = randVec(1.0);
+  z.xb = rnd.randVec(1.0);
   z.qb = randQuat();
   return z;
 }
@@ -120,11 +118,11 @@ void TestJointConstraint::minimalJacobiansMatchFiniteDifferences() {
         const JointGeometry j = randomJoint(jointKindAt(t).type, world);
         // Poses near a valid configuration (angles well inside (−π, π) so no wrap-around).
         Vec6 theta = Vec6::Zero();
-        for (int c = 0; c < j.freeCoordinates(); ++c) theta(c) = uni(-1, 1);
+        for (int c = 0; c < j.freeCoordinates(); ++c) theta(c) = rnd.uni(-1, 1);
         JointPoses z = randomPoses(world);
         jointForwardKinematics(j, z.xa, z.qa, theta, z.xb, z.qb);
-        z.xb += randVec(0.05);  // slightly off the constraint manifold
-        z.qb = quat::mul(z.qb, quat::fromRotationVector(randVec(0.05)));
+        z.xb += rnd.randVec(0.05);  // slightly off the constraint manifold
+        z.qb = quat::mul(z.qb, quat::fromRotationVector(rnd.randVec(0.05)));
         JointMinimalEval e;
         evalJointMinimal(j, z, e);
         auto f = [&](const JointPoses& p) {
@@ -146,7 +144,7 @@ void TestJointConstraint::forwardKinematicsRoundTrip() {
     for (int trial = 0; trial < 20; ++trial) {
       const JointGeometry j = randomJoint(jointKindAt(t).type, false);
       Vec6 theta = Vec6::Zero();
-      for (int c = 0; c < j.freeCoordinates(); ++c) theta(c) = uni(-2, 2);
+      for (int c = 0; c < j.freeCoordinates(); ++c) theta(c) = rnd.uni(-2, 2);
       JointPoses z = randomPoses(false);
       jointForwardKinematics(j, z.xa, z.qa, theta, z.xb, z.qb);
       // The pose satisfies the joint and reproduces its coordinates.
@@ -163,7 +161,7 @@ void TestJointConstraint::eachJointRemovesExactlyItsDegreesOfFreedom() {
     for (int trial = 0; trial < 10; ++trial) {
       const JointGeometry j = randomJoint(kind.type, trial % 2 == 0);
       Vec6 theta = Vec6::Zero();
-      for (int c = 0; c < j.freeCoordinates(); ++c) theta(c) = uni(-1, 1);
+      for (int c = 0; c < j.freeCoordinates(); ++c) theta(c) = rnd.uni(-1, 1);
       JointPoses z = randomPoses(trial % 2 == 0);
       jointForwardKinematics(j, z.xa, z.qa, theta, z.xb, z.qb);
       JointConstraintEval e;
@@ -209,7 +207,7 @@ void TestJointConstraint::eachJointRemovesExactlyItsDegreesOfFreedom() {
 void TestJointConstraint::quaternionAlgebra() {
   for (int trial = 0; trial < 50; ++trial) {
     const Vec4 q = randQuat(), p = randQuat();
-    const Vec3 x = randVec(2);
+    const Vec3 x = rnd.randVec(2);
     // A.5a: q·p = L(q)p = R(p)q
     QVERIFY((quat::mul(q, p) - quat::L(q) * p).norm() < 1e-14);
     QVERIFY((quat::mul(q, p) - quat::R(p) * q).norm() < 1e-14);
@@ -224,7 +222,7 @@ void TestJointConstraint::quaternionAlgebra() {
     const Eigen::Quaterniond e(q(0), q(1), q(2), q(3));
     QVERIFY((e.toRotationMatrix() - Q).norm() < 1e-14);
     // Rotation-vector round trip and its Jacobian (A.7/A.8 style derivative) by finite differences.
-    const Vec3 r = randVec(1.7);  // |r| < π: inside the canonical range
+    const Vec3 r = rnd.randVec(1.7);  // |r| < π: inside the canonical range
     QVERIFY((quat::toRotationVector(quat::fromRotationVector(r)) - r).norm() < 1e-12);
     const Vec4 u = quat::fromRotationVector(r);
     const Mat34 Jr = quat::rotationVectorJacobian(u);
@@ -236,7 +234,7 @@ void TestJointConstraint::quaternionAlgebra() {
     }
     // Increment map (eq. 13/17) keeps unit norm; its Jacobian Φ(ω) against finite differences.
     const double dt = 0.01;
-    const Vec3 w = randVec(50);
+    const Vec3 w = rnd.randVec(50);
     Vec4 inc;
     QVERIFY(quat::incrementFromVelocity(w, dt, inc));
     QVERIFY(std::abs(inc.norm() - 1) < 1e-14);

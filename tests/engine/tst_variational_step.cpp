@@ -40,9 +40,7 @@ void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
 
 namespace {
 
-test::SeededRandom random(777);
-double uni(double a, double b) { return random.uni(a, b); }
-Vec3 randVec(double s) { return random.randVec(s); }
+test::SeededRandom rnd(777);
 
 // Two bodies: world —T→ body 1 —T→ body 2, with a spring and damper on the world joint.
 Model twoBodyModel(JointType t) {
@@ -66,8 +64,8 @@ Model twoBodyModel(JointType t) {
     j.childAnchor = Vec3(0.05, -0.1, 0.5);
     j.axis = Vec3(0.3, -0.5, 1.0);
     j.offset = quat::fromRotationVector(Vec3(0.2, -0.1, 0.3));
-    for (int c = 0; c < nf; ++c) j.initialPosition.push_back(uni(-0.7, 0.7));
-    for (int c = 0; c < nf; ++c) j.initialVelocity.push_back(uni(-1, 1));
+    for (int c = 0; c < nf; ++c) j.initialPosition.push_back(rnd.uni(-0.7, 0.7));
+    for (int c = 0; c < nf; ++c) j.initialVelocity.push_back(rnd.uni(-1, 1));
     if (i == 0 && nf > 0) {
       j.stiffness = {3.0};
       j.damping = {0.7};
@@ -129,8 +127,8 @@ void TestVariationalStep::newtonMatrixMatchesFiniteDifferences() {
     in.torque[1] = Vec3(0.1, 0.2, -0.3);
     const int nb = 2, nn = sys->numNodes;
     VecX vel(6 * nb), lam(6 * (nn - nb));
-    for (int i = 0; i < vel.size(); ++i) vel(i) = uni(-1, 1);
-    for (int i = 0; i < lam.size(); ++i) lam(i) = uni(-2, 2);
+    for (int i = 0; i < vel.size(); ++i) vel(i) = rnd.uni(-1, 1);
+    for (int i = 0; i < lam.size(); ++i) lam(i) = rnd.uni(-2, 2);
     VecX r;
     QVERIFY(vi.residualAt(st, in, sim.state(), vel, lam, r, true));
     const MatX F = vi.matrix().toDense();
@@ -267,8 +265,8 @@ void TestVariationalStep::variableIntervalMatrixMatchesFiniteDifferences() {
     s.interval = 0.25 * st.dt;
     const int nb = 2, nn = sys->numNodes;
     VecX vel(6 * nb), lam(6 * (nn - nb)), r, r0;
-    for (int i = 0; i < vel.size(); ++i) vel(i) = uni(-1, 1);
-    for (int i = 0; i < lam.size(); ++i) lam(i) = uni(-2, 2);
+    for (int i = 0; i < vel.size(); ++i) vel(i) = rnd.uni(-1, 1);
+    for (int i = 0; i < lam.size(); ++i) lam(i) = rnd.uni(-2, 2);
     QVERIFY(vi.residualAt(st, sim.inputs(), s, vel, lam, r, true));
     // The interval enters the residual (otherwise this test would not test it).
     QVERIFY(vi.residualAt(st, sim.inputs(), sim.state(), vel, lam, r0, false));
