@@ -19,6 +19,13 @@ packages=(
   libbenchmark-dev
   python3
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
+  # Packaging (packaging/CPack.cmake, scripts/package-test.sh):
+  librsvg2-bin  # rsvg-convert: the PNG sizes of the application icon, rendered from its SVG at build time
+  help2man  # the man pages of mechstudio and mechstudio-cli, generated at build time from --help/--version
+  file  # CPack's DEB generator finds the ELF files for dpkg-shlibdeps (Depends:) with it
+  lintian  # checks the .deb against Debian policy
+  desktop-file-utils  # desktop-file-validate: the desktop entry
+  appstream  # appstreamcli validate: the AppStream metainfo
 )
 
 missing=()

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Builds MechStudio and runs every test: the same command for developers (README) and CI (.ci/run).
 #   1. Release build with Ninja in build/, then ctest (engine, CLI and any other tests).
+#   1b. The .deb of that build (cpack -G DEB) checked by lintian, installed, run and removed again
+#       (scripts/package-test.sh; dpkg needs root or sudo).
 #   2. Engine + tests + CLI with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/, then ctest.
 #   2b. libFuzzer runs of the .mech reader and the s-expression layer (scripts/fuzz.sh, clang, FUZZ_SECONDS=60).
 #   3. A smoke run of mechstudio-cli on a built-in scene.
@@ -48,6 +50,8 @@ phase "configure (Release)" cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Rele
   -DMECHSTUDIO_BUILD_TESTS=ON -DMECHSTUDIO_BUILD_BENCHMARKS=ON -DMECHSTUDIO_SANITIZE=OFF
 phase "build (Release)" cmake --build build -j "$jobs"
 check "ctest (Release)" ctest --test-dir build --output-on-failure -j "$jobs"
+# 1b. The Debian package of that build: lintian, contents, validators, install, run, remove.
+check "package (install test)" bash scripts/package-test.sh build
 
 # 2. Sanitizer build of the engine, its tests and the CLI. -g1 (line tables only) keeps file:line in
 #    sanitizer reports and compiles Eigen-heavy files ~40 % faster than full -g; -O1 keeps the build
