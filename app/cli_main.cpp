@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // mechstudio-cli: the headless front end. Builds a mechanism (a built-in parametric scene or a
-// .mech/.trep/.urdf model file), steps it with the variational integrator and writes per-step
+// .mech/.trep/.urdf/MJCF model file), steps it with the variational integrator and writes per-step
 // metrics and body poses as CSV; checks and converts model files.
 //
 // Exit codes: 0 success; 1 bad input (one line "mechstudio-cli: error: <reason>" on stderr);
@@ -27,6 +27,8 @@
 #include "io/mech_reader.h"
 #include "io/model_file.h"
 #include "io/mech_writer.h"
+#include "io/mjcf_writer.h"
+#include "io/urdf_writer.h"
 #include "io/trep_import.h"
 #include "io/urdf_import.h"
 #include "core/quaternion.h"
@@ -77,26 +79,22 @@ std::string oneLine(std::string s) {
 
 void printUsage(std::FILE* f) {
   std::fprintf(f,
-               "Usage:\n"
-               "  %s simulate (scene:NAME | FILE) [--set key=value]... [--dt S] (--duration S | --steps N)\n"
-               "                 [--tol X] [--comp-tol X] [--max-iter N] [--csv FILE] [--poses FILE] [--quiet]\n"
-               "                 [--signals FILE [--signal PATTERN]...] [--degrees] [--keyframe NAME]\n"
-               "                 [--integrator NAME] [--baumgarte ALPHA,BETA]\n"
-               "                 [--contacts rigid|soft [--contact-stiffness K] [--contact-damping B]]\n"
-               "  %s check FILE [--set key=value]...\n"
-               "  %s signals (scene:NAME | FILE) [--set key=value]... [--degrees]\n"
-               "  %s convert FILE -o OUT.mech\n"
-               "  %s scenes\n"
-               "  %s lesson (N | ID | FILE.experiment) [--duration S] [--csv FILE] [--quiet]\n"
-               "  %s lessons\n"
-               "  %s --help | --version\n"
+               "Usage: %s simulate (scene:NAME | FILE) (--duration S | --steps N) [OPTION]...\n"
+               "  or:  %s check FILE [--set key=value]... [--package-path DIR]...\n"
+               "  or:  %s signals (scene:NAME | FILE) [--set key=value]... [--degrees] [--package-path DIR]...\n"
+               "  or:  %s convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf [--package-path DIR]...\n"
+               "  or:  %s scenes\n"
+               "  or:  %s lesson (N | ID | FILE.experiment) [--duration S] [--csv FILE] [--quiet]\n"
+               "  or:  %s lessons\n"
+               "  or:  %s --help | --version\n"
                "\n"
                "Commands:\n"
                "  simulate     step a mechanism (the variational integrator unless --integrator)\n"
                "  check        read and compile a model file, print its diagnostics (exit 1 on errors)\n"
                "  signals      list the signals of a model (joint coordinates and reactions, bodies,\n"
                "               contacts, system totals) with their units\n"
-               "  convert      write a .trep, .urdf or .mech file as a .mech file\n"
+               "  convert      write a model file or a scene as .mech, URDF (.urdf, trees only) or MJCF\n"
+               "               (.xml or .mjcf), chosen by the output's extension\n"
                "  scenes       list the built-in scenes, their parameters and defaults\n"
                "  lesson       run a teaching preset or an experiment file: one model, several\n"
                "               integrators in lockstep, and a summary of the quantity it is about\n"
@@ -105,8 +103,11 @@ void printUsage(std::FILE* f) {
                "\n"
                "Options of simulate:\n"
                "  scene:NAME        built-in scene to simulate (see '%s scenes')\n"
-               "  FILE              a model file: .mech (MechStudio), .trep (trep) or .urdf\n"
+               "  FILE              a model file: .mech (MechStudio), .trep (trep), .urdf, or MuJoCo's MJCF\n"
+               "                    (.mjcf, or .xml with a <mujoco> root)\n"
                "  --set key=value   set a scene or .mech parameter (repeatable, each key once)\n"
+               "  --package-path DIR  a directory holding ROS packages, for URDF meshes package://NAME/...\n"
+               "                    (repeatable; searched before ROS_PACKAGE_PATH; also for check, signals, convert)\n"
                "  --dt S            time step [s] (default: the scene's, usually 0.01)\n"
                "  --duration S      simulated time [s]; steps = round up(S / dt)\n"
                "  --steps N         number of steps (exactly one of --duration and --steps)\n"
@@ -114,11 +115,11 @@ void printUsage(std::FILE* f) {
                "  --tol X           Newton tolerance on the residual inf-norm (default 1e-10)\n"
                "  --comp-tol X      contacts and limits: largest slack x impulse at convergence (default 1e-8)\n"
                "  --max-iter N      Newton iteration cap per step (default 100)\n"
-               "  --integrator NAME time stepper: vi (variational, default), euler (explicit), symplectic-euler,\n"
-               "                    heun (explicit RK2), rk4 (acceleration-level dynamics), exponential,\n"
-               "                    midpoint-gc (trep's midpoint VI in joint coordinates, Newton),\n"
-               "                    riqn (the same equations by Lee et al.'s O(n) quasi-Newton; trees only),\n"
-               "                    mujoco (a MuJoCo copy of the model, when built with MuJoCo)\n"
+               "  --integrator NAME  time stepper: vi (variational, default), euler (explicit), symplectic-euler,\n"
+               "                     heun (explicit RK2), rk4 (acceleration-level dynamics), exponential,\n"
+               "                     midpoint-gc (trep's midpoint VI in joint coordinates, Newton),\n"
+               "                     riqn (the same equations by Lee et al.'s O(n) quasi-Newton; trees only),\n"
+               "                     mujoco (a MuJoCo copy of the model, when built with MuJoCo)\n"
                "  --baumgarte A,B   Baumgarte gains alpha,beta >= 0 [1/s] for euler, symplectic-euler, heun, rk4\n"
                "                    (default 0,0: no stabilisation)\n"
                "  --mujoco-integrator S  mujoco: MuJoCo's own integrator, euler (default), rk4 or implicit\n"
@@ -145,8 +146,12 @@ void printUsage(std::FILE* f) {
                "                      %s\n"
                "  --quiet           no table, only the summary\n"
                "\n"
-               "Exit status: 0 success, 1 bad input, 2 solver failure (rows so far are written),\n"
-               "             3 internal error, 130 interrupted.\n",
+               "Exit status:\n"
+               "  0    success\n"
+               "  1    bad input\n"
+               "  2    solver failure (rows so far are written)\n"
+               "  3    internal error\n"
+               "  130  interrupted\n",
                kProg, kProg, kProg, kProg, kProg, kProg, kProg, kProg, kProg, kMetricsHeader, kPosesHeader, kLessonHeader);
 }
 
@@ -196,6 +201,30 @@ long long positiveInteger(const std::string& opt, const std::string& value, long
   return *v;
 }
 
+// ---- --package-path DIR (every command that loads a model) ----------------------------------------
+
+// A root for URDF package://NAME/PATH meshes: an existing directory.
+std::string packageRoot(const std::string& dir) {
+  if (dir.empty()) throw InputError{"option --package-path needs a directory"};
+  std::error_code ec;
+  if (!std::filesystem::is_directory(dir, ec)) throw InputError{"--package-path '" + dir + "' is not a directory"};
+  return dir;
+}
+
+// True when args[i] is --package-path DIR or --package-path=DIR; the directory is added to `roots`
+// and i left on the last argument used.
+bool takePackagePath(const std::vector<std::string>& args, size_t& i, std::vector<std::string>& roots) {
+  const std::string option = "--package-path";
+  if (args[i] == option) {
+    if (i + 1 >= args.size()) throw InputError{"option --package-path needs a directory"};
+    roots.push_back(packageRoot(args[++i]));
+    return true;
+  }
+  if (args[i].compare(0, option.size() + 1, option + "=") != 0) return false;
+  roots.push_back(packageRoot(args[i].substr(option.size() + 1)));
+  return true;
+}
+
 // ---- options of "simulate" ---------------------------------------------------------------------
 
 struct SimulateOptions {
@@ -206,6 +235,7 @@ struct SimulateOptions {
   std::optional<std::string> csv, poses, signals;
   std::optional<std::string> keyframe;  // --keyframe NAME: the initial state
   std::vector<std::string> signalPatterns;  // --signal (repeatable)
+  std::vector<std::string> packagePaths;    // --package-path (repeatable): roots for URDF package:// meshes
   bool degrees = false;
   bool quiet = false;
   ms::IntegratorOptions integrator;  // --integrator, --baumgarte (validated against the model later)
@@ -272,7 +302,7 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
                                                          "--poses", "--signals", "--signal",
                                                          "--integrator", "--baumgarte", "--contacts",
                                                          "--contact-stiffness", "--contact-damping",
-                                                         "--mujoco-integrator", "--keyframe"};
+                                                         "--mujoco-integrator", "--keyframe", "--package-path"};
       const bool takesValue = std::find(withValue.begin(), withValue.end(), name) != withValue.end();
       if (name == "--quiet" || name == "--degrees") {
         if (hasValue) throw InputError{"option " + name + " takes no value"};
@@ -286,7 +316,7 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
           throw InputError{"option " + name + " needs a value"};
         value = args[++i];
       }
-      if (name != "--set" && name != "--signal") {
+      if (name != "--set" && name != "--signal" && name != "--package-path") {
         if (seen[name]) throw InputError{"option " + name + " given more than once"};
         seen[name] = true;
       }
@@ -320,6 +350,8 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
       } else if (name == "--signal") {
         if (value.empty()) throw InputError{"option --signal needs a signal name or pattern"};
         o.signalPatterns.push_back(value);
+      } else if (name == "--package-path") {
+        o.packagePaths.push_back(packageRoot(value));
       }
     } else if (a.size() > 1 && a[0] == '-') {
       throw InputError{"unknown option '" + a + "' (see --help)"};
@@ -370,8 +402,10 @@ void printDiagnostics(const ms::Diagnostics& diags) {
 // ms::loadModel, with a problem that has no source location (unknown scene, missing file, wrong
 // type) turned into one InputError line; located diagnostics stay in `diags` for the caller.
 bool readModel(const std::string& source, const std::map<std::string, std::string>& params, ms::Model& model,
-               ms::Diagnostics& diags) {
-  const bool ok = ms::loadModel(source, params, model, diags);
+               ms::Diagnostics& diags, const std::vector<std::string>& packagePaths) {
+  ms::ModelLoadOptions options;
+  options.packagePaths = packagePaths;
+  const bool ok = ms::loadModel(source, params, model, diags, options);
   if (!ok && diags.items().size() == 1 && diags.items()[0].line == 0)
     throw InputError{"'" + source + "': " + diags.items()[0].message};
   return ok;
@@ -381,7 +415,7 @@ bool readModel(const std::string& source, const std::map<std::string, std::strin
 ms::Model loadModel(const SimulateOptions& o) {
   ms::Model model;
   ms::Diagnostics diags;
-  const bool ok = readModel(o.model, o.params, model, diags);
+  const bool ok = readModel(o.model, o.params, model, diags, o.packagePaths);
   // Warnings are shown unless --quiet; errors always, then one summary line.
   if (!ok || !o.quiet) printDiagnostics(diags);
   if (!ok) throw InputError{"'" + o.model + "' has " + std::to_string(diags.errorCount()) + " error(s)"};
@@ -528,6 +562,8 @@ int runSignals(const std::vector<std::string>& args) {
         throw InputError{"--set " + v.substr(0, eq) + " given more than once"};
     } else if (a == "--degrees") {
       o.degrees = true;
+    } else if (takePackagePath(args, i, o.packagePaths)) {
+      // a root for URDF package:// meshes
     } else if (!a.empty() && a[0] == '-') {
       throw InputError{"unknown option '" + a + "' for signals"};
     } else {
@@ -683,8 +719,11 @@ int runSimulate(const std::vector<std::string>& args) {
 int runCheck(const std::vector<std::string>& args) {
   std::string path;
   std::map<std::string, std::string> params;
+  std::vector<std::string> packagePaths;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--set") {
+    if (takePackagePath(args, i, packagePaths)) {
+      // a root for URDF package:// meshes
+    } else if (args[i] == "--set") {
       if (i + 1 >= args.size()) throw InputError{"option --set needs a value"};
       const std::string v = args[++i];
       const size_t eq = v.find('=');
@@ -700,7 +739,7 @@ int runCheck(const std::vector<std::string>& args) {
   if (path.empty()) throw InputError{"check needs a model file"};
   ms::Model model;
   ms::Diagnostics diags;
-  bool ok = readModel(path, params, model, diags);
+  bool ok = readModel(path, params, model, diags, packagePaths);
   // The separate compile step: its problems have no source location.
   if (ok) {
     try {
@@ -719,11 +758,16 @@ int runCheck(const std::vector<std::string>& args) {
   return ok ? kExitOk : kExitBadInput;
 }
 
-// convert FILE -o OUT.mech: import and write as MechStudio text (atomically: temp file + rename).
+// convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf: import and write as MechStudio text, URDF or MJCF,
+// chosen by the output's extension (atomically: temp file + rename; nothing is written when the
+// model cannot be expressed in the output format).
 int runConvert(const std::vector<std::string>& args) {
   std::string in, out;
+  std::vector<std::string> packagePaths;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "-o" || args[i] == "--output") {
+    if (takePackagePath(args, i, packagePaths)) {
+      // a root for URDF package:// meshes
+    } else if (args[i] == "-o" || args[i] == "--output") {
       if (i + 1 >= args.size()) throw InputError{"option -o needs a file name"};
       if (!out.empty()) throw InputError{"option -o given more than once"};
       out = args[++i];
@@ -734,14 +778,41 @@ int runConvert(const std::vector<std::string>& args) {
       in = args[i];
     }
   }
-  if (in.empty() || out.empty()) throw InputError{"usage: convert FILE -o OUT.mech"};
-  if (ms::modelFileExtension(out) != ".mech") throw InputError{"the output '" + out + "' must be a .mech file"};
+  if (in.empty() || out.empty()) throw InputError{"usage: convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf"};
+  const std::string format = ms::modelFileExtension(out);
+  if (format != ".mech" && format != ".urdf" && format != ".xml" && format != ".mjcf")
+    throw InputError{"the output '" + out + "' must be a .mech file, a .urdf file or an .xml or .mjcf file (MJCF)"};
   ms::Model model;
   ms::Diagnostics diags;
-  const bool ok = readModel(in, {}, model, diags);
+  const bool ok = readModel(in, {}, model, diags, packagePaths);
   printDiagnostics(diags);
   if (!ok) throw InputError{"'" + in + "' has " + std::to_string(diags.errorCount()) + " error(s); nothing written"};
-  const std::string text = ms::writeMech(model);
+  // The text in the output's format; a model the format cannot express throws UserError (exit 1).
+  std::string text;
+  if (format == ".mech") {
+    text = ms::writeMech(model);
+  } else if (format == ".urdf") {
+    // Mesh names relative to the input's directory are rewritten relative to the output's.
+    ms::UrdfWriteOptions wo;
+    if (in.compare(0, 6, "scene:") != 0) wo.meshBaseDir = std::filesystem::path(in).parent_path().string();
+    wo.outputDir = std::filesystem::path(out).parent_path().string();
+    if (wo.outputDir.empty()) wo.outputDir = ".";
+    std::vector<std::string> notes;
+    text = ms::writeUrdf(model, wo, &notes);
+    // What URDF leaves out or changes, as notes about the output.
+    ms::Diagnostics noteDiags;
+    for (const std::string& n : notes) noteDiags.add(ms::Severity::Note, out, 0, 0, n);
+    printDiagnostics(noteDiags);
+  } else {
+    // Everything MJCF carries (visuals, meshes, servos, MechStudio's <custom> entries), mesh names
+    // relative to the output's directory.
+    ms::MjcfWriteOptions mo;
+    mo.complete = true;
+    if (in.compare(0, 6, "scene:") != 0) mo.meshBaseDir = std::filesystem::path(in).parent_path().string();
+    mo.outputDir = std::filesystem::path(out).parent_path().string();
+    if (mo.outputDir.empty()) mo.outputDir = ".";
+    text = ms::writeMjcf(model, mo);
+  }
   const std::string tmp = out + ".tmp";
   std::FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) throw InputError{"cannot write '" + out + "': " + std::strerror(errno)};

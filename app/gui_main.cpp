@@ -4,14 +4,17 @@
 // exits (for docs and tests).
 //   mechstudio [MODEL | FILE.experiment | --lesson N|ID|FILE] [--set k=v]... [--integrator NAME [--contacts rigid|soft]]
 //              [--keyframe NAME] [--plot SIGNAL]... [--follow BODY] [--select BODY] [--screenshot OUT.png [--steps N] [--size WxH]]
+//              [--package-path DIR]...
 // Exit status (as mechstudio-cli): 0 ok, 1 bad input (arguments or a model that does not open),
 // 2 a step failed (screenshot mode).
 #include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QIcon>
 #include <QTimer>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QSurfaceFormat>
 #include <QThread>
 #include <cstdio>
@@ -40,18 +43,30 @@ void settle(int ms) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --help and --version print text only: they must work without a display (help2man, a terminal
+  // over ssh), so Qt's offscreen platform is used for them unless one is chosen.
+  bool textOnly = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    textOnly = textOnly || a == "-h" || a == "--help" || a == "--help-all" || a == "-v" || a == "--version";
+  }
+  if (textOnly && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   // Required before QApplication so that docks holding GL views can float (see design notes).
   QCoreApplication::setAttribute(Qt::AA_ShareOpenGLContexts);
   QApplication app(argc, argv);
   QCoreApplication::setOrganizationName("MechStudio");
   QCoreApplication::setApplicationName("MechStudio");
   QCoreApplication::setApplicationVersion(MECHSTUDIO_VERSION);
+  // The installed theme icon (packaging/), else the copy compiled in; the desktop file name ties the
+  // windows to io.mechstudio.MechStudio.desktop (Wayland app id, icon and name in docks and task bars).
+  QApplication::setWindowIcon(QIcon::fromTheme("io.mechstudio.MechStudio", QIcon(":/icons/io.mechstudio.MechStudio.svg")));
+  QGuiApplication::setDesktopFileName("io.mechstudio.MechStudio");
 
   QCommandLineParser cli;
   cli.setApplicationDescription("MechStudio: build mechanisms and watch them move correctly.");
   cli.addHelpOption();
   cli.addVersionOption();
-  cli.addPositionalArgument("model", "Model file (.mech, .trep, .urdf) or scene:NAME; default: a bundled example.", "[MODEL]");
+  cli.addPositionalArgument("model", "Model file (.mech, .trep, .urdf, MJCF .xml/.mjcf) or scene:NAME; default: a bundled example.", "[MODEL]");
   QCommandLineOption shot("screenshot", "Render the window after --steps steps, save it as PNG and exit.", "OUT.png");
   QCommandLineOption steps("steps", "Steps to simulate before --screenshot (default 0).", "N", "0");
   QCommandLineOption size("size", "Window size for --screenshot (default 1280x800).", "WxH", "1280x800");
@@ -64,7 +79,8 @@ int main(int argc, char** argv) {
   QCommandLineOption sideBySide("side-by-side", "Draw compared copies (--lesson) beside the reference instead of as ghosts over it.");
   QCommandLineOption plot("plot", "Plot the model's signals matching a name or glob, e.g. 'crank.*' (repeatable: one plot each; 'mechstudio-cli signals MODEL' lists them).", "SIGNAL");
   QCommandLineOption keyframe("keyframe", "Start paused at the model's (keyframe NAME ...) instead of its initial conditions.", "NAME");
-  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson, sideBySide, plot, keyframe});
+  QCommandLineOption packagePath("package-path", "A directory holding ROS packages, for URDF meshes package://NAME/... (repeatable; for this session, before Settings > Package paths and ROS_PACKAGE_PATH).", "DIR");
+  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson, sideBySide, plot, keyframe, packagePath});
   if (!cli.parse(app.arguments())) return fail(1, cli.errorText());
   if (cli.isSet("help")) cli.showHelp(0);
   if (cli.isSet("version")) cli.showVersion();
@@ -98,7 +114,15 @@ int main(int argc, char** argv) {
   if (cli.isSet(lesson) && (cli.isSet(integrator) || cli.isSet(contacts))) return fail(1, "--lesson chooses its own integrators");
   if (cli.isSet(lesson) && cli.isSet(keyframe)) return fail(1, "--lesson starts from its own state: give no --keyframe");
 
+  // URDF package roots for the session: existing directories.
+  QStringList packageRoots;
+  for (const QString& dir : cli.values(packagePath)) {
+    if (!QFileInfo(dir).isDir()) return fail(1, "--package-path '" + dir + "' is not a directory");
+    packageRoots << QFileInfo(dir).absoluteFilePath();
+  }
+
   ms::ui::MainWindow window;
+  window.addSessionPackagePaths(packageRoots);
   QString error;
   bool opened = false;
   if (cli.isSet(lesson)) {

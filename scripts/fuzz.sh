@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the libFuzzer targets with clang in build-fuzz/ and runs fuzz_mech_reader for
-# ${FUZZ_SECONDS:-60} s and fuzz_sexpr for a third of that, each on a copy of its seeds.
+# ${FUZZ_SECONDS:-60} s, fuzz_sexpr for a third of that and fuzz_mjcf_import for half, each on a copy
+# of its seeds.
 # Exits non-zero on any crash, leak, timeout (> 5 s for one input) or out-of-memory (> 2048 MB); the failing input is written to
 # build-fuzz/artifacts/. Usage: FUZZ_SECONDS=300 bash scripts/fuzz.sh
 # The build uses tests/fuzz/CMakeLists.txt as its own project (no Qt, Eigen headers only, nothing gcc-built).
@@ -21,7 +22,7 @@ command -v clang++ >/dev/null || { echo "fuzz.sh: clang++ not found (run scripts
 # Configure and build the fuzz targets with clang.
 CC=clang CXX=clang++ cmake -S tests/fuzz -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DMECHSTUDIO_BUILD_FUZZERS=ON
-cmake --build "$build" --target fuzz_sexpr fuzz_mech_reader -j "$jobs"
+cmake --build "$build" --target fuzz_sexpr fuzz_mech_reader fuzz_mjcf_import -j "$jobs"
 rm -rf "$build/artifacts"
 mkdir -p "$build/artifacts"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1"
@@ -50,6 +51,11 @@ rm -rf "$tmpseeds" && mkdir -p "$tmpseeds"
 cp models/*.mech tests/data/mech/bad/*.mech "$tmpseeds/"
 run fuzz_mech_reader "$seconds" tests/fuzz/mech.dict tests/fuzz/corpus "$tmpseeds"
 run fuzz_sexpr "$(( (seconds + 2) / 3 ))" tests/fuzz/sexpr.dict tests/fuzz/corpus
+# The MJCF importer: half the time, from the test files and the malformed corpus.
+mjcfseeds="$build/seeds-mjcf"
+rm -rf "$mjcfseeds" && mkdir -p "$mjcfseeds"
+cp tests/data/mjcf/*.xml tests/data/mjcf/bad/*.xml "$mjcfseeds/"
+run fuzz_mjcf_import "$(( (seconds + 1) / 2 ))" tests/fuzz/mjcf.dict "$mjcfseeds"
 
 # Belt and braces: any artifact means a failure even if the exit status did not say so.
 if [ -n "$(ls -A "$build/artifacts")" ]; then

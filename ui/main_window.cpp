@@ -133,6 +133,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(settings_, &SettingsPanel::stepSettingsChanged, this, [this](const StepSettings& s) { sim_.setStepSettings(s); });
   connect(settings_, &SettingsPanel::historyCapacityChanged, this, [this](int n) { sim_.setHistoryCapacity(n); });
   connect(settings_, &SettingsPanel::plotWindowChanged, this, [this](double s) { plots_->setTimeWindow(s); });
+  // New package paths: an open URDF (.urdf, or .xml that may hold one) is read again with them (its
+  // meshes may resolve now).
+  connect(settings_, &SettingsPanel::packagePathsChanged, this, [this] {
+    if (source_.endsWith(".urdf", Qt::CaseInsensitive) || source_.endsWith(".xml", Qt::CaseInsensitive)) reload();
+  });
   connect(settings_, &SettingsPanel::integratorChanged, this, [this](const IntegratorOptions& o) {
     shownIntegrator_ = o;
     sim_.setIntegrator(o);
@@ -655,6 +660,7 @@ void MainWindow::readSettings() {
   sim_.setHistoryCapacity(settings_->historyCapacity());
   settings_->setPlotWindow(s.value("plotWindow", 10.0).toDouble());
   plots_->setTimeWindow(settings_->plotWindow());
+  settings_->setPackagePaths(s.value("packagePaths").toStringList());
   for (QAction* a : viewMenu_->actions())
     if (a->objectName().startsWith("overlay-")) a->setChecked(s.value("view/" + a->objectName(), a->isChecked()).toBool());
   if (s.contains("geometry")) restoreGeometry(s.value("geometry").toByteArray());
@@ -681,6 +687,7 @@ void MainWindow::writeSettings() const {
   s.setValue("speedIndex", speed_->currentIndex());
   s.setValue("historyCapacity", settings_->historyCapacity());
   s.setValue("plotWindow", settings_->plotWindow());
+  s.setValue("packagePaths", settings_->packagePaths());
   for (QAction* a : viewMenu_->actions())
     if (a->objectName().startsWith("overlay-")) s.setValue("view/" + a->objectName(), a->isChecked());
   s.setValue("geometry", saveGeometry());
@@ -708,7 +715,10 @@ bool MainWindow::openModel(const QString& source, QString* error, const std::map
   // Read the description; every problem is listed with its location.
   Model model;
   Diagnostics diags;
-  const bool ok = loadModel(path.toStdString(), params, model, diags);
+  // URDF meshes package://NAME/...: the session's and the Settings' package roots.
+  ModelLoadOptions options;
+  for (const QString& dir : packagePaths()) options.packagePaths.push_back(QDir(dir).absolutePath().toStdString());
+  const bool ok = loadModel(path.toStdString(), params, model, diags, options);
   QString text;
   if (!ok) {
     text = QString("Could not open %1:\n%2").arg(path, QString::fromStdString(diags.format()).trimmed());
@@ -767,6 +777,13 @@ bool MainWindow::reload(QString* error) {
   if (source_.isEmpty()) return false;
   return openModel(source_, error, params_);
 }
+
+void MainWindow::addSessionPackagePaths(const QStringList& dirs) {
+  for (const QString& d : dirs)
+    if (!sessionPackagePaths_.contains(d)) sessionPackagePaths_ << d;
+}
+
+QStringList MainWindow::packagePaths() const { return sessionPackagePaths_ + settings_->packagePaths(); }
 
 // ---- the editor dock ----------------------------------------------------------------------------
 
@@ -876,8 +893,8 @@ bool MainWindow::saveEditor(QString* error) {
 void MainWindow::chooseAndOpen() {
   const QString dir = source_.isEmpty() || source_.startsWith("scene:") ? QDir::homePath() : QFileInfo(source_).absolutePath();
   const QString path = QFileDialog::getOpenFileName(this, "Open model", dir,
-                                                    "Models and experiments (*.mech *.trep *.urdf *.experiment);;MechStudio (*.mech);;trep (*.trep);;"
-                                                    "URDF (*.urdf);;Experiments (*.experiment)");
+                                                    "Models and experiments (*.mech *.trep *.urdf *.xml *.mjcf *.experiment);;MechStudio (*.mech);;trep (*.trep);;"
+                                                    "URDF (*.urdf);;MuJoCo MJCF (*.xml *.mjcf);;Experiments (*.experiment)");
   if (!path.isEmpty()) openFromUser(path);
 }
 
@@ -964,7 +981,7 @@ bool MainWindow::applyEditor(QString* error) {
   const auto parsed = ed->lastValidModel();
   QString why;
   if (ed->isReadOnly() || ed->language() != ModelLanguage::Mech)
-    why = "Apply works on an editable .mech text (save a .trep or .urdf model and reload instead).";
+    why = "Apply works on an editable .mech text (save a .trep, .urdf or MJCF model and reload instead).";
   else if (!parsed || ed->modelStale())
     why = "Not applied: the text has errors (see the problems list). The simulation keeps the last applied model.";
   if (why.isEmpty()) {

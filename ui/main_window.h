@@ -67,6 +67,12 @@ class MainWindow : public QMainWindow {
   bool followBody(const QString& name);
   // Reloads the current file, keeping the camera.
   bool reload(QString* error = nullptr);
+  // URDF package roots for this session only (mechstudio --package-path), searched before the
+  // Settings' package paths (and ROS_PACKAGE_PATH after both); not saved.
+  void addSessionPackagePaths(const QStringList& dirs);
+  // Every package root a URDF is opened with, in search order: the session's, then Settings >
+  // Package paths.
+  QStringList packagePaths() const;
 
   // Parts, for tests and the screenshot mode.
   SimController& sim() { return sim_; }
@@ -313,6 +319,7 @@ class MainWindow : public QMainWindow {
   // State of the window.
   QString source_;          // what is open (file path or scene:NAME)
   std::map<std::string, std::string> params_;  // its parameter overrides
+  QStringList sessionPackagePaths_;             // --package-path (not saved)
   QStringList recent_;
   QFileSystemWatcher* watcher_ = nullptr;
   QTimer reloadDebounce_;

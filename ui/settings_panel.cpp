@@ -2,7 +2,9 @@
 #include "settings_panel.h"
 
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -128,6 +130,27 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
   plotWindow_->setToolTip("Time window shown by the plots (0 = the whole run)");
   form->addRow("Plot window", plotWindow_);
 
+  // URDF package roots, searched for package://NAME/... meshes before ROS_PACKAGE_PATH.
+  packagePaths_ = new QLineEdit;
+  packagePaths_->setObjectName("settings-package-paths");
+  packagePaths_->setPlaceholderText(QString("e.g. ~/ros_ws/src%1/opt/ros/humble/share").arg(QDir::listSeparator()));
+  packagePaths_->setToolTip(
+      QString("Directories holding ROS packages, separated by '%1' (as in ROS_PACKAGE_PATH): a URDF mesh "
+              "package://NAME/PATH is looked up as DIR/NAME/PATH, then in a directory NAME with a package.xml up to "
+              "4 levels below DIR; then in ROS_PACKAGE_PATH. Used when a URDF is opened or reloaded (File > Reload); "
+              "mechstudio --package-path DIR adds one for the session.")
+          .arg(QDir::listSeparator()));
+  form->addRow("Package paths", packagePaths_);
+  packagePathsProblem_ = new QLabel;
+  packagePathsProblem_->setObjectName("settings-package-paths-problem");
+  packagePathsProblem_->setStyleSheet("color: #c0392b;");
+  packagePathsProblem_->setWordWrap(true);
+  form->addRow(packagePathsProblem_);
+  connect(packagePaths_, &QLineEdit::editingFinished, this, [this] {
+    checkPackagePaths();
+    if (!updating_) Q_EMIT packagePathsChanged(packagePaths());
+  });
+
   problem_ = new QLabel;
   problem_->setStyleSheet("color: #c0392b;");
   problem_->setWordWrap(true);
@@ -196,6 +219,37 @@ void SettingsPanel::setPlotWindow(double seconds) {
 double SettingsPanel::plotWindow() const { return plotWindow_->value(); }
 
 QString SettingsPanel::problem() const { return problem_->text(); }
+
+void SettingsPanel::setPackagePaths(const QStringList& dirs) {
+  updating_ = true;
+  packagePaths_->setText(dirs.join(QDir::listSeparator()));
+  checkPackagePaths();
+  updating_ = false;
+}
+
+// The field's directories in order: separated by the list separator, trimmed, "~" for the home
+// directory, empty entries left out.
+QStringList SettingsPanel::packagePaths() const {
+  QStringList dirs;
+  for (QString d : packagePaths_->text().split(QDir::listSeparator())) {
+    d = d.trimmed();
+    if (d == "~" || d.startsWith("~/")) d = QDir::homePath() + d.mid(1);
+    if (!d.isEmpty()) dirs << d;
+  }
+  return dirs;
+}
+
+QString SettingsPanel::packagePathsProblem() const { return packagePathsProblem_->text(); }
+
+// Names the entries that are not directories (they are kept: a drive may be mounted later).
+void SettingsPanel::checkPackagePaths() {
+  QStringList missing;
+  for (const QString& d : packagePaths())
+    if (!QFileInfo(d).isDir()) missing << d;
+  const QString why = QString("Package paths: not a directory: %1").arg(missing.join(", "));
+  packagePathsProblem_->setText(missing.isEmpty() ? QString() : why);
+  packagePaths_->setStyleSheet(missing.isEmpty() ? QString() : QString("border: 1px solid #c0392b;"));
+}
 
 void SettingsPanel::setSystem(std::shared_ptr<const CompiledSystem> system) { system_ = std::move(system); }
 

@@ -2,8 +2,10 @@
 // The settings dock: the integrator (variational or a baseline, rigid or soft contacts with K and
 // B, Baumgarte gains; a combination the engine refuses for the loaded model shows its reason and is
 // not applied), time step, Newton tolerance and iteration caps, gravity, history length and
-// the plots' time window. Every field is validated as it is typed (invalid text is marked and
-// explained, never applied); valid changes are emitted at once.
+// the plots' time window, and the package paths for URDF package:// meshes (directories separated
+// by ':' as in ROS_PACKAGE_PATH, used when a URDF is opened or reloaded; a directory that does not
+// exist is named under the field). Every field is validated as it is typed (invalid text is marked
+// and explained, never applied); valid changes are emitted at once.
 #pragma once
 
 #include <QWidget>
@@ -33,6 +35,13 @@ class SettingsPanel : public QWidget {
   int historyCapacity() const;
   void setPlotWindow(double seconds);
   double plotWindow() const;
+  // Package roots for URDF package://NAME/... meshes, in search order (before ROS_PACKAGE_PATH).
+  // Shows `dirs` without emitting.
+  void setPackagePaths(const QStringList& dirs);
+  QStringList packagePaths() const;
+  QLineEdit* packagePathsField() const { return packagePaths_; }
+  // Why some package paths are not used ("" when every one is a directory).
+  QString packagePathsProblem() const;
 
   // The tolerance field (tests type into it).
   QLineEdit* toleranceField() const { return tolerance_; }
@@ -55,12 +64,15 @@ class SettingsPanel : public QWidget {
   void stepSettingsChanged(const ms::StepSettings& s);
   void historyCapacityChanged(int states);
   void plotWindowChanged(double seconds);
+  // The package paths field was edited (Enter or focus out).
+  void packagePathsChanged(const QStringList& dirs);
   // A valid integrator choice (applied by the simulation thread at its next sync point).
   void integratorChanged(const ms::IntegratorOptions& options);
 
  private:
   void emitSettings();
   void emitIntegrator();
+  void checkPackagePaths();
   std::shared_ptr<const CompiledSystem> system_;
   QComboBox* integrator_;
   QComboBox* contacts_;
@@ -74,6 +86,8 @@ class SettingsPanel : public QWidget {
   QDoubleSpinBox* gravity_[3];
   QSpinBox* history_;
   QDoubleSpinBox* plotWindow_;
+  QLineEdit* packagePaths_;
+  QLabel* packagePathsProblem_;
   QLabel* problem_;
   bool updating_ = false;
 };

@@ -7,14 +7,19 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 #include <sstream>
 
+#include "contact/convex_hull.h"
 #include "core/check.h"
 #include "core/quaternion.h"
+#include "io/collision_mesh.h"
 #include "model/joint_tree.h"
 #include "system/initial_conditions.h"
+#include "system/joint_placement.h"
 
 namespace ms {
 namespace {
@@ -77,6 +82,9 @@ bool pairSupported(ShapeDesc::Kind a, ShapeDesc::Kind b) {
   return !(a == ShapeDesc::Kind::Plane && b == ShapeDesc::Kind::Plane);
 }
 
+// A collision mesh with vertices (its convex hull collides; MuJoCo collides a mesh's hull too).
+bool meshCollides(const ShapeDesc& s) { return s.kind == ShapeDesc::Kind::Mesh && !s.meshVertices.empty(); }
+
 bool collides(const ShapeDesc& s) {
   return s.kind == ShapeDesc::Kind::Sphere || s.kind == ShapeDesc::Kind::Capsule || s.kind == ShapeDesc::Kind::Box ||
          s.kind == ShapeDesc::Kind::Cylinder;
@@ -98,6 +106,34 @@ std::string geomElement(const std::string& name, const ShapeDesc& s) {
 
 // MuJoCo's default torsional and rolling friction (unused with its default condim 3).
 const char* kFrictionTail = " 0.005 0.0001";
+
+// A controller's actuator name: its own, else "pd" + its index.
+std::string controllerName(const ControllerDesc& c, long index) { return c.name.empty() ? "pd" + std::to_string(index) : c.name; }
+
+std::string rgba(const Vec4& c) { return num(c(0)) + " " + num(c(1)) + " " + num(c(2)) + " " + num(c(3)); }
+
+// Two shapes that are the same geom (a collision shape that is also drawn).
+bool sameShape(const ShapeDesc& a, const ShapeDesc& b) {
+  return a.kind == b.kind && a.size == b.size && a.position == b.position && a.orientation == b.orientation &&
+         a.meshFile == b.meshFile && a.meshScale == b.meshScale && a.color == b.color;
+}
+
+// The centroid of a mesh shape's (scaled) vertices' convex hull in the shape frame: MuJoCo moves a
+// mesh so that it is at the geom's position (0 when the file cannot be read; io/mjcf_import.cc
+// then does not move it either).
+Vec3 meshCentroid(const ShapeDesc& s, const std::string& baseDir, MeshFileCache& cache) {
+  std::vector<Vec3> pts = s.meshVertices;
+  if (pts.empty()) {
+    const MeshData* data = nullptr;
+    const MeshFileError* err = nullptr;
+    if (!cache.read(resolveMeshPath(s.meshFile, baseDir), data, err)) return Vec3::Zero();
+    for (const Vec3& v : data->vertices) pts.push_back(v.cwiseProduct(s.meshScale));
+  }
+  contact::ConvexHull hull;
+  std::string why;
+  if (!contact::buildConvexHull(pts, hull, why)) return Vec3::Zero();
+  return contact::hullMassProperties(hull).centroid;
+}
 
 }  // namespace
 
@@ -173,7 +209,8 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
   // Joints with an actuator or a controller get a motor (hinge and slide tree joints).
   std::vector<char> driven(size_t(nj), 0);
   for (const ActuatorDesc& a : m.actuators) driven[size_t(a.joint)] = 1;
-  for (const ControllerDesc& c : m.controllers) driven[size_t(c.joint)] = 1;
+  if (!options.complete)  // (export: controllers become <position> servos)
+    for (const ControllerDesc& c : m.controllers) driven[size_t(c.joint)] = 1;
   std::vector<const CompiledLimit*> limitOf(size_t(nj), nullptr);
   for (const CompiledLimit& l : sys.limits) limitOf[size_t(l.joint)] = &l;
 
@@ -192,6 +229,39 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
   const int nconmax = std::max<int>(100, 2 * int(sys.contacts.size()) + 8 * int(m.contactPairs.size()));
   const int njmax = std::max(500, 6 * nconmax + 12 * int(tree.loopJoints.size()) + 2 * int(sys.limits.size()));
   x << "  <size nconmax=\"" << nconmax << "\" njmax=\"" << njmax << "\"/>\n";
+  // Export: the mesh files (one asset per file and scale) and MechStudio's own entries.
+  std::map<std::pair<std::string, std::string>, std::string> meshAsset;  // (file, scale) → asset name
+  MeshFileCache meshFiles;
+  if (options.complete) {
+    std::ostringstream assets;
+    for (const BodyDesc& b : m.bodies)
+      for (const std::vector<ShapeDesc>* list : {&b.visuals, &b.collisions})
+        for (const ShapeDesc& sh : *list) {
+          if (sh.kind != ShapeDesc::Kind::Mesh) continue;
+          const auto key = std::make_pair(sh.meshFile, vec(sh.meshScale));
+          if (meshAsset.count(key)) continue;
+          const std::string name = "mesh" + std::to_string(meshAsset.size());
+          meshAsset[key] = name;
+          std::string file = sh.meshFile;
+          if (!options.outputDir.empty() && !std::filesystem::path(file).is_absolute()) {
+            // Relative to the output's directory, unless the two share no directory but the root.
+            const std::filesystem::path abs = resolveMeshPath(file, options.meshBaseDir);
+            const std::filesystem::path dir = std::filesystem::absolute(options.outputDir).lexically_normal();
+            const bool shareMore = std::distance(abs.begin(), abs.end()) > 2 && std::distance(dir.begin(), dir.end()) > 1 &&
+                                   *std::next(abs.begin()) == *std::next(dir.begin());
+            file = shareMore ? abs.lexically_relative(dir).string() : abs.string();
+          }
+          assets << "    <mesh name=\"" << name << "\" file=\"" << xmlEscape(file) << "\" scale=\"" << key.second << "\"/>\n";
+        }
+    if (!assets.str().empty()) x << "  <asset>\n" << assets.str() << "  </asset>\n";
+    x << "  <custom>\n    <text name=\"mechstudio.collisions\" data=\"" << (sys.autoCollisions ? "all-shifted" : "pairs")
+      << "\"/>\n";
+    for (const ControllerDesc& c : m.controllers)
+      if (c.offset != 0 || c.amplitude != 0 || c.frequency != 0 || c.phase != 0)
+        x << "    <numeric name=\"mechstudio.setpoint." << xmlEscape(controllerName(c, &c - m.controllers.data())) << "\" data=\""
+          << num(c.offset) << " " << num(c.amplitude) << " " << num(c.frequency) << " " << num(c.phase) << "\"/>\n";
+    x << "  </custom>\n";
+  }
   x << "  <worldbody>\n";
 
   // Grounds: planes whose +z is the normal. One with its own friction collides through <pair>s.
@@ -224,7 +294,7 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
   for (int i = 0; i < nb; ++i) {
     const BodyDesc& b = m.bodies[size_t(i)];
     for (size_t c = 0; c < b.collisions.size(); ++c)
-      geomName[size_t(i)].push_back(collides(b.collisions[c]) ? uniqueName(geomNames, info.body[size_t(i)] + "_shape" + std::to_string(c),
+      geomName[size_t(i)].push_back(collides(b.collisions[c]) || (options.complete && meshCollides(b.collisions[c])) ? uniqueName(geomNames, info.body[size_t(i)] + "_shape" + std::to_string(c),
                                                                          "geom" + std::to_string(i) + "_" + std::to_string(c))
                                                               : std::string());
   }
@@ -240,11 +310,11 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
     if (viaJoint >= 0) {
       // Placed by its tree joint at the joint's reference coordinates θ₀.
       const CompiledJoint& cj = sys.joints[size_t(viaJoint)];
-      const JointGeometry& g = cj.hasDroppedRows ? cj.full : cj.geo;
-      JointMinimalEval e;
-      evalJointMinimal(g, jointPoses(g, ref), e);
-      Vec6 theta0 = g.type == JointType::Fixed ? Vec6::Zero() : e.theta;
-      jointForwardKinematics(g, Vec3::Zero(), quat::identity(), theta0, pos, q);
+      const JointGeometry& g = fullJointGeometry(cj);
+      const JointPlacement place = placeJointChild(cj, ref);
+      const Vec6& theta0 = place.theta0;
+      pos = place.position;
+      q = place.orientation;
       const std::string& jn = info.joint[size_t(viaJoint)];
       const Vec3 axis = g.axes.col(2);
       if (g.type == JointType::Revolute || g.type == JointType::Prismatic) {
@@ -271,10 +341,42 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
       << num(J(1, 1)) << " " << num(J(2, 2)) << " " << num(J(0, 1)) << " " << num(J(0, 2)) << " " << num(J(1, 2))
       << "\"/>\n";
     x << jointXml;
-    for (size_t c = 0; c < b.collisions.size(); ++c) {
-      if (geomName[size_t(i)][c].empty()) continue;
-      x << indent << "  " << geomElement(geomName[size_t(i)][c], b.collisions[c]) << " contype=\"" << geomType(b)
-        << "\" conaffinity=\"" << geomAffinity(b) << "\" friction=\"" << num(b.friction) << kFrictionTail << "\"/>\n";
+    // A geom element of any shape but a plane (meshes: their asset, at the position MuJoCo centres them on).
+    auto anyGeom = [&](const std::string& name, const ShapeDesc& sh) {
+      if (sh.kind != ShapeDesc::Kind::Mesh) return geomElement(name, sh);
+      const Vec3 at = sh.position + quat::rotate(sh.orientation.normalized(), meshCentroid(sh, options.meshBaseDir, meshFiles));
+      return "<geom name=\"" + xmlEscape(name) + "\" type=\"mesh\" mesh=\"" + meshAsset.at({sh.meshFile, vec(sh.meshScale)}) +
+             "\" pos=\"" + vec(at) + "\" quat=\"" + quat4(sh.orientation.normalized()) + "\"";
+    };
+    auto collidingGeom = [&](size_t c, const std::string& extra) {
+      x << indent << "  " << anyGeom(geomName[size_t(i)][c], b.collisions[c]) << " contype=\"" << geomType(b)
+        << "\" conaffinity=\"" << geomAffinity(b) << "\" friction=\"" << num(b.friction) << kFrictionTail << "\"" << extra
+        << "/>\n";
+    };
+    if (!options.complete) {
+      for (size_t c = 0; c < b.collisions.size(); ++c)
+        if (!geomName[size_t(i)][c].empty()) collidingGeom(c, "");
+    } else {
+      // Drawn shapes in order (a collision shape equal to one: the same geom), then collision-only
+      // shapes in group 3 (not drawn). Planes on bodies have no MJCF geom (MuJoCo's are static).
+      std::vector<char> used(b.collisions.size(), 0);
+      for (size_t v = 0; v < b.visuals.size(); ++v) {
+        const ShapeDesc& sh = b.visuals[v];
+        if (sh.kind == ShapeDesc::Kind::Plane) continue;
+        size_t c = 0;
+        while (c < b.collisions.size() && (used[c] || geomName[size_t(i)][c].empty() || !sameShape(b.collisions[c], sh))) ++c;
+        if (c < b.collisions.size()) {
+          used[c] = 1;
+          collidingGeom(c, " rgba=\"" + rgba(sh.color) + "\"");
+          continue;
+        }
+        const std::string name = uniqueName(geomNames, info.body[size_t(i)] + "_visual" + std::to_string(v),
+                                            "visual" + std::to_string(i) + "_" + std::to_string(v));
+        x << indent << "  " << anyGeom(name, sh) << " contype=\"0\" conaffinity=\"0\" rgba=\"" << rgba(sh.color) << "\"/>\n";
+      }
+      for (size_t c = 0; c < b.collisions.size(); ++c)
+        if (!used[c] && !geomName[size_t(i)][c].empty())
+          collidingGeom(c, " group=\"3\" rgba=\"" + rgba(b.collisions[c].color) + "\"");
     }
     for (const auto& st : sites[size_t(i + 1)])
       x << indent << "  <site name=\"" << xmlEscape(st.first) << "\" pos=\"" << vec(st.second) << "\"/>\n";
@@ -367,7 +469,39 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
     act << "    <motor name=\"" << xmlEscape(info.motor[size_t(k)]) << "\" joint=\"" << xmlEscape(info.joint[size_t(k)])
         << "\" gear=\"1\" ctrllimited=\"false\"/>\n";
   }
+  // Export: PD controllers as position servos, constant efforts as custom entries.
+  if (options.complete) {
+    for (size_t c = 0; c < m.controllers.size(); ++c) {
+      const ControllerDesc& cd = m.controllers[c];
+      const std::string& jn = info.joint[size_t(cd.joint)];
+      if (jn.empty() || m.joints[size_t(cd.joint)].type == JointType::Spherical) continue;
+      // kd = 0: a <position> servo; otherwise the <general> actuator that <position kp kv> stands for
+      // in MuJoCo ≥ 3.1 (force = kp·ctrl − kp·q − kv·q̇), which MuJoCo 2.x reads too.
+      const std::string head = "    <" + std::string(cd.kd == 0 ? "position" : "general") + " name=\"" +
+                               xmlEscape(controllerName(cd, long(c))) + "\" joint=\"" + xmlEscape(jn) + "\"";
+      if (cd.kd == 0) act << head << " kp=\"" << num(cd.kp) << "\"";
+      else
+        act << head << " gaintype=\"fixed\" gainprm=\"" << num(cd.kp) << "\" biastype=\"affine\" biasprm=\"0 " << num(-cd.kp)
+            << " " << num(-cd.kd) << "\"";
+      if (cd.effortLimit > 0)
+        act << " forcelimited=\"true\" forcerange=\"" << num(-cd.effortLimit) << " " << num(cd.effortLimit) << "\"";
+      act << "/>\n";
+    }
+  }
   if (!act.str().empty()) x << "  <actuator>\n" << act.str() << "  </actuator>\n";
+  if (options.complete) {
+    std::ostringstream efforts;
+    for (const ActuatorDesc& a : m.actuators) {
+      const std::string& motor = info.motor[size_t(a.joint)];
+      bool zero = true;
+      for (double e : a.effort) zero = zero && e == 0;
+      if (motor.empty() || zero) continue;
+      efforts << "    <numeric name=\"mechstudio.effort." << xmlEscape(motor) << "\" data=\"";
+      for (size_t k = 0; k < a.effort.size(); ++k) efforts << (k ? " " : "") << num(a.effort[k]);
+      efforts << "\"/>\n";
+    }
+    if (!efforts.str().empty()) x << "  <custom>\n" << efforts.str() << "  </custom>\n";
+  }
   x << "</mujoco>\n";
   if (infoOut) *infoOut = std::move(info);
   return x.str();

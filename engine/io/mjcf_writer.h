@@ -21,7 +21,8 @@
 //     springref / damping; limits → range; actuators and controllers → <motor> (gear 1, ctrl = the
 //     effort); springs between bodies → spatial tendons between two sites;
 //   - collision shapes → geoms (sphere, capsule, box, cylinder; meshes are visual only and planes on
-//     bodies do not collide with the ground here either), grounds → plane geoms. Contacts as in the
+//     bodies do not collide with the ground here either; MjcfWriteOptions::complete adds the visuals
+//     and meshes), grounds → plane geoms. Contacts as in the
 //     engine: every body shape against every ground (conaffinity bit 0 on every body geom, contype 1 /
 //     conaffinity 0 on grounds); bodies collide with each other only with automatic collisions
 //     (Model::collisions == All: the bodies' contype/conaffinity shifted by one bit, the pairs the
@@ -53,6 +54,18 @@ struct MjcfWriteOptions {
   enum class RevoluteLoop { TwoConnects, OneConnect };
   RevoluteLoop revoluteLoop = RevoluteLoop::TwoConnects;
   double revoluteLoopSpan = 0.1;  // distance of the second connect from the joint point along the axis [m]
+  // Export (`mechstudio-cli convert -o OUT.xml`): everything MJCF can carry, for another simulator and
+  // for reading back (io/mjcf_import.h): visual geoms (contype 0, conaffinity 0) and collision-only
+  // geoms (group 3), mesh geoms with their <asset><mesh>es (placed so that MuJoCo's centring of a mesh
+  // at its centroid puts it back where it was), colours, PD controllers as <position> actuators (kp,
+  // forcerange; with kd ≠ 0 the equivalent <general> with an affine bias) and MechStudio's <custom> entries: the collision mode ("mechstudio.collisions"),
+  // controller set-points ("mechstudio.setpoint.NAME": offset amplitude frequency phase) and
+  // constant efforts ("mechstudio.effort.MOTOR"). false: what the MuJoCo comparison copy needs.
+  bool complete = false;
+  // With `complete`: the directory the model's relative mesh file names are relative to (to read a
+  // mesh's centroid), and the directory the MJCF will be written to (mesh file names are written
+  // relative to it). Empty: the current directory / names as in the model.
+  std::string meshBaseDir, outputDir;
 };
 
 // How the model's parts were named and placed in the MJCF (indices are the model's).

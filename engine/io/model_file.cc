@@ -6,6 +6,7 @@
 
 #include "core/check.h"
 #include "io/mech_reader.h"
+#include "io/mjcf_import.h"
 #include "io/trep_import.h"
 #include "io/urdf_import.h"
 #include "scenes/scenes.h"
@@ -20,11 +21,11 @@ std::string modelFileExtension(const std::string& path) {
 
 bool isModelFile(const std::string& path) {
   const std::string e = modelFileExtension(path);
-  return e == ".mech" || e == ".trep" || e == ".urdf";
+  return e == ".mech" || e == ".trep" || e == ".urdf" || e == ".xml" || e == ".mjcf";
 }
 
 bool loadModel(const std::string& source, const std::map<std::string, std::string>& params, Model& model,
-               Diagnostics& diags) {
+               Diagnostics& diags, const ModelLoadOptions& options) {
   // A built-in scene: its builder validates the name and the parameters.
   const std::string prefix = "scene:";
   if (source.compare(0, prefix.size(), prefix) == 0) {
@@ -44,7 +45,7 @@ bool loadModel(const std::string& source, const std::map<std::string, std::strin
   // A file: the type comes from the extension; the file must exist.
   const std::string ext = modelFileExtension(source);
   if (!isModelFile(source)) {
-    diags.error(source, 0, 0, "unknown model file type '" + ext + "' (expected .mech, .trep or .urdf, or scene:NAME)");
+    diags.error(source, 0, 0, "unknown model file type '" + ext + "' (expected .mech, .trep, .urdf, .xml or .mjcf, or scene:NAME)");
     return false;
   }
   std::error_code ec;
@@ -62,7 +63,18 @@ bool loadModel(const std::string& source, const std::map<std::string, std::strin
     diags.error(source, 0, 0, "this file has no parameters (--set applies to .mech files and scenes)");
     return false;
   }
-  return ext == ".trep" ? importTrepFile(source, model, diags) : importUrdf(source, model, diags);
+  // MJCF (.mjcf, or .xml whose root is <mujoco>); an .xml whose root is <robot> is URDF.
+  if (ext == ".mjcf") return importMjcf(source, model, diags);
+  if (ext == ".xml") {
+    std::string text;
+    if (!readWholeFile(source, text, diags)) return false;
+    const std::string root = xmlRootElementName(text);
+    if (root != "robot") return importMjcfString(text, source, std::filesystem::path(source).parent_path().string(), model, diags);
+    return importUrdf(source, model, diags, UrdfImportOptions{options.packagePaths});
+  }
+  if (ext == ".trep") return importTrepFile(source, model, diags);
+  // URDF: package:// meshes through the given package roots (and ROS_PACKAGE_PATH).
+  return importUrdf(source, model, diags, UrdfImportOptions{options.packagePaths});
 }
 
 }  // namespace ms

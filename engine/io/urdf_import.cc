@@ -40,11 +40,19 @@
 //  - Geometry: box, sphere, cylinder (along z, as in the engine) and mesh (file name as written,
 //    scale) for both <visual> and <collision>, placed in the body's centre-of-mass frame; the
 //    <material> colour (inline, or a named material defined under <robot>) when one is given.
-//    A collision mesh's file (relative to the URDF's directory, or file://) is read for its
-//    vertices, whose convex hull collides (io/collision_mesh.h); one that cannot be used (package://
-//    and other URIs, an unreadable file, a degenerate hull, more than 32 hull vertices) is kept as
-//    written without vertices, with a warning that it does not collide.
+//    A collision mesh's file (relative to the URDF's directory, file://, or a resolved package://
+//    URI) is read for its vertices, whose convex hull collides (io/collision_mesh.h); one that
+//    cannot be used (an unresolved package:// URI or another URI, an unreadable file or a format
+//    other than STL and OBJ (COLLADA .dae included), a degenerate hull, more than 32 hull vertices)
+//    is kept as written without vertices, with a warning that it does not collide.
 //    Geometry of links fixed to the world is not imported (the model has no world geometry).
+//
+// Packages. A mesh named package://NAME/PATH (visual or collision) is looked up in the package roots
+// (UrdfImportOptions::packagePaths, then ROS_PACKAGE_PATH) by the rule written in urdf_import.h
+// (R/NAME/PATH, R itself when it is the package, then packages named NAME found below R). The file
+// found becomes ShapeDesc::meshFile as an absolute path, so the 3D view draws it and a collision mesh
+// is read like any other file. When none is found the URI is kept as written and a warning at the
+// <mesh> element names the package, the URI and every path tried, and says how to add a root.
 //
 // Loop-closure extension (an element urdfdom ignores), any number of them directly inside <robot>:
 //   <loop_joint name="close" type="revolute" parent="coupler" child="rocker">
@@ -256,6 +264,120 @@ std::string xmlErrorText(const tinyxml2::XMLDocument& doc) {
   }
 }
 
+// Texts joined with ", " (for lists of paths in messages).
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// True when `p` names a regular file (following symbolic links); errors count as no.
+bool isRegularFile(const fs::path& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
+// Splits package://NAME/PATH; false when the prefix, NAME or PATH is missing (NAME is set when known).
+bool splitPackageUri(const std::string& uri, std::string& name, std::string& rest) {
+  const std::string prefix = "package://";
+  if (uri.compare(0, prefix.size(), prefix) != 0) return false;
+  const size_t slash = uri.find('/', prefix.size());
+  name = uri.substr(prefix.size(), slash == std::string::npos ? std::string::npos : slash - prefix.size());
+  rest = slash == std::string::npos ? std::string() : uri.substr(slash + 1);
+  // A PATH is relative to the package ("package://p//x" is p/x, never /x).
+  rest.erase(0, rest.find_first_not_of('/') == std::string::npos ? rest.size() : rest.find_first_not_of('/'));
+  return !name.empty() && !rest.empty();
+}
+
+// Finds package:// files below the package roots (the rule in urdf_import.h), remembering each
+// search below a root for the rest of the import (a robot names its package in every mesh).
+class PackageFinder {
+ public:
+  explicit PackageFinder(std::vector<std::string> roots) : roots_(std::move(roots)) {}
+  const std::vector<std::string>& roots() const { return roots_; }
+
+  // The first candidate file of the rule that exists, with every candidate tried.
+  PackageLookup resolve(const std::string& uri) {
+    PackageLookup out;
+    out.wellFormed = splitPackageUri(uri, out.package, out.relative);
+    if (!out.wellFormed) return out;
+    // Checks one candidate; true when it is the file.
+    auto tryFile = [&](const fs::path& candidate) {
+      out.tried.push_back(candidate.lexically_normal().string());
+      if (!isRegularFile(candidate)) return false;
+      out.path = out.tried.back();
+      return true;
+    };
+    // A directory that is the package, for the message when its file is missing.
+    auto noteDir = [&](const fs::path& dir) {
+      const std::string d = dir.lexically_normal().string();
+      auto& dirs = out.packageDirs;
+      if (std::find(dirs.begin(), dirs.end(), d) == dirs.end()) dirs.push_back(d);
+    };
+    for (const std::string& r : roots_) {
+      const fs::path root(r);
+      std::error_code ec;
+      // 1. R/NAME/PATH.
+      if (fs::is_directory(root / out.package, ec)) noteDir(root / out.package);
+      if (tryFile(root / out.package / out.relative)) return out;
+      // 2. R is the package.
+      if (root.filename() == out.package && isRegularFile(root / "package.xml")) {
+        noteDir(root);
+        if (tryFile(root / out.relative)) return out;
+      }
+      // 3. Packages named NAME below R (R/NAME was tried in 1).
+      for (const std::string& dir : packagesBelow(r, out.package)) {
+        if (fs::path(dir) == (root / out.package).lexically_normal()) continue;
+        noteDir(dir);
+        if (tryFile(fs::path(dir) / out.relative)) return out;
+      }
+    }
+    return out;
+  }
+
+ private:
+  // Directories named `name` holding a package.xml below `root`, breadth first (bounded; see the
+  // rule in urdf_import.h), remembered per root and name.
+  const std::vector<std::string>& packagesBelow(const std::string& root, const std::string& name) {
+    const auto key = std::make_pair(root, name);
+    if (auto it = found_.find(key); it != found_.end()) return it->second;
+    std::vector<std::string>& dirs = found_[key];
+    std::set<std::string> visited;  // canonical paths (links may lead back)
+    std::vector<std::pair<fs::path, int>> queue = {{fs::path(root), 0}};
+    std::error_code ec;
+    visited.insert(fs::weakly_canonical(root, ec).string());
+    int directories = 0;
+    for (size_t head = 0; head < queue.size() && directories < kPackageSearchDirectories; ++head) {
+      const auto [dir, depth] = queue[head];
+      ++directories;
+      // The subdirectories, by name (not hidden ones).
+      std::vector<fs::path> subdirs;
+      fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+      for (; !ec && it != fs::directory_iterator(); it.increment(ec)) {
+        const std::string leaf = it->path().filename().string();
+        std::error_code e2;
+        if (!leaf.empty() && leaf[0] != '.' && fs::is_directory(it->path(), e2)) subdirs.push_back(it->path());
+      }
+      ec.clear();
+      std::sort(subdirs.begin(), subdirs.end());
+      // A package is a match or a leaf; other directories are searched further down.
+      for (const fs::path& sub : subdirs) {
+        std::error_code e3;
+        if (!visited.insert(fs::weakly_canonical(sub, e3).string()).second) continue;
+        if (isRegularFile(sub / "package.xml")) {
+          if (sub.filename() == name) dirs.push_back(sub.lexically_normal().string());
+        } else if (depth + 1 < kPackageSearchDepth) {
+          queue.emplace_back(sub, depth + 1);
+        }
+      }
+    }
+    return dirs;
+  }
+
+  std::vector<std::string> roots_;
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> found_;
+};
+
 // The tinyxml2 view of the file: where each named element is, and the loop-closure elements.
 struct XmlIndex {
   tinyxml2::XMLDocument doc;
@@ -274,8 +396,8 @@ struct LinkInfo {
 
 class Importer {
  public:
-  Importer(const std::string& file, const std::string& baseDir, Diagnostics& diags)
-      : file_(file), baseDir_(baseDir), diags_(diags) {}
+  Importer(const std::string& file, const std::string& baseDir, const UrdfImportOptions& options, Diagnostics& diags)
+      : file_(file), baseDir_(baseDir), packages_(urdfPackageRoots(options)), diags_(diags) {}
 
   // Imports `xml` into `out`; false (and `out` untouched) when an error was reported.
   bool run(const std::string& xml, Model& out) {
@@ -647,7 +769,8 @@ class Importer {
       const XMLElement* elem = nthChild(linkElem, "visual", i);
       ShapeDesc s;
       const std::string where = "link '" + link.name + "', visual " + std::to_string(i + 1);
-      if (!makeShape(v->geometry.get(), info.inBody * toFrame(v->origin), where, lineOf(elem, linkLine(link.name)), s))
+      const int line = lineOf(elem, linkLine(link.name));
+      if (!makeShape(v->geometry.get(), info.inBody * toFrame(v->origin), where, line, meshLine(elem, line), s))
         continue;
       if (v->material && colourGiven(elem, *v->material)) {
         const urdf::Color& c = v->material->color;
@@ -662,7 +785,8 @@ class Importer {
       const XMLElement* elem = nthChild(linkElem, "collision", i);
       ShapeDesc s;
       const std::string where = "link '" + link.name + "', collision " + std::to_string(i + 1);
-      if (makeShape(c->geometry.get(), info.inBody * toFrame(c->origin), where, lineOf(elem, linkLine(link.name)), s, true))
+      const int line = lineOf(elem, linkLine(link.name));
+      if (makeShape(c->geometry.get(), info.inBody * toFrame(c->origin), where, line, meshLine(elem, line), s, true))
         body.collisions.push_back(std::move(s));
     }
   }
@@ -679,10 +803,16 @@ class Importer {
     return it != xml_.materials.end() && it->second->FirstChildElement("color") != nullptr;
   }
 
+  // The line of the <geometry><mesh> element of a <visual> or <collision> (`fallback` without one).
+  static int meshLine(const XMLElement* shape, int fallback) {
+    const XMLElement* g = shape ? shape->FirstChildElement("geometry") : nullptr;
+    return lineOf(g ? g->FirstChildElement("mesh") : nullptr, fallback);
+  }
+
   // Converts one urdfdom geometry placed at `pose` (body frame); false (with a warning) when unusable.
-  // A collision mesh also gets its vertices (loadCollisionMesh).
-  bool makeShape(const urdf::Geometry* g, const Frame& pose, const std::string& where, int line, ShapeDesc& s,
-                 bool collision = false) {
+  // A collision mesh also gets its vertices (loadCollisionMesh). Mesh warnings are given at `meshAt`.
+  bool makeShape(const urdf::Geometry* g, const Frame& pose, const std::string& where, int line, int meshAt,
+                 ShapeDesc& s, bool collision = false) {
     if (!g) return false;
     if (!finite(pose)) {
       warning(line, where + ": origin is not finite; the shape is skipped");
@@ -715,11 +845,13 @@ class Importer {
         s.meshScale = toVec(m->scale);
         s.size = Vec3::Zero();
         if (!s.meshScale.allFinite() || s.meshScale.minCoeff() <= 0) {
-          warning(line, where + ": mesh scale must be positive; the shape is skipped");
+          warning(meshAt, where + ": mesh scale must be positive; the shape is skipped");
           return false;
         }
-        if (collision) loadCollision(s, where, line);
-        else checkMeshFile(s.meshFile, where, line);
+        // package://: the file found replaces the URI; an unresolved one is kept as written (warned).
+        if (!resolvePackage(s, where, meshAt, collision)) return true;
+        if (collision) loadCollision(s, where, meshAt);
+        else checkMeshFile(s.meshFile, where, meshAt);
         return !s.meshFile.empty();
       }
       default:
@@ -733,6 +865,42 @@ class Importer {
       return false;
     }
     return true;
+  }
+
+  // A package://NAME/PATH mesh: s.meshFile becomes the absolute path of the file found (true). When
+  // there is none (or the URI is malformed), a warning names the package, the URI and every path
+  // tried, and the URI is kept as written (false). Other names are left alone (true).
+  bool resolvePackage(ShapeDesc& s, const std::string& where, int line, bool collision) {
+    if (s.meshFile.rfind("package://", 0) != 0) return true;
+    const PackageLookup found = packages_.resolve(s.meshFile);
+    const std::string kept = collision ? " (the URI is kept as written; the mesh does not collide)"
+                                       : " (the URI is kept as written; the 3D view draws a small box)";
+    // Malformed: package://NAME without a path.
+    if (!found.wellFormed) {
+      warning(line, where + ": mesh '" + s.meshFile + "' is not a package URI of the form package://NAME/PATH" + kept);
+      return false;
+    }
+    if (!found.path.empty()) {
+      s.meshFile = found.path;
+      return true;
+    }
+    // Not found: what was tried, and how to add a root.
+    const std::string how = "; give the directory that holds the package '" + found.package +
+                            "' with --package-path DIR, the ROS_PACKAGE_PATH environment variable or the Settings "
+                            "field 'Package paths'";
+    std::string what;
+    if (packages_.roots().empty()) {
+      what = "package '" + found.package + "' not found: no package paths are set (nothing was tried)";
+    } else {
+      what = found.packageDirs.empty() ? "package '" + found.package + "' not found"
+                                       : "package '" + found.package + "' (" + joined(found.packageDirs) +
+                                             ") has no file '" + found.relative + "'";
+      what += "; tried " + joined(found.tried) + " (and searched " + joined(packages_.roots()) +
+              " for a directory '" + found.package + "' holding a package.xml, up to " +
+              std::to_string(kPackageSearchDepth) + " levels down)";
+    }
+    warning(line, where + ": mesh '" + s.meshFile + "': " + what + how + kept);
+    return false;
   }
 
   // Warns about a mesh file that cannot be found (the name is kept as written either way).
@@ -753,9 +921,9 @@ class Importer {
     if (!fs::exists(p, ec)) warning(line, where + ": mesh file '" + name + "' not found (looked for " + p.string() + ")");
   }
 
-  // Reads a collision mesh's vertices. A mesh that cannot be used (a URI such as package://, a file
-  // that cannot be read, a degenerate hull, too many hull vertices) is kept as written, without
-  // vertices, with a warning that it does not collide.
+  // Reads a collision mesh's vertices. A mesh that cannot be used (a URI other than file:// (package://
+  // URIs are resolved before, by resolvePackage), a file that cannot be read, a degenerate hull, too
+  // many hull vertices) is kept as written, without vertices, with a warning that it does not collide.
   void loadCollision(ShapeDesc& s, const std::string& where, int line) {
     if (s.meshFile.empty()) {
       warning(line, where + ": mesh without a file name; the shape is skipped");
@@ -955,6 +1123,7 @@ class Importer {
 
   const std::string& file_;
   const std::string& baseDir_;
+  PackageFinder packages_;   // package:// lookups (the roots and the searches done so far)
   MeshFileCache meshFiles_;  // collision mesh files read so far
   Diagnostics& diags_;
   XmlIndex xml_;
@@ -964,11 +1133,38 @@ class Importer {
 
 }  // namespace
 
+std::vector<std::string> urdfPackageRoots(const UrdfImportOptions& options) {
+  std::vector<std::string> roots;
+  // One root: absolute, normalised, without a trailing separator, each once.
+  auto add = [&](const std::string& r) {
+    if (r.empty()) return;
+    std::error_code ec;
+    fs::path p = fs::absolute(fs::path(r), ec);
+    if (ec) p = fs::path(r);
+    std::string s = p.lexically_normal().string();
+    while (s.size() > 1 && s.back() == '/') s.pop_back();
+    if (std::find(roots.begin(), roots.end(), s) == roots.end()) roots.push_back(s);
+  };
+  for (const std::string& r : options.packagePaths) add(r);
+  // ROS_PACKAGE_PATH: colon-separated, after the explicit roots.
+  if (options.useRosPackagePath)
+    if (const char* env = std::getenv("ROS_PACKAGE_PATH")) {
+      std::istringstream in(env);
+      for (std::string r; std::getline(in, r, ':');) add(r);
+    }
+  return roots;
+}
+
+PackageLookup resolvePackageUri(const std::string& uri, const std::vector<std::string>& roots) {
+  PackageFinder finder(roots);
+  return finder.resolve(uri);
+}
+
 bool importUrdfString(const std::string& xml, const std::string& fileNameForMessages, const std::string& baseDir,
-                      Model& out, Diagnostics& diags) {
+                      Model& out, Diagnostics& diags, const UrdfImportOptions& options) {
   // Nothing escapes: any unexpected exception becomes a diagnostic.
   try {
-    Importer importer(fileNameForMessages, baseDir, diags);
+    Importer importer(fileNameForMessages, baseDir, options, diags);
     return importer.run(xml, out);
   } catch (const std::exception& e) {
     diags.error(fileNameForMessages, 0, 0, std::string("internal error while importing URDF: ") + e.what());
@@ -978,13 +1174,13 @@ bool importUrdfString(const std::string& xml, const std::string& fileNameForMess
   return false;
 }
 
-bool importUrdf(const std::string& path, Model& out, Diagnostics& diags) {
+bool importUrdf(const std::string& path, Model& out, Diagnostics& diags, const UrdfImportOptions& options) {
   try {
     std::string text;
     if (!readWholeFile(path, text, diags)) return false;
     // Mesh names are relative to the file's directory.
     const std::string baseDir = fs::path(path).parent_path().string();
-    return importUrdfString(text, path, baseDir, out, diags);
+    return importUrdfString(text, path, baseDir, out, diags, options);
   } catch (const std::exception& e) {
     diags.error(path, 0, 0, std::string("cannot read the file: ") + e.what());
   } catch (...) {

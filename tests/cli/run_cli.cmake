@@ -12,6 +12,8 @@
 #   FILE=<path>                  a file the run wrote (relative to WORKDIR); removed before the run
 #   FILE_FIRST_LINE=<text>       the first line of FILE is exactly <text>
 #   FILE_LINES=<n>               FILE has exactly <n> lines
+#   FILE_ABSENT=<path>           a file the run must not leave behind (relative to WORKDIR; also
+#                                <path>.tmp); removed before the run
 #   WORKDIR=<dir>                run in <dir> (created)
 cmake_minimum_required(VERSION 3.25)
 
@@ -31,6 +33,13 @@ if(DEFINED FILE)
     set(FILE "${WORKDIR}/${FILE}")
   endif()
   file(REMOVE "${FILE}")
+endif()
+
+if(DEFINED FILE_ABSENT)
+  if(NOT IS_ABSOLUTE "${FILE_ABSENT}")
+    set(FILE_ABSENT "${WORKDIR}/${FILE_ABSENT}")
+  endif()
+  file(REMOVE "${FILE_ABSENT}" "${FILE_ABSENT}.tmp")
 endif()
 
 execute_process(COMMAND "${EXE}" ${args}
@@ -121,6 +130,14 @@ if(DEFINED FILE)
       endif()
     endif()
   endif()
+endif()
+
+if(DEFINED FILE_ABSENT)
+  foreach(f "${FILE_ABSENT}" "${FILE_ABSENT}.tmp")
+    if(EXISTS "${f}")
+      string(APPEND failures "  - ${f} was written\n")
+    endif()
+  endforeach()
 endif()
 
 if(NOT failures STREQUAL "")

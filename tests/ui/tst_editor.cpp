@@ -345,6 +345,31 @@ class TestEditor : public QObject {
     QCOMPARE(readText(path), buffer);
     QVERIFY(!ed->isModified());
   }
+
+  // An MJCF file is checked as it is typed, by the MJCF importer: a misspelt body in a <connect> is
+  // reported at the attribute's line:column; no s-expression highlighting or indentation applies.
+  void mjcfIsCheckedAtLineAndColumn() {
+    EditorPanel panel;
+    panel.resize(900, 600);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    ModelEditor* ed = panel.editor();
+    ed->setCheckDelay(100);
+    QVERIFY(panel.loadFile(MECHSTUDIO_SOURCE_DIR "/tests/data/mjcf/four-bar.xml"));
+    QCOMPARE(ed->language(), ModelLanguage::Mjcf);
+    QCOMPARE(int(ed->problems().size()), 0);
+    const QTextBlock line = ed->document()->find("body2=\"rocker\"").block();
+    QVERIFY(line.isValid());
+    QTextCursor c(line);
+    const int at = int(line.text().indexOf("rocker\""));
+    c.setPosition(line.position() + at + 3);
+    c.insertText("k");  // body2="rockker"
+    QTRY_VERIFY_WITH_TIMEOUT(!ed->problems().empty(), 3000);
+    const ModelEditor::Problem& p = ed->problems().front();
+    QCOMPARE(p.line, line.blockNumber() + 1);
+    QCOMPARE(p.column, int(line.text().indexOf("body2")) + 1);
+    QVERIFY2(p.message.contains("unknown body 'rockker' (did you mean 'rocker'?)"), qPrintable(p.message));
+  }
 };
 
 MECHSTUDIO_GUI_TEST_MAIN(TestEditor)

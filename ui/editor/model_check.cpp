@@ -6,6 +6,7 @@
 
 #include "core/check.h"
 #include "io/mech_reader.h"
+#include "io/mjcf_import.h"
 #include "io/trep_import.h"
 #include "system/compiled_system.h"
 
@@ -15,6 +16,7 @@ ModelLanguage languageForPath(const QString& path) {
   const QString ext = QFileInfo(path).suffix().toLower();
   if (ext == "mech") return ModelLanguage::Mech;
   if (ext == "trep") return ModelLanguage::Trep;
+  if (ext == "mjcf" || ext == "xml") return ModelLanguage::Mjcf;
   return ModelLanguage::Plain;
 }
 
@@ -30,6 +32,10 @@ std::vector<Diagnostic> checkModelText(const std::string& text, const std::strin
     ok = readMechText(text, fileName, overrides, result, diags);
     if (ok) model = result.model;
     if (parsed) *parsed = std::move(result);
+  } else if (language == ModelLanguage::Mjcf) {
+    // An .xml URDF is not checked here (as a .urdf is not).
+    if (xmlRootElementName(text) == "robot") return {};
+    ok = importMjcfString(text, fileName, QFileInfo(QString::fromStdString(fileName)).absolutePath().toStdString(), model, diags);
   } else {
     ok = importTrepString(text, fileName, model, diags);
   }

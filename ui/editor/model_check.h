@@ -14,9 +14,12 @@
 
 namespace ms::ui {
 
-// The language of a buffer, decided by the file's extension.
-enum class ModelLanguage { Plain, Mech, Trep };
+// The language of a buffer, decided by the file's extension (MJCF: .mjcf, and .xml files; an .xml
+// URDF is checked as nothing, like a .urdf).
+enum class ModelLanguage { Plain, Mech, Trep, Mjcf };
 ModelLanguage languageForPath(const QString& path);
+// True for the s-expression languages (highlighting, bracket matching and indentation apply).
+inline bool isSExpression(ModelLanguage l) { return l == ModelLanguage::Mech || l == ModelLanguage::Trep; }
 
 // Reads and compiles `text` (named `fileName` in the diagnostics). Diagnostics from other files
 // (none today) and compile errors come without a location (line 0). Plain text gives none.

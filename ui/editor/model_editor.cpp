@@ -413,7 +413,7 @@ void ModelEditor::ensureBracketTable() const {
 }
 
 int ModelEditor::matchingBracket(int pos) const {
-  if (language_ == ModelLanguage::Plain) return -2;
+  if (!isSExpression(language_)) return -2;
   ensureBracketTable();
   if (pos < 0 || pos >= int(brackets_.size())) return -2;
   return brackets_[size_t(pos)];
@@ -505,14 +505,14 @@ void ModelEditor::insertNewlineWithIndent() {
       depth = std::max(0, depth - 1);
     }
   }
-  if (depth > 0 && language_ != ModelLanguage::Plain) indent += "  ";
+  if (depth > 0 && isSExpression(language_)) indent += "  ";
   c.insertText("\n" + indent);
   setTextCursor(c);
   ensureCursorVisible();
 }
 
 void ModelEditor::toggleComment() {
-  if (language_ == ModelLanguage::Plain || isReadOnly()) return;
+  if (!isSExpression(language_) || isReadOnly()) return;
   // The selected lines (a selection ending at a line's start leaves that line out).
   QTextCursor c = textCursor();
   QTextBlock first = document()->findBlock(c.selectionStart());

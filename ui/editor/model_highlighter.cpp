@@ -73,7 +73,7 @@ void ModelHighlighter::setLanguage(ModelLanguage language) {
 
 void ModelHighlighter::highlightBlock(const QString& text) {
   setCurrentBlockState(0);
-  if (language_ == ModelLanguage::Plain) return;
+  if (!isSExpression(language_)) return;
   const int n = int(text.size());
   int i = 0;
   bool afterParen = false;

@@ -21,6 +21,7 @@
 #include <osg/ShapeDrawable>
 #include <osgDB/Options>
 #include <osgDB/ReadFile>
+#include <osgDB/Registry>
 
 namespace ms::ui::viewport {
 
@@ -51,7 +52,14 @@ osg::ref_ptr<osg::Node> MeshCache::load(const QString& path) {
   if (QFileInfo(path).suffix().compare("obj", Qt::CaseInsensitive) == 0) options = new osgDB::Options("noRotation");
   if (QFileInfo::exists(path)) node = osgDB::readRefNodeFile(QFile::encodeName(path).toStdString(), options.get());
   if (!node) {
-    qWarning().noquote() << "viewport: cannot load mesh file" << path << "- drawing a placeholder box";
+    // A format without an OpenSceneGraph plugin (e.g. COLLADA .dae without osgdb_dae) is named as such.
+    const QString ext = QFileInfo(path).suffix().toLower();
+    if (QFileInfo::exists(path) && !osgDB::Registry::instance()->getReaderWriterForExtension(ext.toStdString()))
+      qWarning().noquote() << "viewport: no OpenSceneGraph plugin reads ." + ext + " files (osgdb_" + ext +
+                                  " is not installed): cannot draw"
+                           << path << "- drawing a placeholder box";
+    else
+      qWarning().noquote() << "viewport: cannot load mesh file" << path << "- drawing a placeholder box";
     failed_.insert(path);
     return nullptr;
   }

@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-3.0-or-later
+# CLI tests of URDF packages (--package-path, ROS_PACKAGE_PATH) and URDF export (convert -o OUT.urdf).
+# Included by tests/CMakeLists.txt after cli_tests.cmake, whose mechstudio_cli_test and
+# mechstudio_cli_bad it uses. Test data: tests/data/urdf/packages (see tst_urdf_packages.cpp).
+
+set(URDF_PACKAGES ${CMAKE_SOURCE_DIR}/tests/data/urdf/packages)
+set(URDF_ARM ${URDF_PACKAGES}/mech_pkg/urdf/arm.urdf)
+
+# ---- package:// meshes ---------------------------------------------------------------------------
+# check --package-path DIR: every mesh resolves (no warning) and the model compiles.
+mechstudio_cli_test(urdf.check_package_path EXIT 0 ARGS check ${URDF_ARM} --package-path ${URDF_PACKAGES}
+  CHECKS STDERR_ONE_LINE=ON "STDERR_LAST_LINE_REGEX=arm.urdf: 0 error\\(s\\), 0 warning\\(s\\); compiles$")
+# simulate --package-path=DIR: no warning before the run's summary line.
+mechstudio_cli_test(urdf.simulate_package_path EXIT 0
+  ARGS simulate ${URDF_ARM} --package-path=${URDF_PACKAGES} --steps 20 --csv out.csv
+  CHECKS FILE=out.csv FILE_LINES=22 STDERR_ONE_LINE=ON "STDERR_REGEX=^mechstudio-cli: ")
+# signals and convert take it too (convert to .mech: the meshes as absolute paths, no warning).
+mechstudio_cli_test(urdf.signals_package_path EXIT 0 ARGS signals ${URDF_ARM} --package-path ${URDF_PACKAGES}
+  CHECKS STDERR_EMPTY=ON "STDOUT_REGEX=shoulder\\.angle \\[rad\\]")
+mechstudio_cli_test(urdf.convert_package_path EXIT 0 ARGS convert ${URDF_ARM} --package-path ${URDF_PACKAGES} -o arm.mech
+  CHECKS FILE=arm.mech STDERR_EMPTY=ON)
+# The roots of ROS_PACKAGE_PATH (here the packages lie 2 and 4 levels below tests/data/urdf).
+mechstudio_cli_test(urdf.check_ros_package_path EXIT 0 ARGS check ${URDF_ARM}
+  CHECKS STDERR_ONE_LINE=ON "STDERR_LAST_LINE_REGEX=0 error\\(s\\), 0 warning\\(s\\); compiles$")
+set_tests_properties(cli.urdf.check_ros_package_path PROPERTIES
+  ENVIRONMENT "ROS_PACKAGE_PATH=/nonexistent-mechstudio-root:${CMAKE_SOURCE_DIR}/tests/data/urdf")
+# Not found: a warning per mesh at its <mesh> line naming the package, the paths tried and the
+# ways to add a root; the model still compiles (without those collision meshes).
+mechstudio_cli_test(urdf.check_package_not_found EXIT 0 ARGS check ${URDF_ARM} --package-path ${CMAKE_SOURCE_DIR}/models
+  CHECKS "STDERR_REGEX=arm.urdf:25: warning: link 'arm', collision 1: mesh 'package://mech_pkg/meshes/link.stl': package 'mech_pkg' not found. tried [^ ]*/models/mech_pkg/meshes/link.stl .and searched [^ ]*/models for a directory 'mech_pkg' holding a package.xml, up to 4 levels down.. give the directory that holds the package 'mech_pkg' with --package-path DIR, the ROS_PACKAGE_PATH environment variable or the Settings field 'Package paths' .the URI is kept as written. the mesh does not collide."
+         "STDERR_LAST_LINE_REGEX=0 error\\(s\\), 4 warning\\(s\\); compiles$")
+set_tests_properties(cli.urdf.check_package_not_found PROPERTIES ENVIRONMENT "ROS_PACKAGE_PATH=")
+mechstudio_cli_bad(package_path_not_a_directory REASON "--package-path '[^']*none' is not a directory"
+  ARGS check ${URDF_ARM} --package-path ${URDF_PACKAGES}/none)
+mechstudio_cli_bad(package_path_without_value REASON "option --package-path needs a directory" ARGS check ${URDF_ARM} --package-path)
+mechstudio_cli_bad(simulate_package_path_not_a_directory REASON "--package-path '[^']*arm.urdf' is not a directory"
+  ARGS simulate ${URDF_ARM} --package-path ${URDF_ARM} --steps 1)
+
+# ---- convert -o OUT.urdf -------------------------------------------------------------------------
+# The gallery double pendulum: written, with a note that its first joint starts at pi/2; the file
+# then checks without a warning (the engine test compares the round trip's dynamics).
+mechstudio_cli_test(urdf.convert_to_urdf EXIT 0 ARGS convert ${CMAKE_SOURCE_DIR}/models/double-pendulum.mech -o dp.urdf
+  CHECKS FILE=dp.urdf
+         "STDERR_REGEX=^dp.urdf: note: URDF has no initial configuration: joint 'joint1' .1.5707963267948966. starts at non-zero coordinates")
+set_tests_properties(cli.urdf.convert_to_urdf PROPERTIES FIXTURES_SETUP urdf_export)
+mechstudio_cli_test(urdf.check_converted EXIT 0 ARGS check ${MECHSTUDIO_CLI_WORKDIR}/urdf.convert_to_urdf/dp.urdf
+  CHECKS STDERR_ONE_LINE=ON "STDERR_LAST_LINE_REGEX=dp.urdf: 0 error\\(s\\), 0 warning\\(s\\); compiles$")
+set_tests_properties(cli.urdf.check_converted PROPERTIES FIXTURES_REQUIRED urdf_export)
+# A loop (models/four-bar.mech): exit 1, the loop joint named, nothing written.
+mechstudio_cli_test(urdf.convert_loop_refused EXIT 1 ARGS convert ${CMAKE_SOURCE_DIR}/models/four-bar.mech -o fb.urdf
+  CHECKS STDERR_ONE_LINE=ON FILE_ABSENT=fb.urdf
+         "STDERR_REGEX=^mechstudio-cli: error: the model has kinematic loops, closed by joint 'coupler-rocker': URDF describes trees only")
+# Spherical joints: exit 1, named, nothing written.
+mechstudio_cli_test(urdf.convert_spherical_refused EXIT 1 ARGS convert ${CMAKE_SOURCE_DIR}/models/chain-spherical.mech -o cs.urdf
+  CHECKS STDERR_ONE_LINE=ON FILE_ABSENT=cs.urdf "STDERR_REGEX=^mechstudio-cli: error: joints 'joint1', .* \\(spherical\\): URDF has no such joint")
+# MJCF through the existing writer (.xml).
+mechstudio_cli_test(urdf.convert_to_mjcf EXIT 0 ARGS convert ${CMAKE_SOURCE_DIR}/models/double-pendulum.mech -o dp.xml
+  CHECKS FILE=dp.xml STDERR_EMPTY=ON)

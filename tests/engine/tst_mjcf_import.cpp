@@ -1,0 +1,453 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Tests for engine/io/mjcf_import: the five MJCF files of tests/data/mjcf (written from MuJoCo's
+// documented syntax) import without a diagnostic and simulate 10 s; the pendulum and double pendulum
+// follow the gallery .mech files' trajectories; MJCF → .mech → MJCF → .mech gives the same model;
+// the malformed corpus tests/data/mjcf/bad reports each problem at its line:column; frames, default
+// classes, angle units and mass from geoms follow MuJoCo's rules; with MuJoCo built in, MuJoCo's
+// own compiler is asked for the masses, centres of mass and inertias of the same files.
+#include <QtTest/QtTest>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "core/check.h"
+#include "core/quaternion.h"
+#include "engine/test_paths.h"
+#include "io/mech_reader.h"
+#include "io/mech_writer.h"
+#include "io/mjcf_import.h"
+#include "io/mjcf_writer.h"
+#include "simulation.h"
+
+#if defined(MECHSTUDIO_TEST_MUJOCO)
+#include <mujoco/mujoco.h>
+#endif
+
+using namespace ms;
+
+namespace {
+
+std::string mjcfPath(const std::string& file) { return test::sourceDir() + "/tests/data/mjcf/" + file; }
+const std::vector<std::string> kFiles = {"pendulum.xml", "double-pendulum.xml", "four-bar.xml", "quadruped.xml",
+                                         "box-on-plane.xml"};
+
+bool load(const std::string& path, Model& m, std::string& diags) {
+  Diagnostics d;
+  const bool ok = loadModel(path, {}, m, d);
+  diags = d.format();
+  return ok;
+}
+
+// The largest difference between two model texts that must agree token by token: names and
+// keywords exactly, numbers within `tol` (relative to max(1, |x|)); +inf when the structure differs.
+double textDifference(const std::string& a, const std::string& b, std::string& where) {
+  auto tokens = [](const std::string& s) {
+    std::vector<std::string> t;
+    std::string cur;
+    for (char c : s) {
+      if (std::isspace(static_cast<unsigned char>(c)) || c == '(' || c == ')') {
+        if (!cur.empty()) t.push_back(cur), cur.clear();
+        if (c == '(' || c == ')') t.push_back(std::string(1, c));
+      } else {
+        cur += c;
+      }
+    }
+    if (!cur.empty()) t.push_back(cur);
+    return t;
+  };
+  // Comments are the writer's and identical; drop them.
+  auto strip = [](const std::string& s) {
+    std::string out;
+    std::istringstream in(s);
+    for (std::string line; std::getline(in, line);)
+      if (line.find(';') == std::string::npos) out += line + "\n";
+      else out += line.substr(0, line.find(';')) + "\n";
+    return out;
+  };
+  const auto ta = tokens(strip(a)), tb = tokens(strip(b));
+  if (ta.size() != tb.size()) {
+    where = "token counts " + std::to_string(ta.size()) + " and " + std::to_string(tb.size());
+    return INFINITY;
+  }
+  double worst = 0;
+  for (size_t k = 0; k < ta.size(); ++k) {
+    if (ta[k] == tb[k]) continue;
+    char* ea = nullptr;
+    char* eb = nullptr;
+    const double x = std::strtod(ta[k].c_str(), &ea), y = std::strtod(tb[k].c_str(), &eb);
+    if (*ea || *eb) {
+      where = "'" + ta[k] + "' and '" + tb[k] + "'";
+      return INFINITY;
+    }
+    const double d = std::abs(x - y) / std::max(1.0, std::abs(x));
+    if (d > worst) worst = d, where = ta[k] + " vs " + tb[k];
+  }
+  return worst;
+}
+
+// Largest position and quaternion difference of two simulations over `steps` steps.
+double trajectoryDifference(const Model& a, const Model& b, int steps) {
+  Simulation sa(compile(a)), sb(compile(b));
+  double worst = 0;
+  for (int i = 0; i < steps; ++i) {
+    if (!sa.step() || !sb.step()) return INFINITY;
+    for (size_t k = 0; k < sa.state().bodies.size(); ++k) {
+      worst = std::max(worst, (sa.state().bodies[k].x - sb.state().bodies[k].x).cwiseAbs().maxCoeff());
+      worst = std::max(worst, (sa.state().bodies[k].q - sb.state().bodies[k].q).cwiseAbs().maxCoeff());
+    }
+  }
+  return worst;
+}
+
+std::string readAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+class TstMjcfImport : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // Each file imports without any diagnostic, compiles, and simulates 10 s with every step converged;
+  // what each does is checked (the pendulums keep their energy, the loop stays closed, the box rests
+  // on the floor, the quadruped stands).
+  void fiveFilesImportCleanlyAndSimulateTenSeconds() {
+    for (const std::string& f : kFiles) {
+      Model m;
+      std::string diags;
+      QVERIFY2(load(mjcfPath(f), m, diags), (f + ": " + diags).c_str());
+      QVERIFY2(diags.empty(), (f + ": " + diags).c_str());
+      Simulation sim(compile(m));
+      const double e0 = sim.metrics().energy;
+      double energyDrift = 0, violation = 0, penetration = 0;
+      const int steps = int(std::lround(10.0 / m.solver.dt));
+      for (int i = 0; i < steps; ++i) {
+        QVERIFY2(sim.step(), (f + ": " + sim.metrics().message).c_str());
+        energyDrift = std::max(energyDrift, std::abs(sim.metrics().energy - e0));
+        violation = std::max(violation, sim.metrics().constraintViolation);
+        penetration = std::max(penetration, sim.metrics().penetration);
+      }
+      qInfo("%s: %zu bodies, %d steps, |ΔE| ≤ %.3g J, violation ≤ %.3g, penetration ≤ %.3g m", f.c_str(), m.bodies.size(),
+            steps, energyDrift, violation, penetration);
+      QVERIFY2(violation < 1e-8, f.c_str());
+      // The variational integrator's energy error stays bounded: within 2 % of m g l (the gallery
+      // files' trajectories are the same, checked below).
+      if (f == "pendulum.xml" || f == "double-pendulum.xml") QVERIFY2(energyDrift < 0.02 * 9.81 * double(m.bodies.size()), f.c_str());
+      if (f == "four-bar.xml") {
+        QCOMPARE(m.joints.size(), size_t(4));
+        QCOMPARE(m.joints[3].type, JointType::Spherical);  // the connect
+      }
+      if (f == "box-on-plane.xml") {
+        QVERIFY(penetration < 1e-8);
+        QVERIFY(std::abs(sim.state().bodies[0].x.z() - 0.1) < 1e-6);  // resting on its face
+      }
+      if (f == "quadruped.xml") {
+        QCOMPARE(m.controllers.size(), size_t(8));
+        QVERIFY(sim.state().bodies[0].x.z() > 0.55);  // standing
+        QVERIFY(penetration < 1e-6);
+      }
+    }
+  }
+
+  // The pendulum and double pendulum are the gallery's: the same trajectory over 1000 steps.
+  void pendulumsFollowTheGalleryFiles() {
+    for (const auto& [xml, mech] : std::vector<std::pair<std::string, std::string>>{
+             {"pendulum.xml", "pendulum.mech"}, {"double-pendulum.xml", "double-pendulum.mech"}}) {
+      Model a, b;
+      std::string diags;
+      QVERIFY2(load(mjcfPath(xml), a, diags), diags.c_str());
+      QVERIFY2(load(test::modelPath(mech), b, diags), diags.c_str());
+      const double d = trajectoryDifference(a, b, 1000);
+      qInfo("%s vs %s: largest pose difference over 1000 steps %.3g", xml.c_str(), mech.c_str(), d);
+      QVERIFY2(d <= 1e-12, xml.c_str());
+    }
+  }
+
+  // MJCF → .mech → MJCF (export) → .mech: the same model (names and structure exactly, numbers to
+  // round-off), and the exported MJCF reads back without a diagnostic.
+  void mjcfMechMjcfMechRoundTrip() {
+    for (const std::string& f : kFiles) {
+      Model m1;
+      std::string diags;
+      QVERIFY2(load(mjcfPath(f), m1, diags), diags.c_str());
+      const std::string t1 = writeMech(m1);
+      MechParseResult r1;
+      Diagnostics d1;
+      QVERIFY2(readMechText(t1, f + ".mech", {}, r1, d1), d1.format().c_str());
+      MjcfWriteOptions o;
+      o.complete = true;
+      const std::string xml = writeMjcf(r1.model, o);
+      Model m2;
+      Diagnostics d2;
+      QVERIFY2(importMjcfString(xml, f + ".exported.xml", test::sourceDir() + "/tests/data/mjcf", m2, d2), d2.format().c_str());
+      QVERIFY2(d2.empty(), d2.format().c_str());
+      const std::string t2 = writeMech(m2);
+      std::string where;
+      const double d = textDifference(t1, t2, where);
+      qInfo("%s: MJCF → .mech → MJCF → .mech, largest relative difference %.3g (%s)", f.c_str(), d, where.c_str());
+      QVERIFY2(d <= 1e-12, (f + ": " + where + "\n" + t1 + "\n----\n" + t2).c_str());
+      QVERIFY(trajectoryDifference(m1, m2, 100) < 1e-9);
+    }
+  }
+
+  // Each file of tests/data/mjcf/bad starts with <!-- expect: LINE:COLUMN: SEVERITY: MESSAGE -->; the
+  // importer reports exactly that (among possibly others) and fails for errors.
+  void malformedFilesReportTheirLineAndColumn() {
+    int checked = 0;
+    std::string failures;
+    for (const auto& entry : std::filesystem::directory_iterator(mjcfPath("bad"))) {
+      const std::string path = entry.path().string();
+      const std::string text = readAll(path);
+      const std::string prefix = "<!-- expect: ";
+      if (text.compare(0, prefix.size(), prefix) != 0) {
+        failures += path + ": no expectation\n";
+        continue;
+      }
+      const std::string expected = text.substr(prefix.size(), text.find(" -->") - prefix.size());
+      Model m;
+      Diagnostics d;
+      const bool ok = loadModel(path, {}, m, d);
+      bool found = false;
+      for (const Diagnostic& g : d.items()) {
+        std::string s = g.format();
+        if (s.compare(0, path.size() + 1, path + ":") == 0) s = s.substr(path.size() + 1);
+        found = found || s == expected;
+      }
+      const bool isError = expected.find(": error: ") != std::string::npos;
+      if (!found) failures += path + ":\n  expected " + expected + "\n  got\n" + d.format();
+      else if (isError == ok) failures += path + ": loadModel returned " + (ok ? "true" : "false") + "\n";
+      else ++checked;
+    }
+    qInfo("%d malformed MJCF files, each with its message at its line:column", checked);
+    QVERIFY(checked >= 13);
+    QVERIFY2(failures.empty(), failures.c_str());
+  }
+
+  // Frames: euler in degrees (default) and radians, xyaxes, zaxis and axisangle give the same body
+  // orientation; a childclass reaches nested bodies and class overrides it; a hinge's ref is in degrees.
+  void orientationsClassesAndUnits() {
+    const std::string xml = R"(<mujoco>
+      <default>
+        <default class="a"><geom type="box" size="0.1 0.2 0.3"/><joint axis="0 1 0"/></default>
+        <default class="b"><geom type="sphere" size="0.05"/></default>
+      </default>
+      <worldbody>
+        <body name="e" euler="0 0 90" childclass="a"><freejoint/><geom/>
+          <body name="n" pos="1 0 0"><joint ref="30"/><geom/><geom class="b" pos="0 0 1"/></body>
+        </body>
+        <body name="x" xyaxes="0 1 0 -1 0 0"><freejoint/><geom type="sphere" size="0.1"/></body>
+        <body name="z" zaxis="1 0 0"><freejoint/><geom type="sphere" size="0.1"/></body>
+        <body name="aa" axisangle="0 0 1 90"><freejoint/><geom type="sphere" size="0.1"/></body>
+      </worldbody></mujoco>)";
+    Model m;
+    Diagnostics d;
+    QVERIFY2(importMjcfString(xml, "t.xml", "", m, d), d.format().c_str());
+    QVERIFY2(d.empty(), d.format().c_str());
+    const Vec4 qz90 = quat::fromAxisAngle(Vec3::UnitZ(), M_PI / 2);
+    auto same = [](const Vec4& a, const Vec4& b) { return std::min((a - b).norm(), (a + b).norm()) < 1e-12; };
+    QVERIFY(same(m.bodies[size_t(m.bodyIndex("e"))].orientation, qz90));
+    QVERIFY(same(m.bodies[size_t(m.bodyIndex("x"))].orientation, qz90));
+    QVERIFY(same(m.bodies[size_t(m.bodyIndex("aa"))].orientation, qz90));
+    QVERIFY(same(m.bodies[size_t(m.bodyIndex("z"))].orientation, quat::fromAxisAngle(Vec3::UnitY(), M_PI / 2)));
+    // Nested body: the class's box and axis, the sphere from class b; ref 30 degrees.
+    const BodyDesc& n = m.bodies[size_t(m.bodyIndex("n"))];
+    QCOMPARE(n.collisions.size(), size_t(2));
+    QCOMPARE(n.collisions[0].kind, ShapeDesc::Kind::Box);
+    QVERIFY((n.collisions[0].size - Vec3(0.2, 0.4, 0.6)).norm() < 1e-15);
+    QCOMPARE(n.collisions[1].kind, ShapeDesc::Kind::Sphere);
+    const JointDesc& j = m.joints[size_t(m.jointIndex("n_joint"))];
+    QVERIFY((j.axis - Vec3::UnitY()).norm() < 1e-15);
+    QCOMPARE(j.initialPosition.size(), size_t(1));
+    QVERIFY(std::abs(j.initialPosition[0] - M_PI / 6) < 1e-15);
+    // The nested body's world position: 1 m along the parent's x axis, which is the world's y.
+    QVERIFY(std::abs(n.position.x()) < 1e-9 && std::abs(n.position.y() - 1) < 1e-9);
+  }
+
+  // Mass from geoms: each geom's mass (density × volume unless given) at its centroid, summed with
+  // the parallel-axis rule; a jointless child is fused into its parent; an <inertial> wins.
+  void massFromGeomsAndFusedBodies() {
+    const std::string xml = R"(<mujoco><compiler angle="radian"/>
+      <worldbody>
+        <body name="dumbbell"><freejoint/>
+          <geom type="sphere" size="0.1" pos="-0.5 0 0" density="1000"/>
+          <geom type="sphere" size="0.1" pos="0.5 0 0" mass="2"/>
+          <body name="handle"><geom type="box" size="0.5 0.01 0.01" mass="0"/></body>
+          <body name="weight" pos="0 0 0.3"><geom type="sphere" size="0.05" mass="1"/></body>
+        </body>
+        <body name="given" pos="0 3 0"><freejoint/>
+          <inertial pos="0.1 0 0" mass="3" diaginertia="0.1 0.2 0.25"/>
+          <geom type="sphere" size="1"/>
+        </body>
+      </worldbody></mujoco>)";
+    Model m;
+    Diagnostics d;
+    QVERIFY2(importMjcfString(xml, "t.xml", "", m, d), d.format().c_str());
+    QCOMPARE(m.bodies.size(), size_t(2));  // handle and weight are parts of dumbbell
+    const BodyDesc& b = m.bodies[0];
+    const double m1 = 1000 * 4.0 / 3.0 * M_PI * 1e-3, m2 = 2, m3 = 1;
+    QVERIFY(std::abs(b.mass - (m1 + m2 + m3)) < 1e-12);
+    const Vec3 com = (m1 * Vec3(-0.5, 0, 0) + m2 * Vec3(0.5, 0, 0) + m3 * Vec3(0, 0, 0.3)) / (m1 + m2 + m3);
+    QVERIFY((b.position - com).norm() < 1e-12);
+    // Inertia about the centre of mass: spheres 2/5 m r² plus m d².
+    Mat3 I = Mat3::Zero();
+    for (const auto& [mass, r, p] : std::vector<std::tuple<double, double, Vec3>>{
+             {m1, 0.1, Vec3(-0.5, 0, 0)}, {m2, 0.1, Vec3(0.5, 0, 0)}, {m3, 0.05, Vec3(0, 0, 0.3)}}) {
+      const Vec3 dd = p - com;
+      I += 0.4 * mass * r * r * Mat3::Identity() + mass * (dd.squaredNorm() * Mat3::Identity() - dd * dd.transpose());
+    }
+    QVERIFY((b.inertia - I).norm() < 1e-12);
+    QCOMPARE(b.collisions.size(), size_t(4));
+    const BodyDesc& g = m.bodies[1];
+    QCOMPARE(g.mass, 3.0);
+    QVERIFY((g.inertia.diagonal() - Vec3(0.1, 0.2, 0.25)).norm() < 1e-15);
+    QVERIFY((g.position - Vec3(0.1, 3, 0)).norm() < 1e-15);
+  }
+
+  // What the engine cannot use is reported once per kind with a count, at the first place.
+  void unsupportedFeaturesAreWarnedOnceWithACount() {
+    const std::string xml = R"(<mujoco>
+      <worldbody>
+        <body name="a"><freejoint/><geom type="sphere" size="0.1" solref="0.02 1"/><site name="s1"/></body>
+        <body name="b" pos="1 0 0"><freejoint/><geom type="sphere" size="0.1" solref="0.02 1"/><site name="s2"/></body>
+      </worldbody>
+      <tendon><spatial><site site="s1"/><site site="s2"/></spatial></tendon>
+      </mujoco>)";
+    Model m;
+    Diagnostics d;
+    QVERIFY2(importMjcfString(xml, "t.xml", "", m, d), d.format().c_str());
+    const std::string s = d.format();
+    QVERIFY2(s.find("t.xml:3:67: warning: attribute 'solref' of <geom> is not supported; ignored (2 times; the first is here)") !=
+                 std::string::npos, s.c_str());
+    QVERIFY2(s.find("t.xml:3:84: warning: element <site> is not supported (not used here); ignored (2 times") != std::string::npos, s.c_str());
+    QVERIFY2(s.find("t.xml:6:7: warning: element <tendon> is not supported; ignored") != std::string::npos, s.c_str());
+  }
+
+  // A body without a joint in the worldbody is fixed to the world; geoms of the worldbody other than
+  // planes form a static body; a connect pair on two anchors is a hinge; weld → fixed loop joint.
+  void staticGeometryAndEqualities() {
+    const std::string xml = R"(<mujoco><compiler angle="radian"/>
+      <worldbody>
+        <geom name="floor" type="plane" size="1 1 0.1" friction="0.8"/>
+        <geom name="wall" type="box" size="0.1 1 1" pos="2 0 1"/>
+        <body name="table" pos="0 0 0.5"><geom type="box" size="0.5 0.5 0.02"/></body>
+        <body name="door" pos="0 2 1"><joint name="hinge1" type="hinge" axis="0 0 1" pos="0 -0.5 0"/>
+          <geom type="box" size="0.02 0.5 1" pos="0 0 0"/></body>
+        <body name="leaf" pos="0 3 1"><freejoint/><geom type="box" size="0.02 0.5 1"/></body>
+        <body name="glued" pos="0 5 1"><freejoint/><geom type="sphere" size="0.1"/></body>
+      </worldbody>
+      <equality>
+        <connect body1="leaf" body2="door" anchor="0 -0.5 -0.5"/>
+        <connect body1="leaf" body2="door" anchor="0 -0.5 0.5"/>
+        <weld body1="glued"/>
+      </equality></mujoco>)";
+    Model m;
+    Diagnostics d;
+    QVERIFY2(importMjcfString(xml, "t.xml", "", m, d), d.format().c_str());
+    QCOMPARE(m.grounds.size(), size_t(1));
+    QCOMPARE(m.grounds[0].friction, 0.8);
+    QVERIFY(m.bodyIndex("world_static") >= 0 && m.bodyIndex("table") >= 0);
+    int fixedToWorld = 0, revoluteLoops = 0, welds = 0;
+    for (const JointDesc& j : m.joints) {
+      fixedToWorld += j.type == JointType::Fixed && j.parent < 0 && j.name.find("_weld") != std::string::npos;
+      revoluteLoops += j.type == JointType::Revolute && j.child == m.bodyIndex("leaf");
+      welds += j.type == JointType::Fixed && j.child == m.bodyIndex("glued");
+    }
+    QCOMPARE(fixedToWorld, 2);  // world_static and table
+    QCOMPARE(revoluteLoops, 1);
+    QCOMPARE(welds, 1);
+    // The loop closes at the start and the leaf swings with the door, about the hinge line.
+    Simulation sim(compile(m));
+    for (int i = 0; i < 200; ++i) QVERIFY2(sim.step(), sim.metrics().message.c_str());
+    QVERIFY(sim.metrics().constraintViolation < 1e-9);
+    const Vec3 glued = sim.state().bodies[size_t(m.bodyIndex("glued"))].x;
+    QVERIFY((glued - Vec3(0, 5, 1)).norm() < 1e-9);
+  }
+
+#if defined(MECHSTUDIO_TEST_MUJOCO)
+  // MuJoCo's compiler reads the same files: every body's mass, centre of mass (world) and inertia
+  // (world frame) agree with the import's.
+  void massPropertiesAgreeWithMujoco() {
+    for (const std::string& f : kFiles) {
+      char err[1000] = "";
+      mjModel* mm = mj_loadXML(mjcfPath(f).c_str(), nullptr, err, sizeof err);
+      QVERIFY2(mm, (f + ": MuJoCo: " + err).c_str());
+      mjData* md = mj_makeData(mm);
+      mj_forward(mm, md);
+      Model m;
+      std::string diags;
+      QVERIFY2(load(mjcfPath(f), m, diags), diags.c_str());
+      double worst = 0;
+      for (const BodyDesc& b : m.bodies) {
+        const int id = mj_name2id(mm, mjOBJ_BODY, b.name.c_str());
+        QVERIFY2(id > 0, (f + ": " + b.name).c_str());
+        worst = std::max(worst, std::abs(mm->body_mass[id] - b.mass) / b.mass);
+        const Vec3 com(md->xipos[3 * id], md->xipos[3 * id + 1], md->xipos[3 * id + 2]);
+        worst = std::max(worst, (com - b.position).norm());
+        Mat3 R;
+        for (int r = 0; r < 3; ++r)
+          for (int c = 0; c < 3; ++c) R(r, c) = md->ximat[9 * id + 3 * r + c];
+        const Mat3 Imj = R * Vec3(mm->body_inertia[3 * id], mm->body_inertia[3 * id + 1], mm->body_inertia[3 * id + 2]).asDiagonal() *
+                         R.transpose();
+        const Mat3 Rb = quat::rotation(b.orientation);
+        const Mat3 Ims = Rb * b.inertia * Rb.transpose();
+        worst = std::max(worst, (Imj - Ims).norm() / Ims.norm());
+      }
+      qInfo("%s: %zu bodies, largest difference from MuJoCo %d (mass, COM, inertia) %.3g", f.c_str(), m.bodies.size(),
+            mj_version(), worst);
+      QVERIFY2(worst < 1e-9, f.c_str());
+      mj_deleteData(md);
+      mj_deleteModel(mm);
+    }
+  }
+
+  // Every gallery .mech that MJCF can express, exported (convert -o OUT.xml), loads in MuJoCo with the
+  // same bodies and masses, and reads back without an error.
+  void exportedGalleryModelsLoadInMujoco() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    int exported = 0, refused = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(test::sourceDir() + "/models")) {
+      if (entry.path().extension() != ".mech") continue;
+      Model m;
+      std::string diags;
+      QVERIFY2(load(entry.path().string(), m, diags), diags.c_str());
+      MjcfWriteOptions o;
+      o.complete = true;
+      o.meshBaseDir = entry.path().parent_path().string();
+      o.outputDir = dir.path().toStdString();
+      std::string xml;
+      try {
+        xml = writeMjcf(m, o);
+      } catch (const UserError&) {
+        ++refused;  // joint types MuJoCo has no counterpart for (checkMjcfConvertible)
+        continue;
+      }
+      const std::string out = dir.path().toStdString() + "/" + entry.path().stem().string() + ".xml";
+      std::ofstream(out) << xml;
+      char err[1000] = "";
+      mjModel* mm = mj_loadXML(out.c_str(), nullptr, err, sizeof err);
+      QVERIFY2(mm, (entry.path().string() + ": MuJoCo: " + err).c_str());
+      double total = 0;
+      for (const BodyDesc& b : m.bodies) total += b.mass;
+      QVERIFY2(std::abs(mj_getTotalmass(mm) - total) <= 1e-12 * total, entry.path().string().c_str());
+      mj_deleteModel(mm);
+      Model back;
+      Diagnostics d;
+      QVERIFY2(importMjcf(out, back, d), (entry.path().string() + "\n" + d.format()).c_str());
+      ++exported;
+    }
+    qInfo("%d gallery models exported and loaded by MuJoCo %d; %d refused (joint types MJCF lacks)", exported, mj_version(),
+          refused);
+    QVERIFY(exported >= 20);
+  }
+#endif
+};
+
+QTEST_APPLESS_MAIN(TstMjcfImport)
+#include "tst_mjcf_import.moc"
