@@ -221,7 +221,7 @@ const std::map<std::string, std::set<std::string>>& knownAttributes() {
       {"geom", {"name", "class", "type", "size", "fromto", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis",
                 "rgba", "material", "mass", "density", "friction", "contype", "conaffinity", "group", "mesh",
                 "condim"}},
-      {"mesh", {"name", "class", "file", "scale"}},
+      {"mesh", {"name", "class", "file", "scale", "vertex"}},
       {"material", {"name", "class", "rgba"}},
       {"connect", {"name", "class", "body1", "body2", "anchor", "active"}},
       {"weld", {"name", "class", "body1", "body2", "relpose", "active"}},
@@ -294,7 +294,8 @@ struct XBody {
 
 // A <mesh> of the <asset>s.
 struct MeshAsset {
-  std::string file;
+  std::string file;                 // the file, or "" for a mesh given by its vertices
+  std::vector<Vec3> vertices;       // vertex="x y z …" (a convex mesh: MuJoCo takes their hull)
   Vec3 scale = Vec3::Ones();
   const XMLElement* el = nullptr;
 };
@@ -553,6 +554,10 @@ class Importer {
         case tinyxml2::XML_ERROR_PARSING_ELEMENT: what = "a malformed element"; break;
         case tinyxml2::XML_ERROR_EMPTY_DOCUMENT: what = "the file has no element"; break;
         case tinyxml2::XML_ERROR_PARSING_COMMENT: what = "a comment is not closed (-->)"; break;
+        case tinyxml2::XML_ELEMENT_DEPTH_EXCEEDED:
+          what = "elements nest deeper than the XML reader's limit (" + std::to_string(TINYXML2_MAX_ELEMENT_DEPTH) +
+                 " levels; MuJoCo's reader has the same limit): a chain of that many bodies nested in each other";
+          break;
         default: what = doc_.ErrorName(); break;
       }
       report(Severity::Error, {doc_.ErrorLineNum(), 1}, "malformed XML: " + what + (detail.empty() ? "" : " (" + detail + ")"));
@@ -672,14 +677,28 @@ class Importer {
         checkAttributes(e);
         const std::string cls = classOf(e, "main");
         const char* file = attr(e, "file", cls);
-        if (!file) {
-          error(e, "a <mesh> needs a file attribute (meshes given by vertices are not supported)");
+        const char* vertex = attr(e, "vertex", cls);
+        if (!file && !vertex) {
+          error(e, "a <mesh> needs a file or vertex attribute");
+          continue;
+        }
+        if (!e->Attribute("name") && !file) {
+          error(e, "a <mesh> given by its vertices needs a name");
           continue;
         }
         std::string name = e->Attribute("name") ? e->Attribute("name") : fs::path(file).stem().string();
         MeshAsset m;
-        m.file = file;
+        if (file) m.file = file;
         m.el = e;
+        if (vertex && !file) {
+          Numbers n = numbers(e, "vertex", vertex, -3 * 100000);
+          if (!n.ok) continue;
+          if (n.v.size() % 3 != 0 || n.v.size() < 12) {
+            error(e, "vertex", "vertex needs at least 4 points of 3 coordinates each (got " + std::to_string(n.v.size()) + " numbers)");
+            continue;
+          }
+          for (size_t k = 0; k + 2 < n.v.size(); k += 3) m.vertices.emplace_back(n.v[k], n.v[k + 1], n.v[k + 2]);
+        }
         if (const char* s = attr(e, "scale", cls)) {
           Numbers n = numbers(e, "scale", s, 3);
           if (n.ok) m.scale = Vec3(n.v[0], n.v[1], n.v[2]);
@@ -1028,16 +1047,19 @@ class Importer {
     s.kind = ShapeDesc::Kind::Mesh;
     s.meshScale = m.scale;
     std::string rel = m.file;
-    if (!fs::path(rel).is_absolute() && !meshdir_.empty()) rel = (fs::path(meshdir_) / rel).lexically_normal().string();
+    if (!rel.empty() && !fs::path(rel).is_absolute() && !meshdir_.empty()) rel = (fs::path(meshdir_) / rel).lexically_normal().string();
     s.meshFile = rel;
-    const std::string path = resolveMeshPath(rel, baseDir_);
+    const std::string path = rel.empty() ? std::string() : resolveMeshPath(rel, baseDir_);
     const MeshData* data = nullptr;
     const MeshFileError* err = nullptr;
     contact::ConvexHull hull;
     std::string why;
     std::vector<Vec3> pts;
-    if (meshFiles_.read(path, data, err))
+    if (path.empty()) {
+      for (const Vec3& v : m.vertices) pts.push_back(v.cwiseProduct(m.scale));
+    } else if (meshFiles_.read(path, data, err)) {
       for (const Vec3& v : data->vertices) pts.push_back(v.cwiseProduct(m.scale));
+    }
     if (pts.empty() || !contact::buildConvexHull(pts, hull, why)) {
       warnOnce("mesh-file:" + m.file, src_.attribute(m.el, "file"),
                "mesh '" + m.file + "': " + (err ? err->format() : why) +
@@ -1054,6 +1076,14 @@ class Importer {
     if (off > 1e-6 * J.diagonal().maxCoeff())
       warnOnce("mesh-axes:" + m.file, src_.element(e),
                "mesh '" + m.file + "': MuJoCo would also turn it to its principal axes; MechStudio keeps the file's orientation");
+    if (path.empty()) {
+      // Given by its vertices: MechStudio's meshes are files, so it only counts for mass and inertia.
+      warnOnce("mesh-vertex", src_.attribute(m.el, "vertex"),
+               "a mesh given by its vertices counts for mass and inertia but is neither drawn nor collides "
+               "(MechStudio's meshes are files)");
+      g.visible = g.collides = false;
+      return true;
+    }
     if (!g.collides) return true;
     CollisionMeshReport rep;
     ShapeDesc probe = s;
@@ -1155,7 +1185,10 @@ class Importer {
         d.inertia = Mat3::Identity();
       } else if (!inertiaValid(d.inertia)) {
         if (moving) {
-          error(h.el, "body '" + h.name + "': its inertia is not positive definite or violates the triangle inequality");
+          error(h.el, "body '" + h.name + "': its inertia " +
+                          (d.inertia.isZero() ? std::string("is zero (its mass is given on geoms without a volume, e.g. a mesh that "
+                                                            "could not be read): give it an <inertial>")
+                                              : std::string("is not positive definite or violates the triangle inequality")));
           continue;
         }
         d.inertia = d.mass * Mat3::Identity();
@@ -1255,12 +1288,6 @@ class Importer {
     for (size_t i = 0; i < bodies_.size(); ++i) {
       const XBody& b = bodies_[i];
       if (b.host != int(i) || b.engine < 0) continue;
-      if (b.joints.size() > 1) {
-        error(b.joints[1].el, "body '" + b.name + "' has " + std::to_string(b.joints.size()) +
-                                   " joints: MechStudio joins two bodies with one joint (split the body, or use a ball joint "
-                                   "for three hinges through one point)");
-        continue;
-      }
       // The parent's engine body and this frame's pose in the parent's engine frame.
       int parentEngine = -1;
       Pose rel = b.rel;
@@ -1279,6 +1306,23 @@ class Importer {
         j.parentAnchor = apply(rel, c);
         j.childAnchor = Vec3::Zero();
         j.offset = canonical(rel.q);
+        model_.joints.push_back(std::move(j));
+        continue;
+      }
+      if (b.joints.size() > 1) {
+        // Several joints: one engine joint with the same motion (combinedJoint), or an error.
+        JointDesc j;
+        if (!combinedJoint(b, j)) continue;
+        j.name = uniqueJointName(used, b.name + "_joint");
+        j.parent = parentEngine;
+        j.child = b.engine;
+        j.offset = canonical(rel.q);
+        const Vec3 point = j.childAnchor;  // combinedJoint: the joint point in b's frame
+        j.childAnchor = point - c;
+        j.parentAnchor = apply(rel, point);
+        if (j.type == JointType::Floating && b.parent < 0) continue;  // a free body
+        for (const XJoint& x : b.joints)
+          if (!x.name.empty()) combinedJoints_[x.name] = j.name;
         model_.joints.push_back(std::move(j));
         continue;
       }
@@ -1319,6 +1363,71 @@ class Importer {
       model_.joints.push_back(std::move(j));
     }
   }
+  // The engine joint whose motion is that of several hinges and slides of one body, all at their
+  // reference 0 (MuJoCo composes them; the configuration space is the same):
+  //   2 slides → planar (normal a₁ × a₂), 3 slides → fixed-orientation, 3 hinges through one point →
+  //   spherical, 2 slides ⊥ a hinge → planar-axis, a hinge and a slide along one axis → cylindrical,
+  //   3 slides and 3 hinges → floating.
+  // Sets type, axis and (in childAnchor) the joint point in the body's frame; false with an error
+  // for any other combination. Springs, dampers and limits of the parts are not kept (a warning).
+  bool combinedJoint(const XBody& b, JointDesc& j) {
+    std::vector<const XJoint*> hinges, slides;
+    for (const XJoint& x : b.joints) {
+      if (x.type == "hinge") hinges.push_back(&x);
+      else if (x.type == "slide") slides.push_back(&x);
+      else {
+        error(x.el, "a " + x.type + " joint must be the only joint of its body ('" + b.name + "')");
+        return false;
+      }
+      if (x.ref != 0) {
+        error(x.el, "ref", "body '" + b.name + "' has several joints: their ref must be 0 here");
+        return false;
+      }
+    }
+    auto independent = [](const std::vector<const XJoint*>& js) {
+      if (js.size() == 2) return js[0]->axis.cross(js[1]->axis).norm() > 1e-9;
+      if (js.size() == 3) {
+        Mat3 A;
+        A << js[0]->axis, js[1]->axis, js[2]->axis;
+        return std::abs(A.determinant()) > 1e-9;
+      }
+      return true;
+    };
+    const size_t nh = hinges.size(), ns = slides.size();
+    bool ok = independent(hinges) && independent(slides);
+    j.childAnchor = nh > 0 ? hinges[0]->pos : slides[0]->pos;
+    for (const XJoint* h : hinges) ok = ok && (h->pos - hinges[0]->pos).norm() <= 1e-9;
+    if (ok && nh == 0 && ns == 2) {
+      j.type = JointType::Planar;
+      j.axis = slides[0]->axis.cross(slides[1]->axis).normalized();
+    } else if (ok && nh == 0 && ns == 3) {
+      j.type = JointType::FixedOrientation;
+    } else if (ok && nh == 3 && ns == 0) {
+      j.type = JointType::Spherical;
+    } else if (ok && nh == 1 && ns == 2 && std::abs(slides[0]->axis.dot(hinges[0]->axis)) < 1e-9 &&
+               std::abs(slides[1]->axis.dot(hinges[0]->axis)) < 1e-9) {
+      j.type = JointType::PlanarAxis;
+      j.axis = hinges[0]->axis;
+    } else if (ok && nh == 1 && ns == 1 && slides[0]->axis.cross(hinges[0]->axis).norm() < 1e-9) {
+      j.type = JointType::Cylindrical;
+      j.axis = hinges[0]->axis;
+    } else if (ok && nh == 3 && ns == 3) {
+      j.type = JointType::Floating;
+    } else {
+      error(b.joints[1].el, "body '" + b.name + "' has " + std::to_string(nh) + " hinge(s) and " + std::to_string(ns) +
+                                " slide(s): MechStudio joins two bodies with one joint, and no joint moves like these (it "
+                                "reads 2 or 3 independent slides, 3 hinges through one point, 2 slides perpendicular to a "
+                                "hinge, a hinge and a slide along one axis, and 3 slides with 3 hinges); split the body");
+      return false;
+    }
+    for (const XJoint& x : b.joints)
+      if (x.stiffness != 0 || x.damping != 0 || x.limited)
+        warnOnce("combined-forces", src_.element(x.el),
+                 "springs, dampers and limits of joints combined into one (" + std::string(jointKind(j.type).name) +
+                     ") are not kept");
+    return true;
+  }
+
   // `want`, or want_2, want_3 … when taken.
   static std::string uniqueJointName(std::set<std::string>& used, const std::string& want) {
     std::string n = want;
@@ -1492,7 +1601,13 @@ class Importer {
         checkAttributes(e);
         const char* jn = attr(e, "joint", cls);
         if (!jn) {
-          error(e, "<" + tag + "> needs a joint (actuators on tendons, sites or bodies are not supported)");
+          warnOnce("actuator-transmission", src_.element(e),
+                   "actuators on tendons, sites or bodies are not supported (MechStudio's act on joints); left out");
+          continue;
+        }
+        if (combinedJoints_.count(jn)) {
+          error(e, "joint", std::string("joint '") + jn + "' is one of several joints of a body, combined into '" +
+                                combinedJoints_[jn] + "': it cannot be actuated alone");
           continue;
         }
         auto it = jointByName_.find(jn);
@@ -1690,6 +1805,7 @@ class Importer {
   std::set<std::string> pairedGeoms_;  // geoms named by <contact><pair>s
   std::map<std::string, std::pair<int, int>> geomByName_;  // engine body (or -1) and ground (or -1)
   std::map<std::string, int> jointByName_, motorByName_, controllerByName_;
+  std::map<std::string, std::string> combinedJoints_;  // MJCF joint name → the engine joint it is part of
   std::map<const GroundDesc*, double> groundPairFriction_;
 
   Model model_;

@@ -140,16 +140,24 @@ void excludePairs(CompiledSystem& sys, const State& pose) {
   std::vector<BodyPair> near;
   nearPairs(sys, pose, 0.0, near);
   std::vector<std::uint64_t> overlapping;
+  // One note per pair for the first kMaxOverlapNotes, then one that counts the rest (a model of bodies
+  // drawn on top of each other would otherwise print thousands of lines).
+  constexpr size_t kMaxOverlapNotes = 20;
   for (const BodyPair& p : near) {
     const double d = bodyDistance(sys, p.a, p.b, pose);
     if (d >= -kInitialOverlap) continue;
     overlapping.push_back(pairKey(p.a, p.b));
+    if (overlapping.size() > kMaxOverlapNotes) continue;
     std::ostringstream os;
     os << "bodies '" << m.bodies[size_t(p.a)].name << "' and '" << m.bodies[size_t(p.b)].name << "' overlap by "
        << -d << " m at the start: they do not collide with each other (write (exclude " << m.bodies[size_t(p.a)].name
        << " " << m.bodies[size_t(p.b)].name << ") to say so, or move them apart)";
     sys.notes.push_back(os.str());
   }
+  if (overlapping.size() > kMaxOverlapNotes)
+    sys.notes.push_back("... and " + std::to_string(overlapping.size() - kMaxOverlapNotes) +
+                        " more pairs of bodies overlap at the start (" + std::to_string(overlapping.size()) +
+                        " in all); none of them collide with each other");
   ex.insert(ex.end(), overlapping.begin(), overlapping.end());
   std::sort(ex.begin(), ex.end());
 }

@@ -150,6 +150,16 @@ void TestAutoCollisions::joinedAndOverlappingPairsAreLeftOut() {
   QCOMPARE(int(sys->notes.size()), 1);
   Simulation sim(sys);
   run(sim, 100);
+  // 30 spheres drawn at one place: 435 overlapping pairs, all left out; 20 notes name a pair and one
+  // counts the other 415.
+  std::string pile = "(mechanism \"pile\"\n";
+  for (int k = 0; k < 30; ++k) pile += "  (body s" + std::to_string(k) + " (mass 1) (shape sphere 0.1) (position 0 0 1))\n";
+  const Model p = readModel(pile + ")\n");
+  auto ps = compile(p);
+  QCOMPARE(int(ps->notes.size()), 21);
+  QVERIFY2(ps->notes.back().find("and 415 more pairs of bodies overlap at the start (435 in all)") != std::string::npos,
+           ps->notes.back().c_str());
+  QVERIFY(!ps->mayCollide(0, 29));
 }
 
 void TestAutoCollisions::aPairMissedByTheBroadPhaseIsSolvedAgain() {

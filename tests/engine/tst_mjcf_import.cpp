@@ -369,6 +369,67 @@ class TstMjcfImport : public QObject {
     QVERIFY((glued - Vec3(0, 5, 1)).norm() < 1e-9);
   }
 
+  // Several joints of one body become the engine joint with the same motion: the hopper's planar root
+  // (slide x, slide z, hinge y) → planar-axis, three hinges through one point → spherical, three
+  // slides → fixed-orientation; under gravity alone the root falls freely (z = z₀ − g t²/2), keeps its
+  // x and does not turn; two hinges (a universal joint, which the engine lacks) are refused.
+  void severalJointsOfOneBody() {
+    const std::string xml = R"(<mujoco><option timestep="0.01"/>
+      <worldbody>
+        <body name="torso" pos="0 0 2">
+          <joint name="rootx" type="slide" axis="1 0 0"/><joint name="rootz" type="slide" axis="0 0 1"/>
+          <joint name="rooty" type="hinge" axis="0 1 0"/>
+          <geom type="capsule" fromto="0 0 -0.2 0 0 0.2" size="0.05"/>
+          <body name="ball" pos="0 0 -0.5">
+            <joint type="hinge" axis="1 0 0" pos="0 0 0.3"/><joint type="hinge" axis="0 1 0" pos="0 0 0.3"/>
+            <joint type="hinge" axis="0 0 1" pos="0 0 0.3"/>
+            <geom type="sphere" size="0.1"/>
+          </body>
+        </body>
+        <body name="slider" pos="3 0 1">
+          <joint type="slide" axis="1 0 0"/><joint type="slide" axis="0 1 0"/><joint type="slide" axis="0 0 1"/>
+          <geom type="box" size="0.1 0.1 0.1"/>
+        </body>
+      </worldbody>
+      <actuator><motor joint="rootx"/></actuator></mujoco>)";
+    Model m;
+    Diagnostics d;
+    QVERIFY(!importMjcfString(xml, "t.xml", "", m, d));  // the motor on a part of a combination
+    QVERIFY2(d.format().find("joint 'rootx' is one of several joints of a body, combined into 'torso_joint'") != std::string::npos,
+             d.format().c_str());
+    std::string noMotor = xml;
+    noMotor.replace(noMotor.find("<actuator>"), std::string("<actuator><motor joint=\"rootx\"/></actuator>").size(), "");
+    d.clear();
+    QVERIFY2(importMjcfString(noMotor, "t.xml", "", m, d), d.format().c_str());
+    QCOMPARE(m.joints.size(), size_t(3));
+    QCOMPARE(m.joints[size_t(m.jointIndex("torso_joint"))].type, JointType::PlanarAxis);
+    QCOMPARE(m.joints[size_t(m.jointIndex("ball_joint"))].type, JointType::Spherical);
+    QCOMPARE(m.joints[size_t(m.jointIndex("slider_joint"))].type, JointType::FixedOrientation);
+    Simulation sim(compile(m));
+    const int steps = 50;
+    for (int i = 0; i < steps; ++i) QVERIFY2(sim.step(), sim.metrics().message.c_str());
+    // Both fall the same (to round-off), as far as g t²/2 says to the integrator's O(Δt) (g t Δt),
+    // without moving sideways or turning.
+    const double t = steps * 0.01;
+    double drop[2];
+    for (int n = 0; n < 2; ++n) {
+      const int k = m.bodyIndex(n == 0 ? "torso" : "slider");
+      const Vec3 x0 = m.bodies[size_t(k)].position, x = sim.state().bodies[size_t(k)].x;
+      drop[n] = x0.z() - x.z();
+      qInfo("%s falls %.12f m in %.2f s (g t^2/2 = %.12f)", m.bodies[size_t(k)].name.c_str(), drop[n], t, 0.5 * 9.81 * t * t);
+      QVERIFY(std::abs(drop[n] - 0.5 * 9.81 * t * t) < 9.81 * t * 0.01);
+      QVERIFY(std::abs(x.x() - x0.x()) < 1e-12 && std::abs(x.y() - x0.y()) < 1e-12);
+      QVERIFY((sim.state().bodies[size_t(k)].q - Vec4(1, 0, 0, 0)).norm() < 1e-12);
+    }
+    QVERIFY(std::abs(drop[0] - drop[1]) < 1e-12);
+    const std::string universal = R"(<mujoco><worldbody><body name="u">
+      <joint type="hinge" axis="1 0 0"/><joint type="hinge" axis="0 1 0"/><geom type="sphere" size="0.1"/>
+      </body></worldbody></mujoco>)";
+    d.clear();
+    QVERIFY(!importMjcfString(universal, "u.xml", "", m, d));
+    QVERIFY2(d.format().find("u.xml:2:41: error: body 'u' has 2 hinge(s) and 0 slide(s)") != std::string::npos, d.format().c_str());
+  }
+
 #if defined(MECHSTUDIO_TEST_MUJOCO)
   // MuJoCo's compiler reads the same files: every body's mass, centre of mass (world) and inertia
   // (world frame) agree with the import's.
