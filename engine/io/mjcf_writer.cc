@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Model → MJCF. The conversion and its modelling choices are described in mjcf_writer.h and in
 // docs/engine.md ("MuJoCo comparison copy").
+#include "io/xml_text.h"
 #include "io/mjcf_writer.h"
 
 #include <algorithm>
@@ -24,6 +25,10 @@
 namespace ms {
 namespace {
 
+using xml::escape;
+using xml::number;
+using xml::vector3;
+
 bool supportedType(JointType t) {
   return t == JointType::Revolute || t == JointType::Prismatic || t == JointType::Spherical || t == JointType::Fixed ||
          t == JointType::Floating;
@@ -32,31 +37,8 @@ bool supportedType(JointType t) {
 // Floating joints constrain nothing: their child becomes a top-level body with a free joint.
 bool inTree(const JointDesc& j) { return j.type != JointType::Floating; }
 
-// The shortest of %.15g / %.17g that reads back as the same double (no "-0").
-std::string num(double v) {
-  if (v == 0) v = 0.0;
-  char buf[40];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  if (std::strtod(buf, nullptr) != v) std::snprintf(buf, sizeof buf, "%.17g", v);
-  return buf;
-}
-std::string vec(const Vec3& v) { return num(v.x()) + " " + num(v.y()) + " " + num(v.z()); }
-std::string quat4(const Vec4& q) { return num(q(0)) + " " + num(q(1)) + " " + num(q(2)) + " " + num(q(3)); }
+std::string quat4(const Vec4& q) { return number(q(0)) + " " + number(q(1)) + " " + number(q(2)) + " " + number(q(3)); }
 
-std::string xmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // A name not used yet among `used` (MuJoCo names are unique per kind of element): `preferred`, or
 // `fallback` when it is empty, taken or reserved.
@@ -94,13 +76,13 @@ bool collides(const ShapeDesc& s) {
 std::string geomElement(const std::string& name, const ShapeDesc& s) {
   std::string type, size;
   switch (s.kind) {
-    case ShapeDesc::Kind::Sphere: type = "sphere", size = num(s.size.x()); break;
-    case ShapeDesc::Kind::Capsule: type = "capsule", size = num(s.size.x()) + " " + num(0.5 * s.size.y()); break;
-    case ShapeDesc::Kind::Cylinder: type = "cylinder", size = num(s.size.x()) + " " + num(0.5 * s.size.y()); break;
-    case ShapeDesc::Kind::Box: type = "box", size = vec(0.5 * s.size); break;
+    case ShapeDesc::Kind::Sphere: type = "sphere", size = number(s.size.x()); break;
+    case ShapeDesc::Kind::Capsule: type = "capsule", size = number(s.size.x()) + " " + number(0.5 * s.size.y()); break;
+    case ShapeDesc::Kind::Cylinder: type = "cylinder", size = number(s.size.x()) + " " + number(0.5 * s.size.y()); break;
+    case ShapeDesc::Kind::Box: type = "box", size = vector3(0.5 * s.size); break;
     default: MS_ASSERT(false, "not a collision shape");
   }
-  return "<geom name=\"" + xmlEscape(name) + "\" type=\"" + type + "\" size=\"" + size + "\" pos=\"" + vec(s.position) +
+  return "<geom name=\"" + escape(name) + "\" type=\"" + type + "\" size=\"" + size + "\" pos=\"" + vector3(s.position) +
          "\" quat=\"" + quat4(s.orientation.normalized()) + "\"";
 }
 
@@ -110,7 +92,7 @@ const char* kFrictionTail = " 0.005 0.0001";
 // A controller's actuator name: its own, else "pd" + its index.
 std::string controllerName(const ControllerDesc& c, long index) { return c.name.empty() ? "pd" + std::to_string(index) : c.name; }
 
-std::string rgba(const Vec4& c) { return num(c(0)) + " " + num(c(1)) + " " + num(c(2)) + " " + num(c(3)); }
+std::string rgba(const Vec4& c) { return number(c(0)) + " " + number(c(1)) + " " + number(c(2)) + " " + number(c(3)); }
 
 // Two shapes that are the same geom (a collision shape that is also drawn).
 bool sameShape(const ShapeDesc& a, const ShapeDesc& b) {
@@ -220,11 +202,11 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
 
   std::ostringstream x;
   x << "<!-- SPDX-License-Identifier: GPL-3.0-or-later -->\n"
-    << "<!-- Written by MechStudio (engine/io/mjcf_writer.cc) from the model '" << xmlEscape(m.name)
+    << "<!-- Written by MechStudio (engine/io/mjcf_writer.cc) from the model '" << escape(m.name)
     << "': body frames at the centres of mass, bodies placed at the initial state. -->\n";
-  x << "<mujoco model=\"" << xmlEscape(m.name.empty() ? "mechstudio" : m.name) << "\">\n";
+  x << "<mujoco model=\"" << escape(m.name.empty() ? "mechstudio" : m.name) << "\">\n";
   x << "  <compiler angle=\"radian\" inertiafromgeom=\"false\"/>\n";
-  x << "  <option timestep=\"" << num(m.solver.dt) << "\" gravity=\"" << vec(m.gravity) << "\"/>\n";
+  x << "  <option timestep=\"" << number(m.solver.dt) << "\" gravity=\"" << vector3(m.gravity) << "\"/>\n";
   // Room for every contact candidate of the engine (box 8, cylinder 10, …) twice over.
   const int nconmax = std::max<int>(100, 2 * int(sys.contacts.size()) + 8 * int(m.contactPairs.size()));
   const int njmax = std::max(500, 6 * nconmax + 12 * int(tree.loopJoints.size()) + 2 * int(sys.limits.size()));
@@ -238,7 +220,7 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
       for (const std::vector<ShapeDesc>* list : {&b.visuals, &b.collisions})
         for (const ShapeDesc& sh : *list) {
           if (sh.kind != ShapeDesc::Kind::Mesh) continue;
-          const auto key = std::make_pair(sh.meshFile, vec(sh.meshScale));
+          const auto key = std::make_pair(sh.meshFile, vector3(sh.meshScale));
           if (meshAsset.count(key)) continue;
           const std::string name = "mesh" + std::to_string(meshAsset.size());
           meshAsset[key] = name;
@@ -251,15 +233,15 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
                                    *std::next(abs.begin()) == *std::next(dir.begin());
             file = shareMore ? abs.lexically_relative(dir).string() : abs.string();
           }
-          assets << "    <mesh name=\"" << name << "\" file=\"" << xmlEscape(file) << "\" scale=\"" << key.second << "\"/>\n";
+          assets << "    <mesh name=\"" << name << "\" file=\"" << escape(file) << "\" scale=\"" << key.second << "\"/>\n";
         }
     if (!assets.str().empty()) x << "  <asset>\n" << assets.str() << "  </asset>\n";
     x << "  <custom>\n    <text name=\"mechstudio.collisions\" data=\"" << (sys.autoCollisions ? "all-shifted" : "pairs")
       << "\"/>\n";
     for (const ControllerDesc& c : m.controllers)
       if (c.offset != 0 || c.amplitude != 0 || c.frequency != 0 || c.phase != 0)
-        x << "    <numeric name=\"mechstudio.setpoint." << xmlEscape(controllerName(c, &c - m.controllers.data())) << "\" data=\""
-          << num(c.offset) << " " << num(c.amplitude) << " " << num(c.frequency) << " " << num(c.phase) << "\"/>\n";
+        x << "    <numeric name=\"mechstudio.setpoint." << escape(controllerName(c, &c - m.controllers.data())) << "\" data=\""
+          << number(c.offset) << " " << number(c.amplitude) << " " << number(c.frequency) << " " << number(c.phase) << "\"/>\n";
     x << "  </custom>\n";
   }
   x << "  <worldbody>\n";
@@ -271,7 +253,7 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
     groundGeom[g] = uniqueName(geomNames, gd.name, "ground" + std::to_string(g));
     const Eigen::Quaterniond r = Eigen::Quaterniond::FromTwoVectors(Vec3::UnitZ(), gd.normal.normalized());
     const bool own = gd.friction >= 0;
-    x << "    <geom name=\"" << xmlEscape(groundGeom[g]) << "\" type=\"plane\" size=\"0 0 1\" pos=\"" << vec(gd.point)
+    x << "    <geom name=\"" << escape(groundGeom[g]) << "\" type=\"plane\" size=\"0 0 1\" pos=\"" << vector3(gd.point)
       << "\" quat=\"" << quat4(Vec4(r.w(), r.x(), r.y(), r.z())) << "\" contype=\"" << (own ? 0 : 1)
       << "\" conaffinity=\"0\" friction=\"0" << kFrictionTail << "\"/>\n";
   }
@@ -287,7 +269,7 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
     sites[size_t(sp.bodyA + 1)].push_back({springSites[s].first, sp.anchorA});
     sites[size_t(sp.bodyB + 1)].push_back({springSites[s].second, sp.anchorB});
   }
-  for (const auto& st : sites[0]) x << "    <site name=\"" << xmlEscape(st.first) << "\" pos=\"" << vec(st.second) << "\"/>\n";
+  for (const auto& st : sites[0]) x << "    <site name=\"" << escape(st.first) << "\" pos=\"" << vector3(st.second) << "\"/>\n";
 
   // Collision geom names per body and shape ("" for shapes that do not collide).
   std::vector<std::vector<std::string>> geomName(static_cast<size_t>(nb));
@@ -318,39 +300,39 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
       const std::string& jn = info.joint[size_t(viaJoint)];
       const Vec3 axis = g.axes.col(2);
       if (g.type == JointType::Revolute || g.type == JointType::Prismatic) {
-        jointXml = indent + "  <joint name=\"" + xmlEscape(jn) + "\" type=\"" +
-                   (g.type == JointType::Revolute ? "hinge" : "slide") + "\" pos=\"" + vec(g.pb) + "\" axis=\"" +
-                   vec(axis) + "\" ref=\"" + num(theta0(0)) + "\"";
-        if (cj.hasSpring) jointXml += " stiffness=\"" + num(cj.stiffness(0)) + "\" springref=\"" + num(cj.rest(0)) + "\"";
-        if (cj.hasDamper) jointXml += " damping=\"" + num(cj.damping(0)) + "\"";
+        jointXml = indent + "  <joint name=\"" + escape(jn) + "\" type=\"" +
+                   (g.type == JointType::Revolute ? "hinge" : "slide") + "\" pos=\"" + vector3(g.pb) + "\" axis=\"" +
+                   vector3(axis) + "\" ref=\"" + number(theta0(0)) + "\"";
+        if (cj.hasSpring) jointXml += " stiffness=\"" + number(cj.stiffness(0)) + "\" springref=\"" + number(cj.rest(0)) + "\"";
+        if (cj.hasDamper) jointXml += " damping=\"" + number(cj.damping(0)) + "\"";
         if (const CompiledLimit* l = limitOf[size_t(viaJoint)])
-          jointXml += " limited=\"true\" range=\"" + num(l->lower) + " " + num(l->upper) + "\"";
+          jointXml += " limited=\"true\" range=\"" + number(l->lower) + " " + number(l->upper) + "\"";
         jointXml += "/>\n";
       } else if (g.type == JointType::Spherical) {
         info.ballReference[size_t(viaJoint)] = quat::fromRotationVector(theta0.head<3>());
-        jointXml = indent + "  <joint name=\"" + xmlEscape(jn) + "\" type=\"ball\" pos=\"" + vec(g.pb) + "\"/>\n";
+        jointXml = indent + "  <joint name=\"" + escape(jn) + "\" type=\"ball\" pos=\"" + vector3(g.pb) + "\"/>\n";
         info.forcesInMjcf[size_t(viaJoint)] = !(cj.hasSpring || cj.hasDamper);
       }
     } else {
-      jointXml = indent + "  <freejoint name=\"" + xmlEscape(info.freeJoint[size_t(i)]) + "\"/>\n";
+      jointXml = indent + "  <freejoint name=\"" + escape(info.freeJoint[size_t(i)]) + "\"/>\n";
     }
-    x << indent << "<body name=\"" << xmlEscape(info.body[size_t(i)]) << "\" pos=\"" << vec(pos) << "\" quat=\""
+    x << indent << "<body name=\"" << escape(info.body[size_t(i)]) << "\" pos=\"" << vector3(pos) << "\" quat=\""
       << quat4(q) << "\">\n";
     const Mat3& J = b.inertia;
-    x << indent << "  <inertial pos=\"0 0 0\" mass=\"" << num(b.mass) << "\" fullinertia=\"" << num(J(0, 0)) << " "
-      << num(J(1, 1)) << " " << num(J(2, 2)) << " " << num(J(0, 1)) << " " << num(J(0, 2)) << " " << num(J(1, 2))
+    x << indent << "  <inertial pos=\"0 0 0\" mass=\"" << number(b.mass) << "\" fullinertia=\"" << number(J(0, 0)) << " "
+      << number(J(1, 1)) << " " << number(J(2, 2)) << " " << number(J(0, 1)) << " " << number(J(0, 2)) << " " << number(J(1, 2))
       << "\"/>\n";
     x << jointXml;
     // A geom element of any shape but a plane (meshes: their asset, at the position MuJoCo centres them on).
     auto anyGeom = [&](const std::string& name, const ShapeDesc& sh) {
       if (sh.kind != ShapeDesc::Kind::Mesh) return geomElement(name, sh);
       const Vec3 at = sh.position + quat::rotate(sh.orientation.normalized(), meshCentroid(sh, options.meshBaseDir, meshFiles));
-      return "<geom name=\"" + xmlEscape(name) + "\" type=\"mesh\" mesh=\"" + meshAsset.at({sh.meshFile, vec(sh.meshScale)}) +
-             "\" pos=\"" + vec(at) + "\" quat=\"" + quat4(sh.orientation.normalized()) + "\"";
+      return "<geom name=\"" + escape(name) + "\" type=\"mesh\" mesh=\"" + meshAsset.at({sh.meshFile, vector3(sh.meshScale)}) +
+             "\" pos=\"" + vector3(at) + "\" quat=\"" + quat4(sh.orientation.normalized()) + "\"";
     };
     auto collidingGeom = [&](size_t c, const std::string& extra) {
       x << indent << "  " << anyGeom(geomName[size_t(i)][c], b.collisions[c]) << " contype=\"" << geomType(b)
-        << "\" conaffinity=\"" << geomAffinity(b) << "\" friction=\"" << num(b.friction) << kFrictionTail << "\"" << extra
+        << "\" conaffinity=\"" << geomAffinity(b) << "\" friction=\"" << number(b.friction) << kFrictionTail << "\"" << extra
         << "/>\n";
     };
     if (!options.complete) {
@@ -379,7 +361,7 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
           collidingGeom(c, " group=\"3\" rgba=\"" + rgba(b.collisions[c].color) + "\"");
     }
     for (const auto& st : sites[size_t(i + 1)])
-      x << indent << "  <site name=\"" << xmlEscape(st.first) << "\" pos=\"" << vec(st.second) << "\"/>\n";
+      x << indent << "  <site name=\"" << escape(st.first) << "\" pos=\"" << vector3(st.second) << "\"/>\n";
     for (int k : children[size_t(i + 1)]) writeBody(m.joints[size_t(k)].child, k, indent + "  ");
     x << indent << "</body>\n";
   };
@@ -395,19 +377,19 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
     for (int i = 0; i < nb; ++i)
       for (const std::string& gn : geomName[size_t(i)])
         if (!gn.empty()) {
-          const std::string mu = num(m.grounds[g].friction);
-          pairs << "    <pair geom1=\"" << xmlEscape(groundGeom[g]) << "\" geom2=\"" << xmlEscape(gn) << "\" friction=\"" << mu
+          const std::string mu = number(m.grounds[g].friction);
+          pairs << "    <pair geom1=\"" << escape(groundGeom[g]) << "\" geom2=\"" << escape(gn) << "\" friction=\"" << mu
                 << " " << mu << " 0.005 0.0001 0.0001\"/>\n";
         }
   }
   for (const ContactPairDesc& cp : m.contactPairs) {
     const BodyDesc &A = m.bodies[size_t(cp.bodyA)], &B = m.bodies[size_t(cp.bodyB)];
-    const std::string mu = num(cp.friction >= 0 ? cp.friction : 0.5 * (A.friction + B.friction));
+    const std::string mu = number(cp.friction >= 0 ? cp.friction : 0.5 * (A.friction + B.friction));
     for (size_t a = 0; a < A.collisions.size(); ++a)
       for (size_t c = 0; c < B.collisions.size(); ++c) {
         const std::string &ga = geomName[size_t(cp.bodyA)][a], &gb = geomName[size_t(cp.bodyB)][c];
         if (ga.empty() || gb.empty() || !pairSupported(A.collisions[a].kind, B.collisions[c].kind)) continue;
-        pairs << "    <pair geom1=\"" << xmlEscape(ga) << "\" geom2=\"" << xmlEscape(gb) << "\" friction=\"" << mu << " "
+        pairs << "    <pair geom1=\"" << escape(ga) << "\" geom2=\"" << escape(gb) << "\" friction=\"" << mu << " "
               << mu << " 0.005 0.0001 0.0001\"/>\n";
       }
   }
@@ -415,8 +397,8 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
   // at the start) are excluded in MuJoCo too (it leaves out parent–child pairs itself).
   if (sys.autoCollisions)
     for (std::uint64_t key : sys.excludedPairs)
-      pairs << "    <exclude body1=\"" << xmlEscape(info.body[size_t(key >> 32)]) << "\" body2=\""
-            << xmlEscape(info.body[size_t(key & 0xffffffffu)]) << "\"/>\n";
+      pairs << "    <exclude body1=\"" << escape(info.body[size_t(key >> 32)]) << "\" body2=\""
+            << escape(info.body[size_t(key & 0xffffffffu)]) << "\"/>\n";
   if (!pairs.str().empty()) x << "  <contact>\n" << pairs.str() << "  </contact>\n";
 
   // Loop joints as equality constraints on the child (body1) and the parent (body2, world if omitted).
@@ -427,20 +409,20 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
     const JointGeometry& g = cj.hasDroppedRows ? cj.full : cj.geo;
     info.forcesInMjcf[size_t(k)] = !(cj.hasSpring || cj.hasDamper);
     if (jd.type == JointType::Floating) continue;
-    const std::string bodies = "body1=\"" + xmlEscape(info.body[size_t(jd.child)]) + "\"" +
-                               (jd.parent >= 0 ? " body2=\"" + xmlEscape(info.body[size_t(jd.parent)]) + "\"" : "");
+    const std::string bodies = "body1=\"" + escape(info.body[size_t(jd.child)]) + "\"" +
+                               (jd.parent >= 0 ? " body2=\"" + escape(info.body[size_t(jd.parent)]) + "\"" : "");
     const std::string name = jd.name.empty() ? "loop" + std::to_string(k) : jd.name;
     if (jd.type == JointType::Fixed) {
-      eq << "    <weld name=\"" << xmlEscape(name) << "\" " << bodies << "/>\n";
+      eq << "    <weld name=\"" << escape(name) << "\" " << bodies << "/>\n";
       ++info.loopConstraints;
       continue;
     }
-    eq << "    <connect name=\"" << xmlEscape(name) << "\" " << bodies << " anchor=\"" << vec(g.pb) << "\"/>\n";
+    eq << "    <connect name=\"" << escape(name) << "\" " << bodies << " anchor=\"" << vector3(g.pb) << "\"/>\n";
     ++info.loopConstraints;
     if (jd.type == JointType::Revolute && options.revoluteLoop == MjcfWriteOptions::RevoluteLoop::TwoConnects) {
       // The second point on the axis (the same vector in the child frame as in the joint frame).
-      eq << "    <connect name=\"" << xmlEscape(name + "_axis") << "\" " << bodies << " anchor=\""
-         << vec(g.pb + options.revoluteLoopSpan * g.axes.col(2)) << "\"/>\n";
+      eq << "    <connect name=\"" << escape(name + "_axis") << "\" " << bodies << " anchor=\""
+         << vector3(g.pb + options.revoluteLoopSpan * g.axes.col(2)) << "\"/>\n";
       ++info.loopConstraints;
     }
   }
@@ -451,10 +433,10 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
     x << "  <tendon>\n";
     for (size_t s = 0; s < m.springs.size(); ++s) {
       const SpringDesc& sp = m.springs[s];
-      x << "    <spatial stiffness=\"" << num(sp.stiffness) << "\" damping=\"" << num(sp.damping) << "\" springlength=\""
-        << num(sp.restLength) << "\">\n";
-      x << "      <site site=\"" << xmlEscape(springSites[s].first) << "\"/>\n";
-      x << "      <site site=\"" << xmlEscape(springSites[s].second) << "\"/>\n";
+      x << "    <spatial stiffness=\"" << number(sp.stiffness) << "\" damping=\"" << number(sp.damping) << "\" springlength=\""
+        << number(sp.restLength) << "\">\n";
+      x << "      <site site=\"" << escape(springSites[s].first) << "\"/>\n";
+      x << "      <site site=\"" << escape(springSites[s].second) << "\"/>\n";
       x << "    </spatial>\n";
     }
     x << "  </tendon>\n";
@@ -466,7 +448,7 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
   for (int k = 0; k < nj; ++k) {
     if (!driven[size_t(k)] || info.joint[size_t(k)].empty() || m.joints[size_t(k)].type == JointType::Spherical) continue;
     info.motor[size_t(k)] = uniqueName(actuatorNames, info.joint[size_t(k)] + "_motor", "motor" + std::to_string(k));
-    act << "    <motor name=\"" << xmlEscape(info.motor[size_t(k)]) << "\" joint=\"" << xmlEscape(info.joint[size_t(k)])
+    act << "    <motor name=\"" << escape(info.motor[size_t(k)]) << "\" joint=\"" << escape(info.joint[size_t(k)])
         << "\" gear=\"1\" ctrllimited=\"false\"/>\n";
   }
   // Export: PD controllers as position servos, constant efforts as custom entries.
@@ -478,13 +460,13 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
       // kd = 0: a <position> servo; otherwise the <general> actuator that <position kp kv> stands for
       // in MuJoCo ≥ 3.1 (force = kp·ctrl − kp·q − kv·q̇), which MuJoCo 2.x reads too.
       const std::string head = "    <" + std::string(cd.kd == 0 ? "position" : "general") + " name=\"" +
-                               xmlEscape(controllerName(cd, long(c))) + "\" joint=\"" + xmlEscape(jn) + "\"";
-      if (cd.kd == 0) act << head << " kp=\"" << num(cd.kp) << "\"";
+                               escape(controllerName(cd, long(c))) + "\" joint=\"" + escape(jn) + "\"";
+      if (cd.kd == 0) act << head << " kp=\"" << number(cd.kp) << "\"";
       else
-        act << head << " gaintype=\"fixed\" gainprm=\"" << num(cd.kp) << "\" biastype=\"affine\" biasprm=\"0 " << num(-cd.kp)
-            << " " << num(-cd.kd) << "\"";
+        act << head << " gaintype=\"fixed\" gainprm=\"" << number(cd.kp) << "\" biastype=\"affine\" biasprm=\"0 " << number(-cd.kp)
+            << " " << number(-cd.kd) << "\"";
       if (cd.effortLimit > 0)
-        act << " forcelimited=\"true\" forcerange=\"" << num(-cd.effortLimit) << " " << num(cd.effortLimit) << "\"";
+        act << " forcelimited=\"true\" forcerange=\"" << number(-cd.effortLimit) << " " << number(cd.effortLimit) << "\"";
       act << "/>\n";
     }
   }
@@ -496,8 +478,8 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
       bool zero = true;
       for (double e : a.effort) zero = zero && e == 0;
       if (motor.empty() || zero) continue;
-      efforts << "    <numeric name=\"mechstudio.effort." << xmlEscape(motor) << "\" data=\"";
-      for (size_t k = 0; k < a.effort.size(); ++k) efforts << (k ? " " : "") << num(a.effort[k]);
+      efforts << "    <numeric name=\"mechstudio.effort." << escape(motor) << "\" data=\"";
+      for (size_t k = 0; k < a.effort.size(); ++k) efforts << (k ? " " : "") << number(a.effort[k]);
       efforts << "\"/>\n";
     }
     if (!efforts.str().empty()) x << "  <custom>\n" << efforts.str() << "  </custom>\n";

@@ -10,6 +10,7 @@
 // For a revolute joint the child link origin is the joint point (x + R p_b = p_a), so URDF's rotation
 // about the child link origin is the engine's; URDF's importer (urdf_import.cc) maps this back to
 // anchors p_a, p_b, offset R·exp(a θ₀) and axis a with zero initial coordinates.
+#include "io/xml_text.h"
 #include "io/urdf_writer.h"
 
 #include <algorithm>
@@ -30,6 +31,10 @@
 namespace ms {
 namespace {
 
+using xml::escape;
+using xml::number;
+using xml::vector3;
+
 namespace fs = std::filesystem;
 
 // Joint types URDF has (revolute/continuous, prismatic, fixed, floating, planar).
@@ -38,29 +43,7 @@ bool urdfType(JointType t) {
          t == JointType::PlanarAxis;
 }
 
-// The shortest text that reads back as the same double (no "-0").
-std::string num(double v) {
-  if (v == 0) v = 0.0;
-  char buf[64];
-  const std::to_chars_result r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
-}
-std::string vec(const Vec3& v) { return num(v.x()) + " " + num(v.y()) + " " + num(v.z()); }
 
-std::string xmlEscape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 // Text inside an XML comment ("--" is not allowed there).
 std::string commentText(std::string s) {
@@ -89,16 +72,16 @@ Vec3 rpyOf(const Mat3& R) {
 
 // <origin xyz rpy/> of a pose.
 std::string originElement(const Vec3& xyz, const Mat3& R) {
-  return "<origin xyz=\"" + vec(xyz) + "\" rpy=\"" + vec(rpyOf(R)) + "\"/>";
+  return "<origin xyz=\"" + vector3(xyz) + "\" rpy=\"" + vector3(rpyOf(R)) + "\"/>";
 }
 
 // The geometry element of a primitive shape (kind Box, Sphere or Cylinder; size as ShapeDesc).
 std::string geometryElement(ShapeDesc::Kind kind, const Vec3& size) {
   switch (kind) {
-    case ShapeDesc::Kind::Box: return "<box size=\"" + vec(size) + "\"/>";
-    case ShapeDesc::Kind::Sphere: return "<sphere radius=\"" + num(size.x()) + "\"/>";
+    case ShapeDesc::Kind::Box: return "<box size=\"" + vector3(size) + "\"/>";
+    case ShapeDesc::Kind::Sphere: return "<sphere radius=\"" + number(size.x()) + "\"/>";
     case ShapeDesc::Kind::Cylinder:
-      return "<cylinder radius=\"" + num(size.x()) + "\" length=\"" + num(size.y()) + "\"/>";
+      return "<cylinder radius=\"" + number(size.x()) + "\" length=\"" + number(size.y()) + "\"/>";
     default: MS_ASSERT(false, "not a primitive URDF shape");
   }
   return {};
@@ -182,13 +165,13 @@ void modelNotes(const Model& m, std::vector<std::string>& notes) {
   if (!m.keyframes.empty())
     notes.push_back(count(m.keyframes.size(), "keyframe") + " not written (URDF has no states)");
   if (m.gravity != Vec3(0, 0, -9.81))
-    notes.push_back("gravity (" + vec(m.gravity) + ") not written (URDF has none; importers use 0 0 -9.81)");
+    notes.push_back("gravity (" + vector3(m.gravity) + ") not written (URDF has none; importers use 0 0 -9.81)");
   const SolverSettings d;
   const SolverSettings& s = m.solver;
   if (s.dt != d.dt || s.tolerance != d.tolerance || s.complementarityTolerance != d.complementarityTolerance ||
       s.maxIterations != d.maxIterations || s.maxLineSearch != d.maxLineSearch ||
       s.frictionDirections != d.frictionDirections)
-    notes.push_back("solver settings (dt = " + num(s.dt) + " s, ...) not written (URDF has none)");
+    notes.push_back("solver settings (dt = " + number(s.dt) + " s, ...) not written (URDF has none)");
   bool friction = false, filters = false, planes = false, capsules = false;
   for (const BodyDesc& b : m.bodies) {
     friction = friction || b.friction != BodyDesc().friction;
@@ -271,7 +254,7 @@ std::string writeUrdf(const CompiledSystem& sys, const State& ref, const UrdfWri
     const JointPlacement p = placeJointChild(sys.joints[size_t(k)], ref);
     const int nf = jointKind(m.joints[size_t(k)].type).freeCoordinates();
     if (nf > 0 && p.theta0.head(nf).cwiseAbs().maxCoeff() > 0)
-      shifted.push_back("'" + m.joints[size_t(k)].name + "'" + (nf == 1 ? " (" + num(p.theta0(0)) + ")" : ""));
+      shifted.push_back("'" + m.joints[size_t(k)].name + "'" + (nf == 1 ? " (" + number(p.theta0(0)) + ")" : ""));
   }
   if (!shifted.empty()) {
     const std::string list = listed(shifted);
@@ -296,9 +279,9 @@ std::string writeUrdf(const CompiledSystem& sys, const State& ref, const UrdfWri
     const Mat3 R = quat::rotation(s.orientation.normalized());
     const Vec3 at = s.position - c[size_t(i)];
     const std::string material = visual ? "      <material name=\"" +
-                                              xmlEscape(link[size_t(i)] + "_visual" + std::to_string(index)) +
-                                              "\"><color rgba=\"" + num(s.color(0)) + " " + num(s.color(1)) + " " +
-                                              num(s.color(2)) + " " + num(s.color(3)) + "\"/></material>\n"
+                                              escape(link[size_t(i)] + "_visual" + std::to_string(index)) +
+                                              "\"><color rgba=\"" + number(s.color(0)) + " " + number(s.color(1)) + " " +
+                                              number(s.color(2)) + " " + number(s.color(3)) + "\"/></material>\n"
                                         : std::string();
     // One element: its origin in the link frame and its geometry.
     auto element = [&](const Vec3& xyz, const std::string& geometry) {
@@ -317,7 +300,7 @@ std::string writeUrdf(const CompiledSystem& sys, const State& ref, const UrdfWri
           element(at + R * Vec3(0, 0, side * s.size.y()), geometryElement(ShapeDesc::Kind::Sphere, s.size));
         break;
       case ShapeDesc::Kind::Mesh:
-        element(at, "<mesh filename=\"" + xmlEscape(meshName(s.meshFile, options)) + "\" scale=\"" + vec(s.meshScale) +
+        element(at, "<mesh filename=\"" + escape(meshName(s.meshFile, options)) + "\" scale=\"" + vector3(s.meshScale) +
                         "\"/>");
         break;
       case ShapeDesc::Kind::Plane: break;  // noted in modelNotes
@@ -328,10 +311,10 @@ std::string writeUrdf(const CompiledSystem& sys, const State& ref, const UrdfWri
   for (int i = 0; i < nb; ++i) {
     const BodyDesc& b = m.bodies[size_t(i)];
     const Mat3& J = b.inertia;
-    links << "  <link name=\"" << xmlEscape(link[size_t(i)]) << "\">\n";
+    links << "  <link name=\"" << escape(link[size_t(i)]) << "\">\n";
     links << "    <inertial>\n      " << originElement(-c[size_t(i)], Mat3::Identity()) << "\n      <mass value=\""
-          << num(b.mass) << "\"/>\n      <inertia ixx=\"" << num(J(0, 0)) << "\" ixy=\"" << num(J(0, 1)) << "\" ixz=\""
-          << num(J(0, 2)) << "\" iyy=\"" << num(J(1, 1)) << "\" iyz=\"" << num(J(1, 2)) << "\" izz=\"" << num(J(2, 2))
+          << number(b.mass) << "\"/>\n      <inertia ixx=\"" << number(J(0, 0)) << "\" ixy=\"" << number(J(0, 1)) << "\" ixz=\""
+          << number(J(0, 2)) << "\" iyy=\"" << number(J(1, 1)) << "\" iyz=\"" << number(J(1, 2)) << "\" izz=\"" << number(J(2, 2))
           << "\"/>\n    </inertial>\n";
     for (size_t v = 0; v < b.visuals.size(); ++v) writeShape(i, b.visuals[v], true, int(v));
     for (size_t k = 0; k < b.collisions.size(); ++k) writeShape(i, b.collisions[k], false, int(k));
@@ -360,16 +343,16 @@ std::string writeUrdf(const CompiledSystem& sys, const State& ref, const UrdfWri
       case JointType::PlanarAxis: type = "planar"; break;
       default: break;
     }
-    joints << "  <joint name=\"" << xmlEscape(jointName[size_t(k)]) << "\" type=\"" << type << "\">\n";
-    joints << "    <parent link=\"" << xmlEscape(j.parent >= 0 ? link[size_t(j.parent)] : std::string("world"))
-           << "\"/>\n    <child link=\"" << xmlEscape(link[size_t(j.child)]) << "\"/>\n";
+    joints << "  <joint name=\"" << escape(jointName[size_t(k)]) << "\" type=\"" << type << "\">\n";
+    joints << "    <parent link=\"" << escape(j.parent >= 0 ? link[size_t(j.parent)] : std::string("world"))
+           << "\"/>\n    <child link=\"" << escape(link[size_t(j.child)]) << "\"/>\n";
     joints << "    " << originElement(xyz, R) << "\n";
     if (j.type != JointType::Fixed && j.type != JointType::Floating)
-      joints << "    <axis xyz=\"" << vec(g.axes.col(2).normalized()) << "\"/>\n";
+      joints << "    <axis xyz=\"" << vector3(g.axes.col(2).normalized()) << "\"/>\n";
     // Limits relative to the initial coordinate (prismatic joints need one: ±1e9 m when unlimited).
     if (limited && (j.type == JointType::Revolute || j.type == JointType::Prismatic))
-      joints << "    <limit lower=\"" << num(j.lowerLimit[0] - p.theta0(0)) << "\" upper=\""
-             << num(j.upperLimit[0] - p.theta0(0)) << "\" effort=\"0\" velocity=\"0\"/>\n";
+      joints << "    <limit lower=\"" << number(j.lowerLimit[0] - p.theta0(0)) << "\" upper=\""
+             << number(j.upperLimit[0] - p.theta0(0)) << "\" effort=\"0\" velocity=\"0\"/>\n";
     else if (j.type == JointType::Prismatic)
       joints << "    <limit lower=\"-1e9\" upper=\"1e9\" effort=\"0\" velocity=\"0\"/>\n";
     // Damping: one value for all free coordinates.
@@ -377,7 +360,7 @@ std::string writeUrdf(const CompiledSystem& sys, const State& ref, const UrdfWri
     if (cj.hasDamper && nf > 0) {
       const auto d = cj.damping.head(nf);
       if ((d.array() == d(0)).all())
-        joints << "    <dynamics damping=\"" << num(d(0)) << "\"/>\n";
+        joints << "    <dynamics damping=\"" << number(d(0)) << "\"/>\n";
       else
         notes.push_back("joint '" + j.name +
                         "': damping that differs between its coordinates not written (URDF has one value)");
@@ -394,9 +377,9 @@ std::string writeUrdf(const CompiledSystem& sys, const State& ref, const UrdfWri
   // Bodies no joint places: a floating joint from the world at their initial pose.
   for (int i = 0; i < nb; ++i) {
     if (tree.parentJoint[size_t(i)] >= 0) continue;
-    joints << "  <joint name=\"" << xmlEscape(rootJoint[size_t(i)])
+    joints << "  <joint name=\"" << escape(rootJoint[size_t(i)])
            << "\" type=\"floating\">\n    <parent link=\"world\"/>\n"
-           << "    <child link=\"" << xmlEscape(link[size_t(i)]) << "\"/>\n    "
+           << "    <child link=\"" << escape(link[size_t(i)]) << "\"/>\n    "
            << originElement(ref.bodies[size_t(i)].x, quat::rotation(ref.bodies[size_t(i)].q.normalized()))
            << "\n  </joint>\n";
     for (int child : children[size_t(i + 1)]) writeJoint(child);
@@ -408,7 +391,7 @@ std::string writeUrdf(const CompiledSystem& sys, const State& ref, const UrdfWri
     << "'. Link frames: the bodies' centre-of-mass frames moved to their joint points; the zero\n"
     << "     configuration is the model's initial pose. -->\n";
   for (const std::string& n : notes) x << "<!-- Note: " << commentText(n) << ". -->\n";
-  x << "<robot name=\"" << xmlEscape(m.name.empty() ? "mechstudio" : m.name) << "\">\n";
+  x << "<robot name=\"" << escape(m.name.empty() ? "mechstudio" : m.name) << "\">\n";
   x << "  <link name=\"world\"/>\n" << links.str() << joints.str() << "</robot>\n";
   if (notesOut) *notesOut = std::move(notes);
   return x.str();

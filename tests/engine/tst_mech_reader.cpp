@@ -19,6 +19,7 @@
 #include "core/check.h"
 #include "core/quaternion.h"
 #include "contact/convex_hull.h"
+#include "engine/diagnostic_corpus.h"
 #include "io/mech_reader.h"
 #include "io/mech_writer.h"
 #include "io/mesh_file.h"
@@ -237,30 +238,12 @@ void TestMechReader::malformedFilesReportTheExpectedDiagnostic() {
   // must report exactly that diagnostic (among possibly others), and fail for errors.
   const std::vector<std::string> files = mechFiles(dataDir() + "/mech/bad");
   QVERIFY2(files.size() >= 40, "the malformed corpus needs at least 40 files");
-  int checked = 0;
-  std::string failures;
-  for (const std::string& path : files) {
-    const std::string text = readFile(path);
-    const std::string prefix = "; expect: ";
-    if (text.compare(0, prefix.size(), prefix) != 0) {
-      failures += path + ": no expectation line\n";
-      continue;
-    }
-    const std::string expected = text.substr(prefix.size(), text.find('\n') - prefix.size());
-    MechParseResult r;
-    Diagnostics d;
-    const bool ok = readMechFile(path, {}, r, d);
-    bool found = false;
-    for (const Diagnostic& g : d.items()) {
-      std::string f = g.format();
-      if (f.compare(0, path.size() + 1, path + ":") == 0) f = f.substr(path.size() + 1);
-      found = found || f == expected;
-    }
-    const bool isError = expected.find(": error: ") != std::string::npos;
-    if (!found) failures += path + ":\n  expected " + expected + "\n  got\n" + d.format();
-    else if (isError == ok) failures += path + ": readMech returned " + (ok ? "true" : "false") + "\n";
-    else ++checked;
-  }
+  const test::CorpusResult r = test::checkDiagnosticCorpus(files, "; expect: ", "\n", [](const std::string& path, Diagnostics& d) {
+    MechParseResult parsed;
+    return readMechFile(path, {}, parsed, d);
+  });
+  const int checked = r.checked;
+  const std::string& failures = r.failures;
   qInfo("%d malformed files, each with its expected message at its line:column", checked);
   QVERIFY2(failures.empty(), failures.c_str());
 }

@@ -14,6 +14,7 @@
 
 #include "core/check.h"
 #include "core/quaternion.h"
+#include "engine/diagnostic_corpus.h"
 #include "engine/test_paths.h"
 #include "io/mech_reader.h"
 #include "io/mech_writer.h"
@@ -199,31 +200,15 @@ class TstMjcfImport : public QObject {
   // Each file of tests/data/mjcf/bad starts with <!-- expect: LINE:COLUMN: SEVERITY: MESSAGE -->; the
   // importer reports exactly that (among possibly others) and fails for errors.
   void malformedFilesReportTheirLineAndColumn() {
-    int checked = 0;
-    std::string failures;
-    for (const auto& entry : std::filesystem::directory_iterator(mjcfPath("bad"))) {
-      const std::string path = entry.path().string();
-      const std::string text = readAll(path);
-      const std::string prefix = "<!-- expect: ";
-      if (text.compare(0, prefix.size(), prefix) != 0) {
-        failures += path + ": no expectation\n";
-        continue;
-      }
-      const std::string expected = text.substr(prefix.size(), text.find(" -->") - prefix.size());
+    std::vector<std::string> files;
+    for (const auto& entry : std::filesystem::directory_iterator(mjcfPath("bad"))) files.push_back(entry.path().string());
+    std::sort(files.begin(), files.end());
+    const test::CorpusResult r = test::checkDiagnosticCorpus(files, "<!-- expect: ", " -->", [](const std::string& path, Diagnostics& d) {
       Model m;
-      Diagnostics d;
-      const bool ok = loadModel(path, {}, m, d);
-      bool found = false;
-      for (const Diagnostic& g : d.items()) {
-        std::string s = g.format();
-        if (s.compare(0, path.size() + 1, path + ":") == 0) s = s.substr(path.size() + 1);
-        found = found || s == expected;
-      }
-      const bool isError = expected.find(": error: ") != std::string::npos;
-      if (!found) failures += path + ":\n  expected " + expected + "\n  got\n" + d.format();
-      else if (isError == ok) failures += path + ": loadModel returned " + (ok ? "true" : "false") + "\n";
-      else ++checked;
-    }
+      return loadModel(path, {}, m, d);
+    });
+    const int checked = r.checked;
+    const std::string& failures = r.failures;
     qInfo("%d malformed MJCF files, each with its message at its line:column", checked);
     QVERIFY(checked >= 13);
     QVERIFY2(failures.empty(), failures.c_str());
