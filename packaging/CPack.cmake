@@ -155,7 +155,8 @@ lessons that compare integrators) and the command-line tool mechstudio-cli,
 which runs simulations headless and writes CSV. Models are read from
 MechStudio's own text format, trep's syntax, URDF and MuJoCo's MJCF, and
 written as MechStudio text, URDF or MJCF; example models are installed in
-/usr/share/mechstudio/models.]=])
+/usr/share/mechstudio/models. The Python module mechstudio (import mechstudio)
+steps the same engine from python3 with NumPy arrays in and out.]=])
 set(CPACK_RESOURCE_FILE_LICENSE "${PROJECT_SOURCE_DIR}/LICENSE")
 set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_STRIP_FILES ON)  # stripped binaries (lintian: unstripped-binary-or-object)
@@ -169,6 +170,9 @@ set(CPACK_DEBIAN_PACKAGE_SECTION "science")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_HOMEPAGE "https://mechstudio.io/")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)  # Depends: computed by dpkg-shlibdeps from the binaries
+if(MECHSTUDIO_PYTHON_DEPENDS)  # the Python module (python/CMakeLists.txt); shlibdeps adds the libraries
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "${MECHSTUDIO_PYTHON_DEPENDS}")
+endif()
 set(CPACK_DEBIAN_PACKAGE_SUGGESTS "ffmpeg")  # File ▸ Record writes an MP4 when ffmpeg is installed
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)  # control files 0644, not the umask's
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # mechstudio_<version>-<revision>_<arch>.deb

@@ -89,6 +89,12 @@ expect=(
 for size in 16 24 32 48 64 128 256; do
   expect+=("/usr/share/icons/hicolor/${size}x${size}/apps/io.mechstudio.MechStudio.png")
 done
+# The Python module, when the build has it (-DMECHSTUDIO_BUILD_PYTHON=ON).
+python_module=0
+if grep -q '^MECHSTUDIO_BUILD_PYTHON:BOOL=ON' "$build/CMakeCache.txt" 2>/dev/null; then
+  python_module=1
+  expect+=(/usr/lib/python3/dist-packages/mechstudio/__init__.py)
+fi
 missing=0
 for f in "${expect[@]}"; do
   grep -qxF "$f" "$work/contents" || { echo "package-test: not in the package: $f" >&2; missing=1; }
@@ -165,6 +171,15 @@ out="$(/usr/bin/mechstudio-cli --version)"
 [ "$(wc -l <"$work/steps.csv")" -eq 12 ] || fail "simulate --steps 10 wrote $(wc -l <"$work/steps.csv") lines, expected 12"
 /usr/bin/mechstudio-cli check /usr/share/mechstudio/models/urdf/two-link-arm.urdf >/dev/null ||
   fail "mechstudio-cli check on an installed example"
+if [ $python_module -eq 1 ]; then
+  say "installed Python module"
+  (cd "$work" && /usr/bin/python3 -c '
+import mechstudio
+sim = mechstudio.Simulation("scene:double-pendulum")
+sim.step(10)
+assert sim.steps == 10 and sim.positions.shape == (2, 3), sim.positions
+') || fail "import mechstudio (installed) and step scene:double-pendulum"
+fi
 
 say "installed mechstudio --screenshot (xvfb-run)"
 mkdir -p "$work/home/config" "$work/home/data" "$work/home/cache" "$work/home/runtime"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Builds MechStudio and runs every test: the same command for developers (README) and CI (.ci/run).
-#   1. Release build with Ninja in build/, then ctest (engine, CLI and any other tests).
+#   1. Release build with Ninja in build/ (with the Python module), then ctest (engine, CLI, GUI and
+#      the Python module's pytest suite).
 #   1b. The .deb of that build (cpack -G DEB) checked by lintian, installed, run and removed again
 #       (scripts/package-test.sh; dpkg needs root or sudo).
 #   2. Engine + tests + CLI with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/, then ctest.
@@ -47,7 +48,7 @@ if command -v ccache >/dev/null; then ccache --zero-stats >/dev/null 2>&1 || tru
 
 # 1. Release build and the full test suite.
 phase "configure (Release)" cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release \
-  -DMECHSTUDIO_BUILD_TESTS=ON -DMECHSTUDIO_BUILD_BENCHMARKS=ON -DMECHSTUDIO_SANITIZE=OFF
+  -DMECHSTUDIO_BUILD_TESTS=ON -DMECHSTUDIO_BUILD_BENCHMARKS=ON -DMECHSTUDIO_BUILD_PYTHON=ON -DMECHSTUDIO_SANITIZE=OFF
 phase "build (Release)" cmake --build build -j "$jobs"
 check "ctest (Release)" ctest --test-dir build --output-on-failure -j "$jobs"
 # 1b. The Debian package of that build: lintian, contents, validators, install, run, remove.
