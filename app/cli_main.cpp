@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 #include "core/check.h"
 #include "core/diagnostics.h"
 #include "io/mech_reader.h"
@@ -83,6 +85,8 @@ void printUsage(std::FILE* f) {
                "  or:  %s check FILE [--set key=value]... [--package-path DIR]...\n"
                "  or:  %s signals (scene:NAME | FILE) [--set key=value]... [--degrees] [--package-path DIR]...\n"
                "  or:  %s convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf [--package-path DIR]...\n"
+               "  or:  %s sweep (scene:NAME | FILE) --grid KEY=FROM:TO:COUNT... (--duration S | --steps N) --csv OUT\n"
+               "           [--workers N] [--scheduler ADDR] [--metric AGG(QUANTITY)]...\n"
                "  or:  %s scenes\n"
                "  or:  %s lesson (N | ID | FILE.experiment) [--duration S] [--csv FILE] [--quiet]\n"
                "  or:  %s lessons\n"
@@ -95,6 +99,9 @@ void printUsage(std::FILE* f) {
                "               contacts, system totals) with their units\n"
                "  convert      write a model file or a scene as .mech, URDF (.urdf, trees only) or MJCF\n"
                "               (.xml or .mjcf), chosen by the output's extension\n"
+               "  sweep        run one rollout per parameter set on Dask (a local cluster of --workers\n"
+               "               processes, or the scheduler at --scheduler) and write one CSV row per\n"
+               "               rollout (python3 -m mechstudio sweep; docs/scale-out.md)\n"
                "  scenes       list the built-in scenes, their parameters and defaults\n"
                "  lesson       run a teaching preset or an experiment file: one model, several\n"
                "               integrators in lockstep, and a summary of the quantity it is about\n"
@@ -152,7 +159,7 @@ void printUsage(std::FILE* f) {
                "  2    solver failure (rows so far are written)\n"
                "  3    internal error\n"
                "  130  interrupted\n",
-               kProg, kProg, kProg, kProg, kProg, kProg, kProg, kProg, kProg, kMetricsHeader, kPosesHeader, kLessonHeader);
+               kProg, kProg, kProg, kProg, kProg, kProg, kProg, kProg, kProg, kProg, kMetricsHeader, kPosesHeader, kLessonHeader);
 }
 
 // ---- strict number parsing ---------------------------------------------------------------------
@@ -831,6 +838,35 @@ int runConvert(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+// sweep MODEL --grid key=from:to:count... [--workers N] [--scheduler ADDR] [--duration S | --steps N]
+// [--dt S] [--integrator NAME] [--metric AGG(QUANTITY)]... --csv OUT: the Python runner
+// (python3 -m mechstudio sweep, docs/scale-out.md) takes over this process; its exit status is ours.
+int runSweep(const std::vector<std::string>& args) {
+#if defined(MECHSTUDIO_PYTHON)
+  const char* python = MECHSTUDIO_PYTHON;
+#else
+  const char* python = "/usr/bin/python3";
+#endif
+#if defined(MECHSTUDIO_PYTHON_PATH)
+  // From a build tree: the module built beside this program (an installed one is on Python's path).
+  std::error_code ec;
+  if (std::filesystem::is_directory(MECHSTUDIO_PYTHON_PATH "/mechstudio", ec)) {
+    const char* old = std::getenv("PYTHONPATH");
+    const std::string path = std::string(MECHSTUDIO_PYTHON_PATH) + (old && *old ? std::string(":") + old : "");
+    setenv("PYTHONPATH", path.c_str(), 1);
+  }
+#endif
+  std::vector<std::string> argv = {python, "-m", "mechstudio", "sweep"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<char*> cargv;
+  for (std::string& a : argv) cargv.push_back(a.data());
+  cargv.push_back(nullptr);
+  std::fflush(stdout);
+  execv(python, cargv.data());
+  throw InputError{std::string("sweep needs Python 3 with the mechstudio module (") + python + ": " + std::strerror(errno) +
+                   "; build with -DMECHSTUDIO_BUILD_PYTHON=ON or install the package)"};
+}
+
 // lessons: list the teaching presets.
 int runLessons(const std::vector<std::string>& args) {
   if (!args.empty()) throw InputError{"'lessons' takes no arguments, got '" + args.front() + "'"};
@@ -1055,8 +1091,9 @@ int run(const std::vector<std::string>& args) {
   if (cmd == "check") return runCheck(rest);
   if (cmd == "signals") return runSignals(rest);
   if (cmd == "convert") return runConvert(rest);
+  if (cmd == "sweep") return runSweep(rest);
   if (!cmd.empty() && cmd[0] == '-') throw InputError{"unknown option '" + cmd + "' (see --help)"};
-  throw InputError{"unknown command '" + cmd + "' (commands: simulate, check, signals, convert, scenes, lesson, lessons; see --help)"};
+  throw InputError{"unknown command '" + cmd + "' (commands: simulate, check, signals, convert, sweep, scenes, lesson, lessons; see --help)"};
 }
 
 }  // namespace

@@ -10,8 +10,10 @@ and read its state, metrics and signals as NumPy arrays.
 See docs/python.md.
 """
 from ._mechstudio import MechStudioError, ModelError, Simulation, SolverError
+from . import sweep as sweep_module
+from .sweep import sweep
 
-__all__ = ["Simulation", "MechStudioError", "ModelError", "SolverError", "load"]
+__all__ = ["Simulation", "MechStudioError", "ModelError", "SolverError", "load", "sweep"]
 
 
 def load(source, **params):
