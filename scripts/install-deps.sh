@@ -19,6 +19,7 @@ packages=(
   libbenchmark-dev
   pybind11-dev python3-dev python3-numpy python3-pytest  # the Python module (python/, MECHSTUDIO_BUILD_PYTHON) and its tests
   python3-pandas python3-distributed  # mechstudio.sweep: rollouts on Dask, results as DataFrames
+  python3-matplotlib  # the figures of the Python examples (python/examples)
   python3
   xvfb xauth libgl1-mesa-dri fonts-dejavu-core
   # Packaging (packaging/CPack.cmake, scripts/package-test.sh):
