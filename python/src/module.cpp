@@ -93,26 +93,23 @@ class PySimulation {
     for (const JointDesc& j : model().joints) n.push_back(j.name);
     return n;
   }
+  // A body or joint given by index or name (IndexError / KeyError otherwise).
   int body(const py::object& key) const {
-    if (py::isinstance<py::int_>(key)) {
-      const int i = key.cast<int>();
-      if (i < 0 || i >= int(model().bodies.size())) throw py::index_error("body index " + std::to_string(i) + " out of range");
-      return i;
-    }
-    const std::string name = py::str(key);
-    const int i = model().bodyIndex(name);
-    if (i < 0) throw py::key_error("unknown body '" + name + "'");
-    return i;
+    return lookup(key, "body", int(model().bodies.size()), [this](const std::string& n) { return model().bodyIndex(n); });
   }
   int joint(const py::object& key) const {
+    return lookup(key, "joint", int(model().joints.size()), [this](const std::string& n) { return model().jointIndex(n); });
+  }
+  template <class Find>
+  static int lookup(const py::object& key, const char* kind, int count, Find find) {
     if (py::isinstance<py::int_>(key)) {
       const int i = key.cast<int>();
-      if (i < 0 || i >= int(model().joints.size())) throw py::index_error("joint index " + std::to_string(i) + " out of range");
+      if (i < 0 || i >= count) throw py::index_error(std::string(kind) + " index " + std::to_string(i) + " out of range");
       return i;
     }
     const std::string name = py::str(key);
-    const int i = model().jointIndex(name);
-    if (i < 0) throw py::key_error("unknown joint '" + name + "'");
+    const int i = find(name);
+    if (i < 0) throw py::key_error("unknown " + std::string(kind) + " '" + name + "'");
     return i;
   }
 
