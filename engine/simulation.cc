@@ -48,6 +48,7 @@ Simulation::Simulation(std::shared_ptr<const CompiledSystem> system)
   inputs_.force.assign(nb, Vec3::Zero());
   inputs_.torque.assign(nb, Vec3::Zero());
   inputs_.actuator.assign(nj, Vec6::Zero());
+  inputs_.damping.assign(nj, Vec6::Zero());
   for (const ActuatorDesc& a : m.actuators) {
     const int nf = jointDof(a.joint);
     for (int c = 0; c < nf; ++c) inputs_.actuator[a.joint](c) += a.effort.size() == 1 ? a.effort[0] : a.effort[c];
@@ -267,16 +268,28 @@ StepReport Simulation::stepWithPairs() {
 }
 
 void Simulation::applyControllers(Inputs& in) const {
-  // PD controllers of the model on their joint coordinates, sinusoidal targets (model.h).
+  // PD controllers of the model on their joint coordinates, sinusoidal targets (model.h):
+  // u = kp (θ_ref − θ) + kd (θ̇_ref − θ̇). With an integrator that takes implicit damping, the D term
+  // −kd θ̇ acts at the step's unknown velocity (Inputs::damping): evaluated at the start of the step
+  // it is unstable for kd Δt / I > 2 (a light link under a stiff servo: it oscillates with growing
+  // amplitude). A controller whose effort at the start of the step exceeds its limit applies the
+  // clamped effort instead (constant over the step).
   const double t = state_.time, twoPi = 2.0 * kPi;
+  const bool implicitD = integrator_->implicitJointDamping();
   for (const ControllerDesc& c : sys_->model.controllers) {
     const double arg = twoPi * c.frequency * t + c.phase;
     const double target = c.offset + c.amplitude * std::sin(arg);
     const double targetRate = c.amplitude * twoPi * c.frequency * std::cos(arg);
-    double u = c.kp * (target - jointPosition(c.joint)(c.coordinate)) +
-               c.kd * (targetRate - jointVelocity(c.joint)(c.coordinate));
-    if (c.effortLimit > 0) u = std::clamp(u, -c.effortLimit, c.effortLimit);
-    in.actuator[c.joint](c.coordinate) += u;
+    const double held = c.kp * (target - jointPosition(c.joint)(c.coordinate)) + c.kd * targetRate;
+    const double u = held - c.kd * jointVelocity(c.joint)(c.coordinate);
+    if (c.effortLimit > 0 && std::abs(u) > c.effortLimit) {
+      in.actuator[c.joint](c.coordinate) += std::clamp(u, -c.effortLimit, c.effortLimit);
+    } else if (implicitD) {
+      in.actuator[c.joint](c.coordinate) += held;
+      in.damping[c.joint](c.coordinate) += c.kd;
+    } else {
+      in.actuator[c.joint](c.coordinate) += u;
+    }
   }
 }
 

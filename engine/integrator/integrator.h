@@ -55,6 +55,9 @@ class Integrator {
   // The next state passed to step() is not the one the last step produced (reset, a state set from
   // outside): forget what was kept about the steps before it.
   virtual void restart() {}
+  // True if the integrator applies Inputs::damping as an effort at the unknown velocity of the step
+  // (implicit); otherwise the caller turns damping into actuator efforts at the step's start.
+  virtual bool implicitJointDamping() const { return false; }
 };
 
 }  // namespace ms

@@ -9,10 +9,11 @@
 // G_θ = ∂g/∂θ (body-frame rotation), so 2 G_θ is the rotational Jacobian of (A.8) and τ the
 // body-frame torque (f world frame). Joint efforts u (springs at z1, actuators, dampers) act through
 // the minimal-coordinate Jacobian: f = (∂θ/∂x)ᵀ u, τ = (∂θ/∂θ_body)ᵀ u.
-// Dampers use the unknown velocity (implicit): u = −c θ̇, θ̇ = J_min(z1) ż1. Their Jacobian keeps the
-// per-body diagonal blocks and drops the parent–child coupling (which would add body–body edges
-// to the graph): Newton stays exact for joints to the world and becomes quasi-Newton otherwise;
-// the residual, and therefore the solution, is exact either way.
+// Dampers use the unknown velocity (implicit): u = −c θ̇, θ̇ = J_min(z1) ż1 (the joint's dampers and
+// the D terms of PD controllers, Inputs::damping). Their efforts u are unknowns of the joint node,
+// in the rows after its n_c constraint rows: w (u + c θ̇) = 0, the bodies feel −J_minᵀ u as they
+// feel −Gᵀλ, so the parent–child coupling runs through the node and Newton is exact for any c
+// (with only the bodies' diagonal blocks, a stiff damper between two bodies made Newton diverge).
 // Newton matrix (unsymmetric, hence LDU): body rows [∂d/∂ż, −Gᵀ(z1)], joint rows
 // [∂g(z2)/∂ż = (G_x Δt, G_θ(z2)·Φ(ω)), 0] with Φ(ω) = ∂θ₂/∂ω (quaternion.h). Joint nodes are
 // padded to 6 rows with identity rows.
@@ -150,6 +151,11 @@ struct VariationalIntegrator::Impl {
   std::vector<JointConstraintEval, Eigen::aligned_allocator<JointConstraintEval>> g1;
   std::vector<JointMinimalEval, Eigen::aligned_allocator<JointMinimalEval>> m1;
   std::vector<char> needsMinimal;
+  // Per joint: this step's damping coefficients (the joint's dampers plus Inputs::damping) and
+  // whether any is non-zero; the damper rows' weight (the body rows' force scale).
+  std::vector<Vec6, Eigen::aligned_allocator<Vec6>> damping;
+  std::vector<char> damped;
+  double damperWeight = 1;
   JointConstraintEval g2;
   // Newton iterates (body velocities 6 per body; multipliers 6 per joint node; contact impulses 6
   // per contact node; node-major, contact nodes last).
@@ -296,6 +302,8 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   m.g1.resize(nj);
   m.m1.resize(nj);
   m.needsMinimal.assign(nj, 0);
+  m.damping.assign(nj, Vec6::Zero());
+  m.damped.assign(nj, 0);
   const int n0 = 6 * sys_->numNodes;
   m.set1.resize(sys_->contactGroups.size());
   m.set2.resize(sys_->contactGroups.size());
@@ -426,6 +434,7 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
   m.dt = dt;
   m.h0 = h0;
   const int nb = int(sys.bodies.size());
+  double totalMass = 0;
   // Knot z1 by (11) and (17); previous angular momentum term of (16); gravity and external wrenches.
   for (int i = 0; i < nb; ++i) {
     const BodyState& b = state.bodies[i];
@@ -439,7 +448,9 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     m.momentum0[i] = (h0 / dt) * (Jw0 * std::sqrt(4.0 / (h0 * h0) - b.w.squaredNorm()) - b.w.cross(Jw0));
     m.force[i] = cb.mass * st.gravity + in.force[i];
     m.torque[i] = quat::rotation(m.q1[i]).transpose() * in.torque[i];
+    totalMass += cb.mass;
   }
+  m.damperWeight = 1.0 / std::max(1.0, totalMass * st.gravity.norm());
   // Springs between bodies: force along the line of their points at z1 (the gradient of
   // ½k(|d| − L)², variational), damping from the velocities ż0 that led to z1 (explicit).
   for (const SpringDesc& sp : sys.model.springs) {
@@ -464,7 +475,10 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     const JointPoses z = posesOf(j.geo, m.x1, m.q1);
     if (j.node >= 0) evalJointConstraint(j.geo, z, m.g1[k]);
     const bool act = in.actuator[k].any();
-    m.needsMinimal[k] = j.hasSpring || j.hasDamper || act;
+    m.damping[k] = j.hasDamper ? j.damping : Vec6::Zero();
+    if (k < in.damping.size()) m.damping[k] += in.damping[k];
+    m.damped[k] = m.damping[k].any();
+    m.needsMinimal[k] = j.hasSpring || m.damped[k] || act;
     if (!m.needsMinimal[k]) continue;
     JointMinimalEval& me = m.m1[k];
     evalJointMinimal(j.geo, z, me);
@@ -576,12 +590,54 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
         r.segment<6>(6 * j.node) = jointConstraintValue(j.geo, z2);
       }
     }
-    if (!j.hasDamper) continue;
-    // Damper u = −c θ̇ with θ̇ = J_min(z1) ż (implicit in the unknown velocity).
+    if (!m.damped[k]) continue;
+    const Vec6& c = m.damping[k];
     const JointMinimalEval& me = m.m1[k];
+    if (j.node >= 0) {
+      // Damper efforts u are unknowns in the joint node's free rows q = n_c + i (i < free):
+      // w (u_i + c_i θ̇_i) = 0 with θ̇ = J_min(z1) ż; the bodies feel −J_minᵀ u (rotational rows
+      // doubled) like −Gᵀλ. The parent–child coupling then runs through the joint node and Newton
+      // stays exact for any damping (w: the body rows' force scale, so the tolerance means the same).
+      const int nc = j.geo.constrained(), nf = j.geo.freeCoordinates();
+      MS_ASSERT(nc + nf <= 6, "a joint's constraint and free rows exceed its node");
+      const double w = m.damperWeight;
+      for (int i = 0; i < nf; ++i) {
+        const int q = nc + i;
+        const double u = x[6 * j.node + q];
+        double rate = me.dxb.row(i).dot(x.segment<3>(6 * b)) + me.dthb.row(i).dot(x.segment<3>(6 * b + 3));
+        if (a >= 0) rate += me.dxa.row(i).dot(x.segment<3>(6 * a)) + me.dtha.row(i).dot(x.segment<3>(6 * a + 3));
+        r[6 * j.node + q] = w * (u + c[i] * rate);
+        r.segment<3>(6 * b) -= me.dxb.row(i).transpose() * u;
+        r.segment<3>(6 * b + 3) -= 2.0 * me.dthb.row(i).transpose() * u;
+        if (a >= 0) {
+          r.segment<3>(6 * a) -= me.dxa.row(i).transpose() * u;
+          r.segment<3>(6 * a + 3) -= 2.0 * me.dtha.row(i).transpose() * u;
+        }
+        if (!F) continue;
+        // (damper row, body column): w c_i ∂θ̇_i/∂ż; (body row, damper column): −J_min,iᵀ; pivot w.
+        F->diag(j.node)(q, q) = w;
+        Mat6& JB = F->block(j.blockJB);
+        JB.row(q).head<3>() = w * c[i] * me.dxb.row(i);
+        JB.row(q).tail<3>() = w * c[i] * me.dthb.row(i);
+        Mat6& BJ = F->block(j.blockBJ);
+        BJ.col(q).head<3>() = -me.dxb.row(i).transpose();
+        BJ.col(q).tail<3>() = -2.0 * me.dthb.row(i).transpose();
+        if (a >= 0) {
+          Mat6& JA = F->block(j.blockJA);
+          JA.row(q).head<3>() = w * c[i] * me.dxa.row(i);
+          JA.row(q).tail<3>() = w * c[i] * me.dtha.row(i);
+          Mat6& AJ = F->block(j.blockAJ);
+          AJ.col(q).head<3>() = -me.dxa.row(i).transpose();
+          AJ.col(q).tail<3>() = -2.0 * me.dtha.row(i).transpose();
+        }
+      }
+      continue;
+    }
+    // A joint without a node (nothing constrained): u = −c θ̇ applied directly, implicit in ż; its
+    // Jacobian keeps each body's diagonal block (exact for a floating joint to the world).
     Vec6 rate = me.dxb * x.segment<3>(6 * b) + me.dthb * x.segment<3>(6 * b + 3);
     if (a >= 0) rate += me.dxa * x.segment<3>(6 * a) + me.dtha * x.segment<3>(6 * a + 3);
-    const Vec6 u = -j.damping.cwiseProduct(rate);
+    const Vec6 u = -c.cwiseProduct(rate);
     auto apply = [&](int body, const Mat6x3& dx, const Mat6x3& dth) {
       r.segment<3>(6 * body) -= dx.transpose() * u;
       r.segment<3>(6 * body + 3) -= 2.0 * dth.transpose() * u;
@@ -591,7 +647,7 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
       Jm.rightCols<3>() = dth;
       Eigen::Matrix<double, 6, 6> JmT = Jm.transpose();
       JmT.bottomRows<3>() *= 2.0;
-      F->diag(body).noalias() += JmT * j.damping.asDiagonal() * Jm;
+      F->diag(body).noalias() += JmT * c.asDiagonal() * Jm;
     };
     if (a >= 0) apply(a, me.dxa, me.dtha);
     apply(b, me.dxb, me.dthb);

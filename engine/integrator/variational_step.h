@@ -32,6 +32,7 @@ class VariationalIntegrator final : public Integrator {
   const char* name() const override { return "vi"; }
   StepReport step(const StepSettings& settings, const Inputs& inputs, State& state) override;
   void restart() override;
+  bool implicitJointDamping() const override { return true; }
 
   // The Newton matrix assembled by the last residualAt(..., true) call (before factorisation), for
   // tests comparing against finite differences and against the dense LDU.

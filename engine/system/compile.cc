@@ -509,10 +509,16 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   const State pose = makeInitialState(*sys, model, model.solver.dt);
   sys->notes = removeRedundantRows(*sys, pose);
 
-  // Joints that still constrain something become graph nodes after the bodies.
+  // Joints that still constrain something become graph nodes after the bodies; so do damped joints
+  // between two bodies (own dampers or a PD controller's D term), whose damper efforts are unknowns
+  // of the node that couple parent and child (variational_step.cc).
+  std::vector<char> controlled(sys->joints.size(), 0);
+  for (const ControllerDesc& c : model.controllers)
+    if (c.joint >= 0 && size_t(c.joint) < controlled.size() && c.kd != 0) controlled[size_t(c.joint)] = 1;
   for (size_t k = 0; k < sys->joints.size(); ++k) {
     CompiledJoint& j = sys->joints[k];
-    if (j.geo.constrained() == 0) continue;
+    const bool dampedBetweenBodies = j.geo.parent >= 0 && (j.hasDamper || controlled[k]);
+    if (j.geo.constrained() == 0 && !dampedBetweenBodies) continue;
     j.node = sys->numNodes++;
     sys->nodeJoint.push_back(int(k));
     sys->numConstraintRows += j.geo.constrained();

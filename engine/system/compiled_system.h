@@ -26,7 +26,7 @@ struct CompiledBody {
 struct CompiledJoint {
   std::string name;
   JointGeometry geo;
-  int node = -1;         // graph node of the constraint rows, -1 if the joint constrains nothing
+  int node = -1;         // graph node of the constraint (and damper) rows, -1 if it has none
   Vec6 stiffness = Vec6::Zero(), rest = Vec6::Zero(), damping = Vec6::Zero();  // per free coordinate
   bool hasSpring = false, hasDamper = false;
   // Joints that lost redundant rows keep their full geometry here for measuring violation.

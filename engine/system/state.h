@@ -61,6 +61,10 @@ struct Inputs {
   std::vector<Vec3, Eigen::aligned_allocator<Vec3>> force;   // per body, world frame, at the COM
   std::vector<Vec3, Eigen::aligned_allocator<Vec3>> torque;  // per body, world frame
   std::vector<Vec6, Eigen::aligned_allocator<Vec6>> actuator;  // per joint, in minimal coordinates
+  // Per joint, in minimal coordinates: damping c ≥ 0 added to the joint's own dampers for this step
+  // (the D terms of PD controllers), effort −c θ̇ at the step's unknown velocity for integrators
+  // with implicitJointDamping(); empty or 0: none.
+  std::vector<Vec6, Eigen::aligned_allocator<Vec6>> damping;
 };
 
 // The poses of a joint's two bodies in a state (the world: origin, identity).

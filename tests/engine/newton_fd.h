@@ -14,6 +14,15 @@
 
 namespace ms::test {
 
+// Rows of joint k's node that the residual defines: its constraint rows, then (if the joint is
+// damped in this step: its own dampers or Inputs::damping) one damper-effort row per free
+// coordinate. The remaining rows are padding (identity in F, zero in the residual).
+inline int definedJointRows(const CompiledSystem& sys, const Inputs& in, int k) {
+  const CompiledJoint& j = sys.joints[size_t(k)];
+  const bool damped = j.hasDamper || (size_t(k) < in.damping.size() && in.damping[size_t(k)].any());
+  return j.geo.constrained() + (damped ? j.geo.freeCoordinates() : 0);
+}
+
 // Column c of Fd = (r(x + h e_c) − r(x − h e_c)) / 2h over the unknowns x = [vel; lambda] (body
 // velocities, then joint/contact multipliers). False if a residual cannot be evaluated.
 inline bool newtonByFiniteDifferences(VariationalIntegrator& vi, const StepSettings& st, const Inputs& in,
@@ -60,7 +69,7 @@ inline double worstNewtonError(const std::shared_ptr<const CompiledSystem>& sys,
       // Padding rows of joint nodes are identity in F and zero in the residual (as in
       // tst_variational_step); every row of a limit node, padding included, is compared.
       const int node = row / 6, joint = sys->nodeJoint[node];
-      if (node >= nb && joint >= 0 && row % 6 >= sys->joints[joint].geo.constrained()) continue;
+      if (node >= nb && joint >= 0 && row % 6 >= definedJointRows(*sys, sim.inputs(), joint)) continue;
       for (int c = 0; c < F.cols(); ++c)
         worst = std::max(worst, std::abs(F(row, c) - Fd(row, c)) / (1.0 + std::abs(Fd(row, c))));
     }

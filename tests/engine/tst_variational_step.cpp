@@ -70,6 +70,10 @@ Model twoBodyModel(JointType t) {
       j.stiffness = {3.0};
       j.damping = {0.7};
     }
+    // The joint between the two bodies is damped too, per coordinate (its coupling of parent and
+    // child runs through the joint node's damper rows).
+    if (i == 1)
+      for (int c = 0; c < nf; ++c) j.damping.push_back(0.4 + 0.3 * c);
     m.joints.push_back(j);
   }
   return m;
@@ -81,11 +85,11 @@ struct MatrixError {
   double worst = 0;
   int row = 0, col = 0;
 };
-MatrixError newtonMatrixError(const CompiledSystem& sys, int nb, const MatX& F, const MatX& Fd) {
+MatrixError newtonMatrixError(const CompiledSystem& sys, const Inputs& in, int nb, const MatX& F, const MatX& Fd) {
   MatrixError e;
   for (int row = 0; row < F.rows(); ++row) {
     const int node = row / 6, k = row % 6;
-    if (node >= nb && k >= sys.joints[sys.nodeJoint[node]].geo.constrained()) continue;
+    if (node >= nb && k >= test::definedJointRows(sys, in, sys.nodeJoint[node])) continue;
     for (int col = 0; col < F.cols(); ++col) {
       const double err = std::abs(F(row, col) - Fd(row, col)) / (1.0 + std::abs(Fd(row, col)));
       if (!std::isnan(e.worst) && !(err <= e.worst)) e = {err, row, col};  // a NaN is the worst and stays
@@ -123,6 +127,9 @@ void TestVariationalStep::newtonMatrixMatchesFiniteDifferences() {
     StepSettings st;
     Inputs in = sim.inputs();
     for (auto& a : in.actuator) a.setConstant(0.3);
+    // A controller's D term on top of the joint dampers (Inputs::damping), stiff on the child.
+    in.damping.assign(in.actuator.size(), Vec6::Zero());
+    in.damping[1].setConstant(25.0);
     in.force[1] = Vec3(0.5, -0.2, 0.1);
     in.torque[1] = Vec3(0.1, 0.2, -0.3);
     const int nb = 2, nn = sys->numNodes;
@@ -135,9 +142,8 @@ void TestVariationalStep::newtonMatrixMatchesFiniteDifferences() {
     // Central differences of the residual in every unknown.
     MatX Fd;
     QVERIFY(test::newtonByFiniteDifferences(vi, st, in, sim.state(), vel, lam, Fd));
-    // The damper's parent–child coupling is deliberately left out of the matrix (quasi-Newton);
-    // joint j0 is attached to the world, so there is none here and every entry must match.
-    const MatrixError e = newtonMatrixError(*sys, nb, F, Fd);
+    // Every defined row, the damper rows of both joints included, must match.
+    const MatrixError e = newtonMatrixError(*sys, in, nb, F, Fd);
     QVERIFY2(e.worst < 2e-6, qPrintable(QString("%1: F(%2,%3) = %4, finite difference %5")
                                             .arg(jointKindAt(t).name)
                                             .arg(e.row)
@@ -274,7 +280,7 @@ void TestVariationalStep::variableIntervalMatrixMatchesFiniteDifferences() {
     const MatX F = vi.matrix().toDense();
     MatX Fd;
     QVERIFY(test::newtonByFiniteDifferences(vi, st, sim.inputs(), s, vel, lam, Fd));
-    const double worst = newtonMatrixError(*sys, nb, F, Fd).worst;
+    const double worst = newtonMatrixError(*sys, sim.inputs(), nb, F, Fd).worst;
     QVERIFY2(worst < 2e-6, qPrintable(QString("%1: %2").arg(jointKindAt(t).name).arg(worst)));
   }
 }
