@@ -979,6 +979,9 @@ int runLesson(const std::vector<std::string>& args) {
   std::vector<ms::ComparisonCopy> copies;
   for (const ms::LessonVariant& v : lesson.variants) copies.push_back({v.label, v.options, v.dt, v.tolerance});
   const auto system = ms::compile(ms::lessonModel(lesson));
+  // The body the view follows must exist (the GUI would refuse it too).
+  if (!lesson.follow.empty() && system->model.bodyIndex(lesson.follow) < 0)
+    throw ms::UserError("(follow " + lesson.follow + "): the model has no body of that name");
   ms::Comparison cmp(system, copies);
   // Every copy starts from the experiment's keyframe (an unknown or misfitting one: exit 1).
   if (!lesson.keyframe.empty()) {

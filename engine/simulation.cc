@@ -293,6 +293,14 @@ void Simulation::applyControllers(Inputs& in) const {
   }
 }
 
+Vec6 Simulation::actuatorEffort(int j) const {
+  const size_t k = size_t(j);
+  Vec6 u = k < stepInputs_.actuator.size() ? stepInputs_.actuator[k] : Vec6::Zero();
+  if (k < stepInputs_.damping.size() && stepInputs_.damping[k].any())
+    u -= stepInputs_.damping[k].cwiseProduct(jointVelocity(j));
+  return u;
+}
+
 void Simulation::setTimeOrigin() {
   timeOrigin_ = state_.time;
   stepOrigin_ = state_.step;

@@ -120,6 +120,10 @@ class Simulation {
   // The inputs the last step was taken with: the persistent ones plus the controllers' and the
   // control callback's efforts (before the first step: the persistent ones).
   const Inputs& appliedInputs() const { return stepInputs_; }
+  // The actuator effort on joint j's minimal coordinates in the last step: the applied inputs'
+  // actuator effort, and the controllers' D terms taken at the step's velocity (Inputs::damping;
+  // the state's joint rate after the step).
+  Vec6 actuatorEffort(int j) const;
   // Called before every step with a copy of the persistent inputs to modify (e.g. a PD controller).
   using ControlCallback = std::function<void(const Simulation&, Inputs&)>;
   void setControlCallback(ControlCallback cb) { control_ = std::move(cb); }

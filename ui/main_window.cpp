@@ -1573,6 +1573,9 @@ bool MainWindow::openExperiment(const Lesson& lessonIn, QString* error) {
     cam.up = Vec3(lesson->camera->up[0], lesson->camera->up[1], lesson->camera->up[2]);
     view_->setCamera(cam);
   }
+  // The body the view follows.
+  if (!lesson->follow.empty() && !followBody(QString::fromStdString(lesson->follow)))
+    showBanner(QString("Follow: the model has no body '%1'").arg(QString::fromStdString(lesson->follow)), true);
   // The plots span the lesson's suggested duration (the Settings dock's plot window shows it).
   plots_->setTimeWindow(lesson->duration);
   settings_->setPlotWindow(lesson->duration);

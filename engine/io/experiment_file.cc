@@ -20,7 +20,7 @@ using sexpr::Node;
 
 // Forms allowed in (experiment …), in (copy …) and in (camera …).
 const std::vector<std::string> kForms = {"title", "model",    "keyframe", "copy",   "duration",    "focus",  "log-scale",
-                                         "plot",  "phase",    "camera",   "explanation", "claim", "follow-up"};
+                                         "plot",  "phase",    "camera",   "follow", "explanation", "claim", "follow-up"};
 const std::vector<std::string> kCopyItems = {"integrator", "dt", "tolerance", "contacts", "baumgarte", "mujoco-integrator"};
 const std::vector<std::string> kContactItems = {"stiffness", "damping"};
 const std::vector<std::string> kCameraItems = {"eye", "center", "up"};
@@ -172,6 +172,7 @@ class Reader {
       else if (h == "follow-up") text(n, out_.followUp);
       else if (h == "model") readModel(n);
       else if (h == "keyframe") oneName(n, out_.keyframe, "(keyframe released)");
+      else if (h == "follow") oneName(n, out_.follow, "(follow torso)");
       else if (h == "duration") positive(n, out_.duration);
       else if (h == "focus") readFocus(n);
       else if (h == "log-scale") {
@@ -576,6 +577,7 @@ std::string writeExperiment(const Lesson& l) {
   if (l.camera)
     s += in + "(camera " + triple("eye", l.camera->eye) + " " + triple("center", l.camera->center) + " " +
          triple("up", l.camera->up) + ")\n";
+  if (!l.follow.empty()) s += in + "(follow " + name(l.follow) + ")\n";
   if (!l.explanation.empty()) s += textForm("explanation", l.explanation, in);
   if (!l.claim.empty()) s += textForm("claim", l.claim, in);
   if (!l.followUp.empty()) s += textForm("follow-up", l.followUp, in);

@@ -69,6 +69,7 @@ struct Lesson {
   // A phase portrait shown with the lesson: signal y against signal x (docs/signals.md); empty: none.
   std::string phaseX, phaseY;
   std::optional<LessonCamera> camera;  // the view to open with; none: fit the model
+  std::string follow;          // the body the 3D view follows ((follow BODY)); empty: none
   // Where it was read from (not content: ignored by ==): the experiment file (for relative model
   // paths and messages) and the line:column of an inline (mechanism …) form.
   std::string sourceFile;

@@ -66,10 +66,7 @@ JointEfforts jointEfforts(const Simulation& sim, int k, const Vec6& theta, const
   const CompiledSystem& sys = sim.system();
   const CompiledJoint& j = sys.joints[size_t(k)];
   JointEfforts e;
-  const Inputs& in = sim.appliedInputs();
-  if (size_t(k) < in.actuator.size()) e.actuator = in.actuator[size_t(k)];
-  // Controllers' D terms applied at the step's velocity (Inputs::damping).
-  if (size_t(k) < in.damping.size()) e.actuator -= in.damping[size_t(k)].cwiseProduct(rate);
+  e.actuator = sim.actuatorEffort(k);
   if (j.hasSpring) e.spring = -j.stiffness.cwiseProduct(theta - j.rest);
   if (j.hasDamper) e.damper = -j.damping.cwiseProduct(rate);
   const State& s = sim.state();

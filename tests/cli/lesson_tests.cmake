@@ -55,6 +55,12 @@ mechstudio_cli_test(lesson_keyframe EXIT 0 ARGS lesson ${MECHSTUDIO_EXPERIMENT_D
   CHECKS "STDOUT_REGEX=\n0,VI,0,0,-26\\.9[0-9]*,.*\n1,RK4,0,0,-26\\.9[0-9]*,")
 mechstudio_cli_bad(lesson_keyframe_unknown REASON "no keyframe 'nope'"
   ARGS lesson ${MECHSTUDIO_EXPERIMENT_DATA}/keyframe-unknown.experiment --duration 0.1)
+# A body to follow that the model does not have is refused; the learned-gait experiment (written by
+# python/examples/quadruped_gait_learning.py) runs and follows the torso.
+mechstudio_cli_bad(lesson_follow_unknown REASON "\\(follow tail\\): the model has no body of that name"
+  ARGS lesson ${MECHSTUDIO_EXPERIMENT_DATA}/follow-unknown.experiment --duration 0.1)
+mechstudio_cli_test(lesson_quadruped_learned EXIT 0 ARGS lesson ${CMAKE_SOURCE_DIR}/models/quadruped-learned.experiment
+  --duration 1 --quiet CHECKS "STDOUT_REGEX=Summary over 1 s")
 # Rows per copy: 100 reference steps of 0.01 s, 400 of symplectic Euler: 1 + 101 + 101 + 401 lines.
 mechstudio_cli_test(lesson_file_rows EXIT 0 ARGS lesson ${MECHSTUDIO_EXPERIMENT_DATA}/pendulums.experiment --duration 1
   --csv rows.csv --quiet CHECKS FILE=rows.csv FILE_LINES=604 "STDOUT_REGEX=Summary over 1 s")

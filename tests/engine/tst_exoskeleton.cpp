@@ -72,13 +72,6 @@ ExoRun runExercise(const std::map<std::string, std::string>& params, double dura
   r.dt = sim.settings().dt;
   r.steps = std::lround(duration / r.dt);
   r.maxViolation = sim.metrics().constraintViolation;
-  // The efforts the model's PD controllers put on the actuators of this step: the control callback
-  // runs after them, on the same inputs.
-  double elbowEffort = 0, shoulderEffort = 0;
-  sim.setControlCallback([&](const Simulation&, Inputs& in) {
-    elbowEffort = in.actuator[exoElbow](0);
-    shoulderEffort = in.actuator[flexion](0);
-  });
   double sE2 = 0, eE2 = 0, aS2 = 0, aE2 = 0, iterations = 0;
   QElapsedTimer timer;
   timer.start();
@@ -91,6 +84,8 @@ ExoRun runExercise(const std::map<std::string, std::string>& params, double dura
       r.failure = "non-finite state at step " + std::to_string(k);
       return r;
     }
+    // The efforts the model's PD controllers put on the actuators in this step.
+    const double elbowEffort = sim.actuatorEffort(exoElbow)(0), shoulderEffort = sim.actuatorEffort(flexion)(0);
     const StepMetrics& mt = sim.metrics();
     r.maxViolation = std::max(r.maxViolation, mt.constraintViolation);
     r.maxIterations = std::max(r.maxIterations, mt.iterations);

@@ -41,6 +41,7 @@ Lesson everyForm() {
   l.modelFile = "models/double-pendulum.mech";
   l.params = {{"angle", "1.2"}, {"name", "two words"}, {"expr", "(deg 30)"}, {"sym", "spherical"}, {"empty", ""}};
   l.keyframe = "released";
+  l.follow = "link 2";
   LessonVariant a{"VI", {}, 0.01, 1e-12};
   LessonVariant b{"rk4 stabilised", {}, 0.0025, 0};
   b.options.kind = IntegratorKind::RK4;
@@ -152,6 +153,9 @@ class TestExperimentFile : public QObject {
     Lesson a = everyForm(), b = a;
     QVERIFY(a == b);
     b.keyframe = "other";
+    QVERIFY(a != b);
+    b = a;
+    b.follow = "link1";
     QVERIFY(a != b);
     b = a;
     b.camera->up[2] = 1;
