@@ -1537,7 +1537,17 @@ bool MainWindow::openExperiment(const Lesson& lessonIn, QString* error) {
     c.color = ComparisonPanel::defaultColor(int(k));
     copies.push_back(c);
   }
-  startComparison(copies, false);
+  if (copies.size() == 1) {
+    // One copy: a plain run with its integrator, Δt and tolerance (nothing to compare with).
+    if (!setIntegrator(copies[0].options, error)) return false;
+    StepSettings st = sim_.stepSettings();
+    st.dt = copies[0].dt;
+    if (copies[0].tolerance > 0) st.tolerance = copies[0].tolerance;
+    sim_.setStepSettings(st);
+    settings_->setStepSettings(st);
+  } else {
+    startComparison(copies, false);
+  }
   lessonNumber_ = lesson->number;
   // The lesson's plot in front (its log scale as the lesson says).
   PlotManager::Figure focus = PlotManager::Figure::Energy;
@@ -1582,8 +1592,10 @@ bool MainWindow::openExperiment(const Lesson& lessonIn, QString* error) {
   lesson_->setLesson(*lesson);
   lessonDock_->show();
   lessonDock_->raise();
-  compareDock_->show();
-  compareDock_->raise();
+  if (copies.size() > 1) {
+    compareDock_->show();
+    compareDock_->raise();
+  }
   experiment_ = std::make_shared<const Lesson>(l);
   if (lesson->number > 0)
     setWindowTitle(QString("Lesson %1: %2 — MechStudio").arg(lesson->number).arg(QString::fromStdString(lesson->title)));

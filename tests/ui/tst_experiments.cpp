@@ -157,6 +157,31 @@ class TestExperiments : public QObject {
     QVERIFY2(err.contains("bad-integrator.experiment:6:27: unknown integrator 'rk5'"), qPrintable(err));
   }
 
+  // One copy: a plain run with the copy's integrator, Δt and tolerance (no comparison), and the view
+  // following the experiment's body; an unknown body to follow is a banner, not a failure.
+  void singleCopyAndFollow() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("one.experiment");
+    QVERIFY(writeText(path, "(experiment \"one\"\n"
+                            "  (model \"" + (kSource + "/tests/data/mech/keyframes.mech").toUtf8() + "\")\n"
+                            "  (copy \"RK4 fine\" (integrator rk4) (dt 0.004) (tolerance 1e-9))\n"
+                            "  (follow link2))\n"));
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QString err;
+    QVERIFY2(w.openExperimentFile(path, &err), qPrintable(err));
+    settle(w);
+    QVERIFY(w.sim().integratorOptions().kind == IntegratorKind::RK4);
+    QCOMPARE(w.sim().stepSettings().dt, 0.004);
+    QCOMPARE(w.sim().stepSettings().tolerance, 1e-9);
+    QCOMPARE(w.viewport()->followBody(), 1);
+    stepN(w, 3);
+    const Snapshot s = w.sim().snapshot();
+    QVERIFY(s.copies.empty());
+    QVERIFY2(std::abs(s.state.time - 0.012) < 1e-12, qPrintable(QString::number(s.state.time)));
+  }
+
   // Save, close, reopen: the same model, keyframe, copies, plots, phase portrait and camera.
   void saveCloseReopen() {
     QTemporaryDir dir;

@@ -305,6 +305,12 @@ class TestViewport : public QObject {
     QVERIFY((w.camera().eye - after.eye).norm() < 1e-12);
     w.setFollowBody(7);  // no such body: off
     QCOMPARE(w.followBody(), -1);
+    // The grid grows to stay under a body that moved past its edge (a walking robot).
+    const double grid = w.gridHalfExtent();
+    QVERIFY(grid >= 5.0);
+    snap.state.bodies[0].x.x() = grid + 20.0;
+    w.setSnapshot(snap);
+    QVERIFY2(w.gridHalfExtent() >= grid + 22.0, qPrintable(QString::number(w.gridHalfExtent())));
   }
 
   void presetsFitAndRoundTrip() {

@@ -132,7 +132,7 @@ struct ViewportWidget::Impl {
   bool pendingFit = false, gridOn = true;
   bool cameraGiven = false;  // setCamera() while a fit was pending: that fit is skipped
   bool autoFit = false;  // the camera is as fit() left it: a resize frames the model again
-  double gridHalf = 0, gridSpacing = 0;
+  double gridHalf = 0, gridSpacing = 0, gridMinorHalf = 0;
   int selected = -1;
   int follow = -1;          // body the camera follows (-1: none)
   Vec3 followLast = Vec3::Zero();
@@ -186,6 +186,7 @@ struct ViewportWidget::Impl {
   bool modelBound(Vec3& center, double& radius) const;
   void fit();
   void updateGrid();
+  void growGridToBodies();
   void setHighlight(int body, bool on);
   Vec3 grabWorld() const;
   Vec3 dragTarget(const QPointF& pos);
@@ -657,9 +658,21 @@ void ViewportWidget::Impl::updateGrid() {
   if (half == gridHalf && spacing == gridSpacing) return;
   gridHalf = half;
   gridSpacing = spacing;
-  const double minorHalf = r <= 3.0 * spacing ? std::min(half, 3.0 * spacing) : 0.0;
+  gridMinorHalf = r <= 3.0 * spacing ? std::min(half, 3.0 * spacing) : 0.0;
   gridGroup->removeChildren(0, gridGroup->getNumChildren());
-  gridGroup->addChild(buildGrid(half, spacing, minorHalf));
+  gridGroup->addChild(buildGrid(half, spacing, gridMinorHalf));
+}
+
+// The grid grows (in steps of 5 lines, up to ±100 m) to stay under bodies that move past its
+// edge, e.g. a walking robot the camera follows; it does not shrink during a run.
+void ViewportWidget::Impl::growGridToBodies() {
+  if (gridSpacing <= 0 || gridHalf >= 100.0) return;
+  double reach = 0;
+  for (const auto& p : poses) reach = std::max({reach, std::abs(p.x.x()), std::abs(p.x.y())});
+  if (!(reach + 2.0 * gridSpacing > gridHalf)) return;
+  gridHalf = std::min(100.0, gridSpacing * (std::ceil(reach / gridSpacing) + 5.0));
+  gridGroup->removeChildren(0, gridGroup->getNumChildren());
+  gridGroup->addChild(buildGrid(gridHalf, gridSpacing, gridMinorHalf));
 }
 
 // The collision layer is drawn, never picked; masked out while off.
@@ -862,6 +875,7 @@ void ViewportWidget::setSnapshot(const Snapshot& snapshot) {
     d.followLast = x;
     d.followKnown = true;
   }
+  d.growGridToBodies();
 
   // Trails restart on a new model generation or when time goes backwards (history scrubbing).
   const double t = snapshot.state.time;
@@ -1119,6 +1133,8 @@ void ViewportWidget::setFollowBody(int body) {
 }
 
 int ViewportWidget::followBody() const { return d_->follow; }
+
+double ViewportWidget::gridHalfExtent() const { return d_->gridHalf; }
 
 void ViewportWidget::setCamera(const Camera& camera) {
   d_->cam = camera;

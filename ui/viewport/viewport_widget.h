@@ -95,6 +95,8 @@ class ViewportWidget : public QWidget {
   // -1: fixed camera. Cleared when another model is loaded.
   void setFollowBody(int body);
   int followBody() const;
+  // Half the side of the ground grid (m): it reaches past the model and grows as bodies move away.
+  double gridHalfExtent() const;
 
   // The current frame as an image (renders first).
   QImage renderToImage();
