@@ -604,32 +604,25 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
       for (int i = 0; i < nf; ++i) {
         const int q = nc + i;
         const double u = x[6 * j.node + q];
-        double rate = me.dxb.row(i).dot(x.segment<3>(6 * b)) + me.dthb.row(i).dot(x.segment<3>(6 * b + 3));
-        if (a >= 0) rate += me.dxa.row(i).dot(x.segment<3>(6 * a)) + me.dtha.row(i).dot(x.segment<3>(6 * a + 3));
+        // One body's part: its share of θ̇_i, the effort −J_min,iᵀu on it (rotational rows doubled)
+        // and, with the matrix, the blocks (damper row, body) = w c_i ∂θ̇_i/∂ż, (body, damper) = −J_min,iᵀ.
+        auto body = [&](int k, const Mat6x3& dx, const Mat6x3& dth, int blockJ, int blockB) {
+          r.segment<3>(6 * k) -= dx.row(i).transpose() * u;
+          r.segment<3>(6 * k + 3) -= 2.0 * dth.row(i).transpose() * u;
+          if (F) {
+            Mat6& JX = F->block(blockJ);
+            JX.row(q).head<3>() = w * c[i] * dx.row(i);
+            JX.row(q).tail<3>() = w * c[i] * dth.row(i);
+            Mat6& XJ = F->block(blockB);
+            XJ.col(q).head<3>() = -dx.row(i).transpose();
+            XJ.col(q).tail<3>() = -2.0 * dth.row(i).transpose();
+          }
+          return dx.row(i).dot(x.segment<3>(6 * k)) + dth.row(i).dot(x.segment<3>(6 * k + 3));
+        };
+        double rate = body(b, me.dxb, me.dthb, j.blockJB, j.blockBJ);
+        if (a >= 0) rate += body(a, me.dxa, me.dtha, j.blockJA, j.blockAJ);
         r[6 * j.node + q] = w * (u + c[i] * rate);
-        r.segment<3>(6 * b) -= me.dxb.row(i).transpose() * u;
-        r.segment<3>(6 * b + 3) -= 2.0 * me.dthb.row(i).transpose() * u;
-        if (a >= 0) {
-          r.segment<3>(6 * a) -= me.dxa.row(i).transpose() * u;
-          r.segment<3>(6 * a + 3) -= 2.0 * me.dtha.row(i).transpose() * u;
-        }
-        if (!F) continue;
-        // (damper row, body column): w c_i ∂θ̇_i/∂ż; (body row, damper column): −J_min,iᵀ; pivot w.
-        F->diag(j.node)(q, q) = w;
-        Mat6& JB = F->block(j.blockJB);
-        JB.row(q).head<3>() = w * c[i] * me.dxb.row(i);
-        JB.row(q).tail<3>() = w * c[i] * me.dthb.row(i);
-        Mat6& BJ = F->block(j.blockBJ);
-        BJ.col(q).head<3>() = -me.dxb.row(i).transpose();
-        BJ.col(q).tail<3>() = -2.0 * me.dthb.row(i).transpose();
-        if (a >= 0) {
-          Mat6& JA = F->block(j.blockJA);
-          JA.row(q).head<3>() = w * c[i] * me.dxa.row(i);
-          JA.row(q).tail<3>() = w * c[i] * me.dtha.row(i);
-          Mat6& AJ = F->block(j.blockAJ);
-          AJ.col(q).head<3>() = -me.dxa.row(i).transpose();
-          AJ.col(q).tail<3>() = -2.0 * me.dtha.row(i).transpose();
-        }
+        if (F) F->diag(j.node)(q, q) = w;
       }
       continue;
     }
