@@ -4,6 +4,7 @@
 #include <chrono>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <tuple>
 
 #include "contact/soft_contact.h"
@@ -173,7 +174,24 @@ bool Simulation::step() {
   // Time is origin + steps·Δt (no accumulated rounding); a new Δt starts a new origin.
   if (settings_.dt != originDt_) setTimeOrigin();
   const auto t0 = std::chrono::steady_clock::now();
-  const StepReport rep = autoPairs() ? stepWithPairs() : integrator_->step(settings_, stepInputs_, state_);
+  std::fill(controllerClamp_.begin(), controllerClamp_.end(), 0.0);
+  const bool limited = limitedImplicitControllers_ && integrator_->implicitJointDamping();
+  if (limited) beforeClamp_ = state_;
+  StepReport rep = stepOnce();
+  // A limited controller whose effort at the step's velocity came out beyond its limit: the step
+  // again from the same state with that controller's effort clamped (constant over the step).
+  if (limited && rep.status == StepStatus::Ok && controllersOverLimit()) {
+    const std::vector<ControllerDesc>& cs = sys_->model.controllers;
+    for (size_t k = 0; k < cs.size(); ++k) {
+      if (controllerClamp_[k] == 0) continue;
+      stepInputs_.actuator[cs[k].joint](cs[k].coordinate) += controllerClamp_[k] - controllerHeld_[k];
+      stepInputs_.damping[cs[k].joint](cs[k].coordinate) -= cs[k].kd;
+    }
+    // The automatic pairs of the state before the step (the step may have changed them).
+    if (autoPairs() && sys_->autoPairs != beforeClamp_.autoPairs) usePairs(beforeClamp_.autoPairs);
+    state_ = beforeClamp_;
+    rep = stepOnce();
+  }
   if (rep.status == StepStatus::Ok) state_.time = timeOrigin_ + double(state_.step - stepOrigin_) * settings_.dt;
   const auto t1 = std::chrono::steady_clock::now();
   metrics_.stepMicroseconds = std::chrono::duration<double, std::micro>(t1 - t0).count();
@@ -201,6 +219,25 @@ bool Simulation::step() {
   metrics_.autoPairs = int(state_.autoPairs.size());
   updateMetrics();
   return true;
+}
+
+StepReport Simulation::stepOnce() {
+  return autoPairs() ? stepWithPairs() : integrator_->step(settings_, stepInputs_, state_);
+}
+
+bool Simulation::controllersOverLimit() {
+  const std::vector<ControllerDesc>& cs = sys_->model.controllers;
+  bool any = false;
+  for (size_t k = 0; k < cs.size(); ++k) {
+    const ControllerDesc& c = cs[k];
+    if (!(c.effortLimit > 0) || std::isnan(controllerHeld_[k])) continue;  // NaN: clamped at the start
+    const double u = controllerHeld_[k] - c.kd * jointVelocity(c.joint)(c.coordinate);
+    if (std::abs(u) > c.effortLimit) {
+      controllerClamp_[k] = std::copysign(c.effortLimit, u);
+      any = true;
+    }
+  }
+  return any;
 }
 
 bool Simulation::autoPairs() const {
@@ -267,26 +304,35 @@ StepReport Simulation::stepWithPairs() {
   return rep;
 }
 
-void Simulation::applyControllers(Inputs& in) const {
+void Simulation::applyControllers(Inputs& in) {
   // PD controllers of the model on their joint coordinates, sinusoidal targets (model.h):
   // u = kp (θ_ref − θ) + kd (θ̇_ref − θ̇). With an integrator that takes implicit damping, the D term
   // −kd θ̇ acts at the step's unknown velocity (Inputs::damping): evaluated at the start of the step
   // it is unstable for kd Δt / I > 2 (a light link under a stiff servo: it oscillates with growing
   // amplitude). A controller whose effort at the start of the step exceeds its limit applies the
-  // clamped effort instead (constant over the step).
+  // clamped effort (constant over the step); one whose effort at the step's velocity comes out
+  // beyond it takes the step again clamped (step, controllersOverLimit).
   const double t = state_.time, twoPi = 2.0 * kPi;
   const bool implicitD = integrator_->implicitJointDamping();
-  for (const ControllerDesc& c : sys_->model.controllers) {
+  const std::vector<ControllerDesc>& cs = sys_->model.controllers;
+  controllerHeld_.resize(cs.size());
+  controllerClamp_.resize(cs.size());
+  limitedImplicitControllers_ = false;
+  for (size_t k = 0; k < cs.size(); ++k) {
+    const ControllerDesc& c = cs[k];
     const double arg = twoPi * c.frequency * t + c.phase;
     const double target = c.offset + c.amplitude * std::sin(arg);
     const double targetRate = c.amplitude * twoPi * c.frequency * std::cos(arg);
     const double held = c.kp * (target - jointPosition(c.joint)(c.coordinate)) + c.kd * targetRate;
     const double u = held - c.kd * jointVelocity(c.joint)(c.coordinate);
+    controllerHeld_[k] = std::numeric_limits<double>::quiet_NaN();
     if (c.effortLimit > 0 && std::abs(u) > c.effortLimit) {
       in.actuator[c.joint](c.coordinate) += std::clamp(u, -c.effortLimit, c.effortLimit);
     } else if (implicitD) {
       in.actuator[c.joint](c.coordinate) += held;
       in.damping[c.joint](c.coordinate) += c.kd;
+      controllerHeld_[k] = held;
+      limitedImplicitControllers_ = limitedImplicitControllers_ || c.effortLimit > 0;
     } else {
       in.actuator[c.joint](c.coordinate) += u;
     }

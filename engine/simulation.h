@@ -149,7 +149,12 @@ class Simulation {
  private:
   void updateMetrics();
   void setTimeOrigin();
-  void applyControllers(Inputs& in) const;
+  void applyControllers(Inputs& in);
+  // One step of the integrator (with the automatic pairs when they are on).
+  StepReport stepOnce();
+  // Limited controllers whose implicit effort came out beyond their limit in the step just taken:
+  // their clamped efforts (controllerClamp_) set, true if there is any.
+  bool controllersOverLimit();
   const KeyframeDesc& modelKeyframe(const std::string& name) const;
   void restartFrom(State s);
   // Automatic collisions: whether this step looks for pairs; the system with `pairs` made current,
@@ -161,6 +166,12 @@ class Simulation {
   CollisionPairs pairs_;
   std::vector<BodyPair> wanted_, missed_;
   State beforeStep_;
+  // PD controllers with an effort limit under an implicit D term: the state before the step (to
+  // take it again), each controller's effort held over the step (its P term and kd θ̇*), and the
+  // clamped effort the step is taken again with (0: none).
+  bool limitedImplicitControllers_ = false;
+  State beforeClamp_;
+  std::vector<double> controllerHeld_, controllerClamp_;
   long pairChanges_ = 0;
   std::optional<State> initialState_;  // the initial keyframe's state, if one is set
   std::string initialKeyframeName_;

@@ -64,6 +64,7 @@ class TestJointDamping : public QObject {
   void stiffDamperBetweenBodiesConverges();
   void stiffServoTracksItsTarget();
   void explicitServoDivergesWhereTheImplicitOneDoesNot();
+  void limitedServoStaysWithinItsLimit();
 };
 
 void TestJointDamping::stiffDamperBetweenBodiesConverges() {
@@ -149,6 +150,36 @@ void TestJointDamping::explicitServoDivergesWhereTheImplicitOneDoesNot() {
     diverged = !sim.step() || !(std::abs(sim.jointVelocity(1)(0)) < 100.0);
   qInfo("RK4, knee servo kd dt / I = 23: diverged = %d at t = %.3f s", int(diverged), sim.state().time);
   QVERIFY(diverged);
+}
+
+void TestJointDamping::limitedServoStaysWithinItsLimit() {
+  // A stiff knee servo (kd Δt / I = 23) holding the knee of a leg released at rest, with an effort
+  // limit of 0.02 N m, below the shank's weight torque: as the leg falls, the effort at the start of
+  // a step is within the limit while at the step's velocity the D term resisting the fall is not.
+  // The effort applied in every step stays within the limit (such a step is taken again clamped:
+  // 30 steps here; without that, the effort reached 0.13 N m) and reaches it; every step converges.
+  Model m = leg(0, true);
+  m.joints[0].initialVelocity = {0.0};
+  m.joints[1].initialVelocity = {0.0};
+  ControllerDesc knee;
+  knee.joint = 1;
+  knee.kp = 0.5;
+  knee.kd = 30;
+  knee.offset = -0.5;
+  knee.effortLimit = 0.02;
+  m.controllers = {knee};
+  Simulation sim(compile(m));
+  double largest = 0;
+  int atLimit = 0;
+  for (int k = 0; k < 5000; ++k) {
+    QVERIFY2(sim.step(), qPrintable(QString::fromStdString(sim.metrics().message)));
+    const double u = std::abs(sim.actuatorEffort(1)(0));
+    largest = std::max(largest, u);
+    atLimit += u > 0.999 * knee.effortLimit;
+  }
+  qInfo("limited knee servo: largest effort %.15g N m (limit 0.02), %d of 5000 steps at the limit", largest, atLimit);
+  QVERIFY(largest <= knee.effortLimit * (1 + 1e-12));
+  QVERIFY(atLimit > 100);
 }
 
 QTEST_APPLESS_MAIN(TestJointDamping)
