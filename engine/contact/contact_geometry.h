@@ -178,7 +178,15 @@ void swapBodies(Contact& c);
 // the two shapes' signed distance. Where a point is chosen by minimising along a curve (Brent's
 // method), the distance is stationary in the choice, so the material-point gradients are exact
 // (envelope theorem) and the FD checks of the tests hold. Layouts (A, B in either order):
-//   sphere/capsule–sphere/capsule  1: the closest points of the core segments (segmentContact);
+//   sphere–sphere, sphere–capsule  1: the closest points of the cores (segmentContact);
+//   capsule–capsule                5: A's two cap centres against B's core, B's two against A's
+//                                     (a swept sphere against a segment), and the cores' closest
+//                                     points where both lie strictly inside their segments (the
+//                                     lines' signed distance; far elsewhere, as cylinder–cylinder).
+//                                     Two capsules lying side by side touch along a line: one
+//                                     closest-points candidate jumps between the ends as their angle
+//                                     changes sign, and its impulse acts at the knot's end while the
+//                                     other end closes (docs/engine.md, "Capsule pairs");
 //   plane–X                        X's plane candidates against the plane of A (shapePlane);
 //   sphere–X (box, cylinder, hull) 1: the centre against X's distance function, minus r;
 //   capsule–X                      3: the two cap centres, and the point of the core segment of

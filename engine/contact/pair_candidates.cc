@@ -594,6 +594,57 @@ void cylinderPolytope(const Side& cyl, const Side& poly, bool cylIsA, ContactSet
   out.count = n;
 }
 
+// The contact of two round cores (cylinder axes, capsule segments) at their closest points where
+// both lie strictly inside the segments and the segments are not parallel: φ = n·(p_B − p_A) − r_A −
+// r_B along n = ±u_A × u_B (the lines' signed distance, smooth through a crossing); far elsewhere
+// (φ = kFarGap, no gradient), where the candidates at the segments' ends hold the contact.
+void coreCrossing(const Side& sa, const Side& sb, double rA, double rB, Contact& c) {
+  const ContactShape &a = *sa.s, &b = *sb.s;
+  const Vec3 uA = sa.pl.Rs.col(2), uB = sb.pl.Rs.col(2);
+  Vec3 pa = sa.pl.o, pb = sb.pl.o;
+  bool interior = false;
+  // A core of length 0 (a capsule may have one) has no interior: far (segmentPoints divides by it).
+  if (a.halfLength > 0 && b.halfLength > 0)
+    segmentPoints(sa.pl.o - a.halfLength * uA, sa.pl.o + a.halfLength * uA, sb.pl.o - b.halfLength * uB,
+                  sb.pl.o + b.halfLength * uB, pa, pb, interior);
+  Vec3 nrm = uA.cross(uB);
+  if (interior && nrm.squaredNorm() > kParallelSin2) {
+    nrm.normalize();
+    const Vec3 diff = pb - pa;
+    if (diff.norm() > kTinyDistance ? nrm.dot(diff) < 0 : nrm.dot(sb.pl.o - sa.pl.o) < 0) nrm = -nrm;
+    c.normal = nrm;
+    c.phi = nrm.dot(diff) - rA - rB;
+    c.pointA = pa + rA * nrm;
+    c.pointB = pb - rB * nrm;
+  } else {
+    c.normal = (pb - pa).norm() > kTinyDistance ? Vec3((pb - pa).normalized()) : Vec3::UnitZ();
+    c.phi = kFarGap;
+    c.pointA = pa;
+    c.pointB = pa + kFarGap * c.normal;
+  }
+  finish(c, sa.z, &sa.pl.Q, *sb.z, sb.pl.Q);
+  // A far candidate's φ is constant: no gradient.
+  if (c.phi == kFarGap) c.dxA.setZero(), c.dthA.setZero(), c.dxB.setZero(), c.dthB.setZero();
+}
+
+// Two capsules: each cap centre against the other capsule (a swept sphere against its core: the
+// distance of a point to a segment, smooth wherever the point is off the segment), A's two, then
+// B's two, and the cores' crossing (coreCrossing). A single closest-points candidate cannot hold two
+// capsules lying side by side: its witness point jumps between the ends as their angle changes sign
+// (φ is the least of the two ends' distances, with a kink), and the impulse acts at the knot's end
+// while the other end closes (docs/engine.md, "Capsule pairs").
+void capsules(const Side& sa, const Side& sb, ContactSet& out) {
+  const double rA = sa.s->radius, rB = sb.s->radius;
+  const Vec3 uA = sa.pl.Rs.col(2), uB = sb.pl.Rs.col(2);
+  const double hA = sa.s->halfLength, hB = sb.s->halfLength;
+  pointAgainst(sb, sa, sa.pl.o + hA * uA, rA, false, out.contacts[0]);
+  pointAgainst(sb, sa, sa.pl.o - hA * uA, rA, false, out.contacts[1]);
+  pointAgainst(sa, sb, sb.pl.o + hB * uB, rB, true, out.contacts[2]);
+  pointAgainst(sa, sb, sb.pl.o - hB * uB, rB, true, out.contacts[3]);
+  coreCrossing(sa, sb, rA, rB, out.contacts[4]);
+  out.count = 5;
+}
+
 // Two cylinders: rim points both ways, and the side–side contact of the axes.
 void cylinders(const Side& sa, const Side& sb, ContactSet& out, PairFeatures* features, bool choose) {
   PairFeatures local;
@@ -606,33 +657,9 @@ void cylinders(const Side& sa, const Side& sb, ContactSet& out, PairFeatures* fe
   cylinderPoints(sa, sb, rim, f.rim + 2, choose);
   for (const Vec3& p : rim) pointAgainst(sb, sa, p, 0.0, false, out.contacts[n++]);
   f.chosen = true;
-  // Side against side: the axes' closest points, where both lie strictly inside the segments.
-  const ContactShape &a = *sa.s, &b = *sb.s;
-  const Vec3 uA = sa.pl.Rs.col(2), uB = sb.pl.Rs.col(2);
-  Vec3 pa, pb;
-  bool interior;
-  segmentPoints(sa.pl.o - a.halfLength * uA, sa.pl.o + a.halfLength * uA, sb.pl.o - b.halfLength * uB,
-                sb.pl.o + b.halfLength * uB, pa, pb, interior);
-  Contact& c = out.contacts[n++];
-  Vec3 nrm = uA.cross(uB);
-  if (interior && nrm.squaredNorm() > kParallelSin2) {
-    nrm.normalize();
-    const Vec3 diff = pb - pa;
-    if (diff.norm() > kTinyDistance ? nrm.dot(diff) < 0 : nrm.dot(sb.pl.o - sa.pl.o) < 0) nrm = -nrm;
-    c.normal = nrm;
-    c.phi = nrm.dot(diff) - a.radius - b.radius;
-    c.pointA = pa + a.radius * nrm;
-    c.pointB = pb - b.radius * nrm;
-  } else {
-    // Far: the rims hold this contact (see kFarGap).
-    c.normal = (pb - pa).norm() > kTinyDistance ? Vec3((pb - pa).normalized()) : Vec3::UnitZ();
-    c.phi = kFarGap;
-    c.pointA = pa;
-    c.pointB = pa + kFarGap * c.normal;
-  }
-  finish(c, sa.z, &sa.pl.Q, *sb.z, sb.pl.Q);
-  // A far candidate's φ is constant: no gradient.
-  if (c.phi == kFarGap) c.dxA.setZero(), c.dthA.setZero(), c.dxB.setZero(), c.dthB.setZero();
+  // Side against side: the axes' closest points, where both lie strictly inside the segments (far
+  // elsewhere, where the rims hold the contact).
+  coreCrossing(sa, sb, sa.s->radius, sb.s->radius, out.contacts[n++]);
   out.count = n;
 }
 
@@ -654,6 +681,7 @@ double shapeReach(const ContactShape& s) {
 int pairCandidateCount(const ContactShape& a, const ContactShape& b) {
   if (a.kind == K::Plane) return planeCount(b);
   if (b.kind == K::Plane) return planeCount(a);
+  if (a.kind == K::Capsule && b.kind == K::Capsule) return 5;
   if (isRound(a.kind) && isRound(b.kind)) return 1;
   if (isRound(a.kind) || isRound(b.kind)) return (a.kind == K::Sphere || b.kind == K::Sphere) ? 1 : 3;
   if (isPolytope(a.kind) && isPolytope(b.kind)) return vertexCount(a) + vertexCount(b) + 1;
@@ -667,6 +695,7 @@ void pairCandidates(const ContactShape& a, const BodyPose& za, const ContactShap
   if (a.kind == K::Plane && b.kind == K::Plane) out.count = 0;
   else if (a.kind == K::Plane) planeAgainst(sa, sb, true, out);
   else if (b.kind == K::Plane) planeAgainst(sb, sa, false, out);
+  else if (a.kind == K::Capsule && b.kind == K::Capsule) capsules(sa, sb, out);
   else if (isRound(a.kind) && isRound(b.kind)) {
     out.count = 1;
     shapePair(a, za, b, zb, out.contacts[0]);

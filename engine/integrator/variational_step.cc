@@ -52,6 +52,17 @@
 // of a far limit would be ~μ/s instead of 0 — a spurious effort of ~1e-9 N·m. A step whose
 // solution brings an excluded limit to its bound (s ≤ 0) is solved again with every limit; a step
 // without contacts and without candidates takes the plain Newton path.
+// Contact candidates, by the same rule: a contact enters a step's complementarity problem only if
+// its gap at z1 is within kContactMargin + 2|φ̇₀|Δt (φ̇₀ = ∂φ/∂ż(z1)·ż₀, the rate at the state's
+// velocities); the others are equality rows y = 0 (identity diagonal, no coupling, no impulse), so
+// every step keeps the same graph. A contact in the problem whose bodies are far apart is an
+// unloaded contact (γ → 0) with a sliding friction subproblem (ψ at the sliding speed, cone slack
+// → 0) whose central path keeps ψ ≈ 5φ/μ, far from that: on a folding 10-capsule chain the
+// friction rows of contacts 8 cm apart set the step lengths of stalled iterations, and leaving
+// them out took its mean interior-point iterations per step from 73.7 to 35.2 (docs/engine.md,
+// "Capsule pairs"). A step whose solution closes an excluded contact (φ(z2) ≤ 0) is solved again
+// with that contact a candidate (excludedContactsHold); one that stays open (φ(z2) > 0) carries no
+// impulse in the full problem either (γ = 0, and the cone μγ − Σβ ≥ 0 leaves no friction).
 #include "integrator/variational_step.h"
 
 #include <array>
@@ -109,6 +120,9 @@ constexpr double kFrictionCompliance = 1e-6;
 constexpr double kLimitCompliance = 1e-7;
 // Distance (rad or m) beyond the motion 2|θ̇₀|Δt within which a limit is a candidate of the step.
 constexpr double kLimitMargin = 0.05;
+// Gap [m] beyond the motion 2|φ̇₀|Δt within which a contact is a candidate of the step (see
+// contactCandidate; the 1 mm of a pair's add distance, collision_pairs.h).
+constexpr double kContactMargin = 1e-3;
 // Weighted residual below which a stalled interior-point line search counts as converged.
 constexpr double kContactAttainable = 1e-7;
 // Warm start of the contact step: impulses start at the previous step's, shifted into the interior
@@ -195,6 +209,10 @@ struct VariationalIntegrator::Impl {
   int numPairs = 0;
   std::vector<int> pairRow;
   std::vector<char> limitOn;  // per limit: a candidate (pair rows) in this step
+  // Per contact: a candidate of this step (pair rows; else equality rows y = 0, see
+  // contactCandidate), and the index of its first pair (−1 if not a candidate).
+  std::vector<char> contactOn;
+  std::vector<int> contactPair;
   VecX yCur, yTrial, dy;
   // The contact step's factorisation: the Newton matrix (assembled in matrix_, which stays
   // unfactored for the iterative refinement: its pivots span many decades) copied into an order in
@@ -266,13 +284,28 @@ EliminationOrder leafFirstOrder(const CompiledSystem& sys) {
   return computeEliminationOrder(adjacency, zeroDiagonal, hangingLeaf, {}, pairs);
 }
 
-// The interior-point pairs: every contact row (then the n_f − 4 friction rows of its companion),
-// then rows 0–1 (lower, upper) of every candidate limit. The pair vectors keep the capacity of all
-// pairs (allocated once); the first numPairs entries are in use.
+// Whether candidate k of a contact group enters the step's complementarity problem: its gap at the
+// knot z1 is within kContactMargin + 2|φ̇₀|Δt, φ̇₀ the gap's rate at the state's velocities (the
+// limits' rule). The others are equality rows y = 0 (selectPairs, evaluate).
+bool contactCandidate(const CompiledContactGroup& grp, const contact::Contact& c, const State& state, double dt) {
+  const BodyState& b = state.bodies[grp.body];
+  double rate = c.dxB.dot(b.v) + c.dthB.dot(b.w);
+  if (grp.bodyA >= 0) rate += c.dxA.dot(state.bodies[grp.bodyA].v) + c.dthA.dot(state.bodies[grp.bodyA].w);
+  return !(c.phi > kContactMargin + 2.0 * std::abs(rate) * dt);
+}
+
+// The interior-point pairs: every row of every candidate contact (then the n_f − 4 friction rows of
+// its companion), then rows 0–1 (lower, upper) of every candidate limit. The pair vectors keep the
+// capacity of all pairs (allocated once); the first numPairs entries are in use.
 void selectPairs(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
+  MS_ASSERT(m.contactOn.size() == sys.contacts.size() && m.contactPair.size() == sys.contacts.size(),
+            "contact candidate flags sized for another system");
   m.pairRow.clear();
   const int extra = sys.frictionDirections - kFrictionDirections;
-  for (const CompiledContact& c : sys.contacts) {
+  for (size_t ci = 0; ci < sys.contacts.size(); ++ci) {
+    const CompiledContact& c = sys.contacts[ci];
+    m.contactPair[ci] = m.contactOn[ci] ? int(m.pairRow.size()) : -1;
+    if (!m.contactOn[ci]) continue;
     for (int q = 0; q < 6; ++q) m.pairRow.push_back(6 * c.node + q);
     for (int q = 0; q < extra && c.extraNode >= 0; ++q) m.pairRow.push_back(6 * c.extraNode + q);
   }
@@ -314,6 +347,8 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   // (Rebuilt per step by selectPairs when limits are candidates or not; all on until then.)
   m.lim2.resize(sys_->limits.size());
   m.limitOn.assign(sys_->limits.size(), 1);
+  m.contactOn.assign(sys_->contacts.size(), 1);
+  m.contactPair.assign(sys_->contacts.size(), -1);
   const int maxPairs =
       int((6 + sys_->frictionDirections - kFrictionDirections) * sys_->contacts.size() + 2 * sys_->limits.size());
   m.pairRow.reserve(maxPairs);
@@ -661,6 +696,18 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
       const contact::Contact& c2 = m.set2[gi].contacts[k];
       const contact::FrictionRows& fr = m.fr[grp.first + k];
       const Vec6 y = x.segment<6>(6 * cc.node);
+      if (!m.contactOn[grp.first + k]) {
+        // Not a candidate in this step: equality rows y = 0 (companion too), no impulse, no coupling.
+        r.segment<6>(6 * cc.node) = y;
+        if (cc.extraNode >= 0) r.segment<6>(6 * cc.extraNode) = x.segment<6>(6 * cc.extraNode);
+        if (!F) continue;
+        F->diag(cc.node).setIdentity();
+        for (int blk : {cc.blockCB, cc.blockBC, cc.blockCA, cc.blockAC, cc.blockEB, cc.blockBE, cc.blockEA, cc.blockAE,
+                        cc.blockCE, cc.blockEC})
+          if (blk >= 0) F->block(blk).setZero();
+        if (cc.extraNode >= 0) F->diag(cc.extraNode).setIdentity();
+        continue;
+      }
       const double gamma = y[0], psi = y[1];
       const Eigen::Vector4d beta = y.tail<4>();
       auto rc = r.segment<6>(6 * cc.node);
@@ -903,13 +950,16 @@ class ContactStepProblem final : public InteriorPointProblem {
       const int row = m_.pairRow[p];
       F_.diag(row / 6)(row % 6, row % 6) += m_.sCur[p] / m_.yCur[p];
     }
-    // Companions: the 4 directions of smallest s/β into the contact node (pairs of contact ci:
-    // ci·(6 + n_f − 4) + [0, 6) on the contact node, then its n_f − 4 companion rows).
-    const int nf = sys_.frictionDirections, per = 6 + nf - kFrictionDirections;
+    // Companions: the 4 directions of smallest s/β into the contact node (pairs of candidate ci:
+    // contactPair[ci] + [0, 6) on the contact node, then its n_f − 4 companion rows; a contact that
+    // is not a candidate has equality rows and no swaps).
+    const int nf = sys_.frictionDirections;
     for (size_t ci = 0; ci < m_.numSwaps.size(); ++ci) {
+      m_.numSwaps[ci] = 0;
+      if (m_.contactPair[ci] < 0) continue;
       double ratio[contact::kMaxFrictionDirections];
       for (int k = 0; k < nf; ++k) {
-        const int p = int(ci) * per + (k < kFrictionDirections ? 2 + k : 6 + k - kFrictionDirections);
+        const int p = m_.contactPair[ci] + (k < kFrictionDirections ? 2 + k : 6 + k - kFrictionDirections);
         ratio[k] = m_.sCur[p] / m_.yCur[p];
       }
       const int n = companionSwaps(ratio, nf, &m_.swapC[4 * ci], &m_.swapE[4 * ci]);
@@ -1073,6 +1123,7 @@ StepReport VariationalIntegrator::advance(const StepSettings& st, const Inputs& 
       finalAttempt_ = h == 1;
       fullInterval_ = h == kUnits;
       rootChecked_ = 2 * h >= kUnits;
+      growthAttempt_ = growing();
       rep = solve(sub, h0, inputs, state);
       total.iterations += rep.iterations;
       if (rep.status == StepStatus::Ok) {
@@ -1358,6 +1409,12 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
     m.limitOn[li] = !(dist > kLimitMargin + 2.0 * std::abs(rate) * st.dt);
     anyLimit = anyLimit || m.limitOn[li];
   }
+  // Contacts that are candidates of this step: within kContactMargin + 2|φ̇₀|Δt at z1.
+  for (size_t gi = 0; gi < sys_->contactGroups.size(); ++gi) {
+    const CompiledContactGroup& grp = sys_->contactGroups[gi];
+    for (int k = 0; k < grp.count; ++k)
+      m.contactOn[grp.first + k] = contactCandidate(grp, m.set1[gi].contacts[k], state, st.dt);
+  }
   selectPairs(*sys_, m);
   // Both paths weight the body rows (N, N·m) of the residual by the system's force scale
   // max(1 N, Σ m|g|); constraint rows stay in m and rad.
@@ -1552,6 +1609,24 @@ bool VariationalIntegrator::excludedLimitsHold() const {
   return true;
 }
 
+// True if every contact left out of the step is open at z2 (φ > 0: its impulse 0 solves the
+// complementarity exactly, and friction β ≤ μγ = 0 with it). The others become candidates (the
+// caller solves the step again). m.set2 holds φ(z2) of the final iterate.
+bool VariationalIntegrator::excludedContactsHold() {
+  Impl& m = *impl_;
+  bool hold = true;
+  for (size_t gi = 0; gi < sys_->contactGroups.size(); ++gi) {
+    const CompiledContactGroup& grp = sys_->contactGroups[gi];
+    for (int k = 0; k < grp.count; ++k) {
+      const int ci = grp.first + k;
+      if (m.contactOn[ci] || m.set2[gi].contacts[k].phi > 0) continue;
+      m.contactOn[ci] = 1;
+      hold = false;
+    }
+  }
+  return hold;
+}
+
 // The step again from its warm start, with every limit a candidate.
 StepReport VariationalIntegrator::stepWithAllLimits(const StepSettings& st, State& state) {
   Impl& m = *impl_;
@@ -1659,6 +1734,11 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   const bool warmExtra = state.contactFriction.size() == sys_->contacts.size();
   const int extra = sys_->frictionDirections - kFrictionDirections;
   for (size_t ci = 0; ci < sys_->contacts.size(); ++ci) {
+    // A contact that is not a candidate: its equality rows' solution y = 0 (companion too).
+    if (!m.contactOn[ci]) {
+      m.cur.segment<6>(6 * sys_->contacts[ci].node).setZero();
+      continue;
+    }
     m.cur.segment<6>(6 * sys_->contacts[ci].node) =
         (warm ? Vec6(state.contactImpulse[ci].cwiseMax(0.0)) : Vec6::Zero()).array() + kWarmShift;
     // Companion: directions 5..n_f likewise; its padding rows stay 0.
@@ -1697,7 +1777,11 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   // The whole sequence below runs with the friction polygons as built, then (if it fails) turned
   // by half a sector, π/n_f: a degenerate friction pair of one orientation is not one of the other.
   InteriorPointReport ipr;
-  for (int orientation = 0; orientation < 2 && (orientation == 0 || !accepted(ipr)); ++orientation) {
+  // An attempt to lengthen the interval (growthAttempt_) runs the first solve only: if it fails the
+  // step keeps the interval that worked (advance), and the retries below would only add their cost —
+  // measured on a 40-capsule chain, 587 of 820 failed solves were such attempts, ~100 iterations each.
+  const int orientations = growthAttempt_ ? 1 : 2;
+  for (int orientation = 0; orientation < orientations && (orientation == 0 || !accepted(ipr)); ++orientation) {
   if (orientation == 1) {
     if (ipr.status == InteriorPointStatus::NonFinite || sys_->contacts.empty()) break;
     m.frictionTwist = kPi / sys_->frictionDirections;
@@ -1719,15 +1803,19 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   //  2. The warm start with the monotone rule.
   constexpr double kStartScales[] = {1.0, 0.1, 10.0};
   constexpr int kRetries = int(sizeof kStartScales / sizeof kStartScales[0]) + 1;
-  for (int retry = 0; retry < kRetries && !accepted(ipr) && ipr.status != InteriorPointStatus::NonFinite; ++retry) {
+  for (int retry = 0; retry < (growthAttempt_ ? 0 : kRetries) && !accepted(ipr) && ipr.status != InteriorPointStatus::NonFinite;
+       ++retry) {
     m.cur = m.start;
     const bool scaled = retry + 1 < kRetries;
     if (scaled) {
       double stop = 0;
       for (int i = 0; i < nb; ++i)
         stop += sys_->bodies[i].mass * (st.gravity.norm() + state.bodies[i].v.norm() / st.dt);
-      const double y0 = kStartScales[retry] * stop / double(std::max<size_t>(1, sys_->contacts.size()));
-      for (const CompiledContact& c : sys_->contacts) m.cur.segment<6>(6 * c.node).array() += y0;
+      int candidates = 0;
+      for (char on : m.contactOn) candidates += on;
+      const double y0 = kStartScales[retry] * stop / double(std::max(1, candidates));
+      for (size_t ci = 0; ci < sys_->contacts.size(); ++ci)
+        if (m.contactOn[ci]) m.cur.segment<6>(6 * sys_->contacts[ci].node).array() += y0;
     }
     evaluate(*sys_, m, m.cur, m.residual, nullptr);
     startSlacks(1.0);
@@ -1747,8 +1835,19 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   // The final iterate's residual and gaps (the line search may have evaluated other points last).
   evaluate(*sys_, m, m.cur, m.residual, nullptr);
   if (!excludedLimitsHold()) return stepWithAllLimits(st, state);
+  if (!excludedContactsHold()) {
+    selectPairs(*sys_, m);
+    return stepAgain(st, state);
+  }
   if (m.pairsRechosen < kPairResolves && !pairsHold()) {
     ++m.pairsRechosen;
+    // The groups' candidates at the new features (a face slot that became active) may enter.
+    for (size_t gi = 0; gi < sys_->contactGroups.size(); ++gi) {
+      const CompiledContactGroup& grp = sys_->contactGroups[gi];
+      for (int k = 0; k < grp.count; ++k)
+        m.contactOn[grp.first + k] = m.contactOn[grp.first + k] || contactCandidate(grp, m.set1[gi].contacts[k], state, st.dt);
+    }
+    selectPairs(*sys_, m);
     return stepAgain(st, state);
   }
   finish(st, state, rep);

@@ -55,6 +55,8 @@ class VariationalIntegrator final : public Integrator {
   StepReport stepWithContacts(const StepSettings& settings, State& state);
   // Joint limits left out of a step (far from their bounds): check, and the step with all of them.
   bool excludedLimitsHold() const;
+  // Contacts left out of a step (far at its start) that close at its solution: made candidates.
+  bool excludedContactsHold();
   StepReport stepWithAllLimits(const StepSettings& settings, State& state);
   // Polytope pairs overlapping at the solution: features chosen again there, the step solved again.
   bool pairsHold();
@@ -72,6 +74,7 @@ class VariationalIntegrator final : public Integrator {
   bool finalAttempt_ = true;   // the solve is the last try of its step (shortest interval)
   bool fullInterval_ = true;   // the solve covers the whole step Δt
   bool rootChecked_ = true;    // the solve covers Δt or Δt/2: its root is checked (solve())
+  bool growthAttempt_ = false; // the solve tries a longer interval than the last (optional: no retries)
   // Growth of a subdivided interval: solves left before the next attempt, and the next hold.
   int hold_ = 0, backoff_ = 1;
   // Singular configurations of closed loops (step): the start of this step and of the previous one
