@@ -743,8 +743,9 @@ void TestContactGeometry::twistedPolygonConvertsBack() {
 
 
 void TestContactGeometry::pairLayoutsHaveTheirCounts() {
-  // Every ordered pair fills exactly pairCandidateCount candidates, the same number both ways.
-  const int expected[kPairKinds][kPairKinds] = {{1, 1, 1, 1, 1, 1},      {1, 1, 3, 3, 2, 3},     {1, 3, 17, 19, 8, 21},
+  // Every ordered pair fills exactly pairCandidateCount candidates, the same number both ways
+  // (capsule–capsule: both cap centres each way and the cores' crossing, contact_geometry.h).
+  const int expected[kPairKinds][kPairKinds] = {{1, 1, 1, 1, 1, 1},      {1, 5, 3, 3, 2, 3},     {1, 3, 17, 19, 8, 21},
                                                 {1, 3, 19, 21, 10, 23}, {1, 2, 8, 10, 0, 12}, {1, 3, 21, 23, 12, 25}};
   for (int ka = 0; ka < kPairKinds; ++ka)
     for (int kb = 0; kb < kPairKinds; ++kb) {
