@@ -63,6 +63,18 @@
 // "Capsule pairs"). A step whose solution closes an excluded contact (φ(z2) ≤ 0) is solved again
 // with that contact a candidate (excludedContactsHold); one that stays open (φ(z2) > 0) carries no
 // impulse in the full problem either (γ = 0, and the cone μγ − Σβ ≥ 0 leaves no friction).
+// Linear solves of the contact step: the graph LDU factorises without pivoting across nodes, in an
+// order where a contact is eliminated before its body. A closed contact's pivot has ε_n + s/γ in
+// its gap row, so the body's pivot gains the Schur term −(−Nᵀ − μBᵀ)(ε_n + s/γ)⁻¹(N Δt) ≈
+// (n + μb)nᵀΔt/(ε_n + s/γ) (a sliding contact: γ, ψ and one β active, the cone row tying β = μγ):
+// rank one, ~1e9, and unsymmetric. Near a solution with a sliding μ = 1 contact on a thin link the
+// body's pivot is then nearly singular although the whole matrix is not (a dense LU with pivoting
+// solves it to 1e-20), and the solve was wrong by up to 1e-4 of its right-hand side, which one step
+// of iterative refinement did not correct (on the active-set matrix of such a step, further steps
+// of refinement diverged). The interior point then stalled at
+// weighted residuals of 1e-9–4e-8 and was accepted at kContactAttainable. Such a solve is now
+// corrected by GMRES on W F L⁻¹ W⁻¹ (solveFactored): the error lies in the span of the few bad
+// pivots, and 1–3 Krylov directions bring the residual to round-off.
 #include "integrator/variational_step.h"
 
 #include <array>
@@ -125,6 +137,16 @@ constexpr double kLimitMargin = 0.05;
 constexpr double kContactMargin = 1e-3;
 // Weighted residual below which a stalled interior-point line search counts as converged.
 constexpr double kContactAttainable = 1e-7;
+// Accuracy of the contact step's linear solves: a solve (with its kRefinements corrections) whose
+// weighted residual ‖W(rhs − Fδ)‖∞ is above kSolveAccuracy·‖W rhs‖∞ and above its round-off level
+// kSolveRoundoff·‖W(|F||δ| + |rhs|)‖∞ is corrected by GMRES with the factorisation as
+// preconditioner (ContactStepProblem::solveFactored), kKrylov directions per cycle, at most
+// kKrylovCycles cycles, to max(kKrylovTarget·‖W rhs‖∞, the round-off level).
+constexpr double kSolveAccuracy = 1e-12;
+constexpr double kSolveRoundoff = 1e-14;
+constexpr double kKrylovTarget = 1e-15;
+constexpr int kKrylov = 10;
+constexpr int kKrylovCycles = 3;
 // Warm start of the contact step: impulses start at the previous step's, shifted into the interior
 // by kWarmShift (N), slacks at max(c, kWarmShift). Measured against the neutral start (impulses 1 N,
 // slacks max(c, 1)): mean interior-point iterations per step — quadruped standing 17.8 → 5.0, box
@@ -231,6 +253,9 @@ struct VariationalIntegrator::Impl {
   InteriorPointSolver ip;
   // Companion nodes (n_f > 4): per contact, the swaps of the current factorisation (≤ 4 each).
   std::vector<int> swapC, swapE, numSwaps;
+  // GMRES of inaccurate contact-step solves (solveFactored): Krylov basis and two work vectors.
+  MatX krylov;
+  VecX work1, work2;
 };
 
 namespace {
@@ -373,6 +398,9 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
     m.rhs.setZero(n0);
     m.refine.setZero(n0);
     m.start.setZero(n0);
+    m.krylov.setZero(n0, kKrylov + 1);
+    m.work1.setZero(n0);
+    m.work2.setZero(n0);
   }
   const int n = 6 * sys_->numNodes;
   m.roundoff.setZero(n);
@@ -982,14 +1010,7 @@ class ContactStepProblem final : public InteriorPointProblem {
     m_.rhs = -m_.residual;
     for (int p = 0; p < m_.numPairs; ++p) m_.rhs[m_.pairRow[p]] += rhsComp[p] / y[p];
     permuteCompanions(m_.rhs);
-    m_.leafFirst.solve(m_.rhs, m_.delta);
-    // Iterative refinement against the unfactored matrix (up to kRefinements corrections).
-    for (int k = 0; k < refinements; ++k) {
-      F_.multiply(m_.delta, m_.refine);
-      m_.refine = m_.rhs - m_.refine;
-      m_.leafFirst.solve(m_.refine, m_.refine);
-      m_.delta += m_.refine;
-    }
+    solveFactored();
     permuteCompanions(m_.delta);  // back to the fixed layout (disjoint swaps: self-inverse)
     // Δs from the complementarity rows: S Δy + Y Δs = r. (Recovering it from the linearised slack
     // equation instead, Δs = ∂c/∂ż Δż + ∂c/∂y Δy + (c − s), made the sphere chain fail earlier.)
@@ -1027,6 +1048,105 @@ class ContactStepProblem final : public InteriorPointProblem {
   // The duals of the pairs from a node-major vector.
   void gatherPairs(const VecX& x, VecX& y) const {
     for (int p = 0; p < m_.numPairs; ++p) y[p] = x[m_.pairRow[p]];
+  }
+  // δ = F⁻¹ rhs (m_.rhs → m_.delta, both in the factorisation's companion layout) with the
+  // factorisation of leafFirst, kRefinements corrections against the unfactored F_, and, if the
+  // weighted residual is still above kSolveAccuracy·‖W rhs‖∞, restarted GMRES on W F L⁻¹ W⁻¹
+  // (W = diag(rowWeight); the factorisation L as right preconditioner). Measured on the folding
+  // capsule chain: the graph LDU eliminates each contact before its body, and a sliding contact
+  // (γ, ψ and one β active, μ = 1) adds a Schur term (n + μb)nᵀΔt/(ε_n + s/γ) of ~1e9 to the body's
+  // pivot; where that pivot is nearly singular the solve is wrong by ~1e-4 (relative) and iterative
+  // refinement diverges, although the whole matrix is well determined (a dense LU with pivoting
+  // solves it to 1e-20). The error has the rank of the few bad pivots, so GMRES preconditioned by
+  // the same factorisation removes it in a few directions.
+  void solveFactored() {
+    const GraphLDU& L = m_.leafFirst;
+    const VecX& w = m_.rowWeight;
+    L.solve(m_.rhs, m_.delta);
+    // Iterative refinement against the unfactored matrix (up to kRefinements corrections).
+    for (int k = 0; k < kRefinements; ++k) {
+      F_.multiply(m_.delta, m_.refine);
+      m_.refine = m_.rhs - m_.refine;
+      L.solve(m_.refine, m_.refine);
+      m_.delta += m_.refine;
+    }
+    F_.multiply(m_.delta, m_.refine);
+    m_.refine = m_.rhs - m_.refine;
+    const double rhsNorm = m_.rhs.cwiseProduct(w).lpNorm<Eigen::Infinity>();
+    double resNorm = m_.refine.cwiseProduct(w).lpNorm<Eigen::Infinity>();
+    if (!(resNorm > kSolveAccuracy * rhsNorm) || !std::isfinite(resNorm)) return;
+    // Round-off level of the residual itself: ~u·|F||δ| + |rhs| per row (normwise, weighted).
+    m_.work1 = m_.delta.cwiseAbs();
+    F_.multiplyAbs(m_.work1, m_.work2);
+    const double roundoff = kSolveRoundoff * (m_.work2 + m_.rhs.cwiseAbs()).cwiseProduct(w).lpNorm<Eigen::Infinity>();
+    if (resNorm <= roundoff) return;
+    const double target = std::max(kKrylovTarget * rhsNorm, roundoff);
+    MatX& V = m_.krylov;
+    VecX &t1 = m_.work1, &t2 = m_.work2;
+    Eigen::Matrix<double, kKrylov + 1, kKrylov> H;
+    Eigen::Matrix<double, kKrylov + 1, 1> g;
+    Eigen::Matrix<double, kKrylov, 1> cs, sn, z;
+    for (int cycle = 0; cycle < kKrylovCycles && resNorm > target; ++cycle) {
+      V.col(0) = m_.refine.cwiseProduct(w);
+      const double beta = V.col(0).norm();
+      if (!(beta > 0) || !std::isfinite(beta)) return;
+      V.col(0) /= beta;
+      g.setZero();
+      g[0] = beta;
+      int j = 0;
+      while (j < kKrylov) {
+        // V_{j+1} = W F L⁻¹ W⁻¹ V_j, orthogonalised (modified Gram–Schmidt).
+        t1 = V.col(j).cwiseQuotient(w);
+        L.solve(t1, t2);
+        F_.multiply(t2, t1);
+        V.col(j + 1) = t1.cwiseProduct(w);
+        for (int i = 0; i <= j; ++i) {
+          H(i, j) = V.col(i).dot(V.col(j + 1));
+          V.col(j + 1) -= H(i, j) * V.col(i);
+        }
+        H(j + 1, j) = V.col(j + 1).norm();
+        if (H(j + 1, j) > 0) V.col(j + 1) /= H(j + 1, j);
+        // Givens rotations: H upper triangular, g the rotated right-hand side.
+        for (int i = 0; i < j; ++i) {
+          const double a = H(i, j), b = H(i + 1, j);
+          H(i, j) = cs[i] * a + sn[i] * b;
+          H(i + 1, j) = -sn[i] * a + cs[i] * b;
+        }
+        const double rho = std::hypot(H(j, j), H(j + 1, j));
+        if (!(rho > 0) || !std::isfinite(rho)) break;
+        cs[j] = H(j, j) / rho;
+        sn[j] = H(j + 1, j) / rho;
+        H(j, j) = rho;
+        H(j + 1, j) = 0;
+        g[j + 1] = -sn[j] * g[j];
+        g[j] = cs[j] * g[j];
+        ++j;
+        if (std::abs(g[j]) <= target) break;
+      }
+      if (j == 0) return;
+      // z = H⁻¹ g (back substitution), δ += L⁻¹ W⁻¹ V z.
+      for (int i = j - 1; i >= 0; --i) {
+        double acc = g[i];
+        for (int k = i + 1; k < j; ++k) acc -= H(i, k) * z[k];
+        z[i] = acc / H(i, i);
+      }
+      t1.noalias() = V.leftCols(j) * z.head(j);
+      t1 = t1.cwiseQuotient(w);
+      L.solve(t1, t2);
+      m_.delta += t2;
+      F_.multiply(m_.delta, t1);
+      t1 = m_.rhs - t1;
+      const double next = t1.cwiseProduct(w).lpNorm<Eigen::Infinity>();
+      // Keep the correction only if it reduced the residual; stop when a cycle gains less than 10×.
+      if (!(next < resNorm)) {
+        m_.delta -= t2;
+        return;
+      }
+      m_.refine.swap(t1);
+      const bool slow = next > 0.1 * resNorm;
+      resNorm = next;
+      if (slow) return;
+    }
   }
 
  private:
@@ -1824,6 +1944,8 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
     rep.iterations += ipr.iterations;
   }
   }
+  // A stalled interior point accepted at kContactAttainable is reported as such.
+  if (accepted(ipr) && !ipr.converged()) rep.stalled = true;
   rep.residual = ipr.residual;
   if (!accepted(ipr)) {
     rep.status = ipr.status == InteriorPointStatus::NonFinite ? StepStatus::NonFinite
