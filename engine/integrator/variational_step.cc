@@ -75,6 +75,13 @@
 // weighted residuals of 1e-9–4e-8 and was accepted at kContactAttainable. Such a solve is now
 // corrected by GMRES on W F L⁻¹ W⁻¹ (solveFactored): the error lies in the span of the few bad
 // pivots, and 1–3 Krylov directions bring the residual to round-off.
+// A step that still stalls (degenerate pairs, a slow barrier path) and would be accepted at
+// kContactAttainable is polished (ContactStepProblem::polish): the active set A read from the
+// iterate (y_p ≥ s_p), Newton on G_A(x) = [F(x); c_p(x), p ∈ A; y_p, p ∉ A] = 0, whose Jacobian is the
+// step's matrix without S·Y⁻¹ and with unit rows for p ∉ A, with the primal–dual active-set update
+// (p leaves A when y_p + Δy_p < −tol, enters when c_p(x + Δx) < −tol, the direction then solved
+// again at the same x). Its solution, if the signs hold, solves the complementarity problem
+// exactly (s_p = 0 on A, y_p = 0 off A): the step then counts as converged.
 #include "integrator/variational_step.h"
 
 #include <array>
@@ -137,6 +144,8 @@ constexpr double kLimitMargin = 0.05;
 constexpr double kContactMargin = 1e-3;
 // Weighted residual below which a stalled interior-point line search counts as converged.
 constexpr double kContactAttainable = 1e-7;
+// Factorisations of the polish of such a stalled step (ContactStepProblem::polish).
+constexpr int kPolishFactorisations = 8;
 // Accuracy of the contact step's linear solves: a solve (with its kRefinements corrections) whose
 // weighted residual ‖W(rhs − Fδ)‖∞ is above kSolveAccuracy·‖W rhs‖∞ and above its round-off level
 // kSolveRoundoff·‖W(|F||δ| + |rhs|)‖∞ is corrected by GMRES with the factorisation as
@@ -253,6 +262,10 @@ struct VariationalIntegrator::Impl {
   InteriorPointSolver ip;
   // Companion nodes (n_f > 4): per contact, the swaps of the current factorisation (≤ 4 each).
   std::vector<int> swapC, swapE, numSwaps;
+  // The polish of a stalled interior point (ContactStepProblem::polish): per pair, whether it is
+  // active (its row c = 0, its impulse free) or not (impulse 0, c free); the iterate being polished.
+  std::vector<char> pairActive;
+  VecX polished;
   // GMRES of inaccurate contact-step solves (solveFactored): Krylov basis and two work vectors.
   MatX krylov;
   VecX work1, work2;
@@ -378,6 +391,7 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
       int((6 + sys_->frictionDirections - kFrictionDirections) * sys_->contacts.size() + 2 * sys_->limits.size());
   m.pairRow.reserve(maxPairs);
   for (VecX* v : {&m.yCur, &m.yTrial, &m.dy, &m.sCur, &m.sTrial, &m.ds}) v->setZero(maxPairs);
+  m.pairActive.assign(maxPairs, 0);
   m.ip.reserve(maxPairs);
   m.numPairs = -1;
   selectPairs(*sys_, m);
@@ -398,6 +412,7 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
     m.rhs.setZero(n0);
     m.refine.setZero(n0);
     m.start.setZero(n0);
+    m.polished.setZero(n0);
     m.krylov.setZero(n0, kKrylov + 1);
     m.work1.setZero(n0);
     m.work2.setZero(n0);
@@ -962,7 +977,10 @@ class ContactStepProblem final : public InteriorPointProblem {
   bool factor() override {
     if (matrix_ != Matrix::Current && !std::isfinite(norms(m_.cur, m_.sCur, m_.residual, &F_).maxAbs)) return false;
     completeMatrix();
-    // The matrix (F_ stays unfactored) into the contact step's order, then factored there.
+    return factorCompleted();
+  }
+  // The completed matrix (F_ stays unfactored) into the contact step's order, then factored there.
+  bool factorCompleted() {
     GraphLDU& L = m_.leafFirst;
     for (int i = 0; i < L.numNodes(); ++i) L.diag(i) = F_.diag(i);
     for (const auto& [dst, src] : m_.leafBlocks) {
@@ -978,9 +996,13 @@ class ContactStepProblem final : public InteriorPointProblem {
       const int row = m_.pairRow[p];
       F_.diag(row / 6)(row % 6, row % 6) += m_.sCur[p] / m_.yCur[p];
     }
-    // Companions: the 4 directions of smallest s/β into the contact node (pairs of candidate ci:
-    // contactPair[ci] + [0, 6) on the contact node, then its n_f − 4 companion rows; a contact that
-    // is not a candidate has equality rows and no swaps).
+    swapCompanions(false);
+    matrix_ = Matrix::Factored;
+  }
+  // Companions: the 4 directions of smallest s/β into the contact node (pairs of candidate ci:
+  // contactPair[ci] + [0, 6) on the contact node, then its n_f − 4 companion rows; a contact that
+  // is not a candidate has equality rows and no swaps). For the polish: the active directions.
+  void swapCompanions(bool polish) {
     const int nf = sys_.frictionDirections;
     for (size_t ci = 0; ci < m_.numSwaps.size(); ++ci) {
       m_.numSwaps[ci] = 0;
@@ -988,14 +1010,13 @@ class ContactStepProblem final : public InteriorPointProblem {
       double ratio[contact::kMaxFrictionDirections];
       for (int k = 0; k < nf; ++k) {
         const int p = m_.contactPair[ci] + (k < kFrictionDirections ? 2 + k : 6 + k - kFrictionDirections);
-        ratio[k] = m_.sCur[p] / m_.yCur[p];
+        ratio[k] = polish ? (m_.pairActive[p] ? 0.0 : 1.0) : m_.sCur[p] / m_.yCur[p];
       }
       const int n = companionSwaps(ratio, nf, &m_.swapC[4 * ci], &m_.swapE[4 * ci]);
       m_.numSwaps[ci] = n;
       for (int i = 0; i < n; ++i)
         swapCompanionUnknowns(F_, sys_, sys_.contacts[ci], m_.swapC[4 * ci + i], m_.swapE[4 * ci + i]);
     }
-    matrix_ = Matrix::Factored;
   }
   bool solveNewton(const Eigen::Ref<const VecX>& rhsComp) override {
     constexpr int refinements = kRefinements;
@@ -1146,6 +1167,76 @@ class ContactStepProblem final : public InteriorPointProblem {
       const bool slow = next > 0.1 * resNorm;
       resNorm = next;
       if (slow) return;
+    }
+  }
+  // Polish of an interior point that stalled near a solution: the equations with the active set
+  // guessed from the iterate — pair p active if y_p ≥ s_p: its row c_p = 0 and its impulse free;
+  // otherwise y_p = 0 and c_p free — solved by Newton's method from the iterate (inactive rows of
+  // the matrix become unit rows, solveFactored). A direction whose end point has an active impulse
+  // < −tol or an inactive c_p < −tol changes the set instead (primal–dual active-set rule) and is
+  // solved again at the same point. Solved when the weighted residual of those equations is ≤ tol
+  // and every active impulse and inactive c_p is ≥ −tol: m_.cur is then that point, slacks s = 0
+  // (active) or max(c, 0) (inactive, impulse 0): exactly complementary. At most maxFactorisations
+  // factorisations; returns how many were made, and the weighted residual in `residual` (infinite if
+  // not solved; m_.cur is then unchanged).
+  int polish(double tol, int maxFactorisations, double& residual) {
+    residual = std::numeric_limits<double>::infinity();
+    const int np = m_.numPairs;
+    VecX& x = m_.polished;
+    VecX& r = m_.trialResidual;
+    x = m_.cur;
+    for (int p = 0; p < np; ++p) m_.pairActive[p] = m_.yCur[p] >= m_.sCur[p];
+    int factorisations = 0;
+    matrix_ = Matrix::None;  // F_ holds the polish's matrices from here on
+    for (;;) {
+      if (!ms::evaluate(sys_, m_, x, r, &F_)) return factorisations;
+      // r ← the active-set equations: c on active rows, y on the others.
+      bool signs = true;
+      for (int p = 0; p < np; ++p) {
+        const int row = m_.pairRow[p];
+        if (m_.pairActive[p]) {
+          signs = signs && x[row] >= -tol;
+        } else {
+          signs = signs && r[row] >= -tol;
+          r[row] = x[row];
+        }
+      }
+      const double norm = r.cwiseProduct(m_.rowWeight).lpNorm<Eigen::Infinity>();
+      if (!std::isfinite(norm)) return factorisations;
+      if (norm <= tol && signs) {
+        ms::evaluate(sys_, m_, x, r, nullptr);
+        for (int p = 0; p < np; ++p) {
+          const int row = m_.pairRow[p];
+          m_.sCur[p] = m_.pairActive[p] ? 0.0 : std::max(r[row], 0.0);
+          if (!m_.pairActive[p]) x[row] = 0.0;
+        }
+        m_.cur.swap(x);
+        gatherPairs(m_.cur, m_.yCur);
+        residual = norm;
+        return factorisations;
+      }
+      if (factorisations >= maxFactorisations) return factorisations;
+      for (int p = 0; p < np; ++p)
+        if (!m_.pairActive[p]) F_.setUnitRow(m_.pairRow[p] / 6, m_.pairRow[p] % 6);
+      swapCompanions(true);
+      ++factorisations;
+      if (!factorCompleted()) return factorisations;
+      m_.rhs = -r;
+      permuteCompanions(m_.rhs);
+      solveFactored();
+      permuteCompanions(m_.delta);
+      if (!m_.delta.allFinite()) return factorisations;
+      // The set at the direction's end point (c there, not linearised; y alone if it cannot be
+      // evaluated, |ω| ≥ 2/Δt).
+      m_.trial = x + m_.delta;
+      const bool evaluated = ms::evaluate(sys_, m_, m_.trial, m_.refine, nullptr);
+      bool changed = false;
+      for (int p = 0; p < np; ++p) {
+        const int row = m_.pairRow[p];
+        if (m_.pairActive[p] && m_.trial[row] < -tol) m_.pairActive[p] = 0, changed = true;
+        else if (!m_.pairActive[p] && evaluated && m_.refine[row] < -tol) m_.pairActive[p] = 1, changed = true;
+      }
+      if (!changed) x.swap(m_.trial);
     }
   }
 
@@ -1944,8 +2035,19 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
     rep.iterations += ipr.iterations;
   }
   }
-  // A stalled interior point accepted at kContactAttainable is reported as such.
-  if (accepted(ipr) && !ipr.converged()) rep.stalled = true;
+  // A stalled interior point accepted at kContactAttainable: polished to an exact complementary
+  // solution when its active set can be identified (ContactStepProblem::polish), else reported.
+  if (accepted(ipr) && !ipr.converged()) {
+    double polished = 0;
+    rep.iterations += problem.polish(ips.tol, kPolishFactorisations, polished);
+    if (polished <= ips.tol) {
+      ipr.status = InteriorPointStatus::Converged;
+      ipr.residual = polished;
+      ipr.complementarity = 0;
+    } else {
+      rep.stalled = true;
+    }
+  }
   rep.residual = ipr.residual;
   if (!accepted(ipr)) {
     rep.status = ipr.status == InteriorPointStatus::NonFinite ? StepStatus::NonFinite

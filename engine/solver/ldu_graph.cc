@@ -187,6 +187,12 @@ void GraphLDU::multiplyAbs(const VecX& x, VecX& y) const {
   }
 }
 
+void GraphLDU::setUnitRow(int i, int q) {
+  diag_[i].row(q).setZero();
+  diag_[i](q, q) = 1.0;
+  for (const auto& [j, k] : lookup_[i]) off_[k].row(q).setZero();
+}
+
 int GraphLDU::maxRowBlocks() const {
   int most = 0;
   for (int i = 0; i < numNodes(); ++i) most = std::max(most, 1 + int(lookup_[i].size()));

@@ -49,6 +49,9 @@ class GraphLDU {
   void multiply(const VecX& x, VecX& y) const;
   // y = |F| |x| (entrywise absolute values), as multiply: the scale of F x for round-off estimates.
   void multiplyAbs(const VecX& x, VecX& y) const;
+  // Replaces row q of node i's block row by the unit row e_q (diagonal 1, every other stored entry
+  // of the row 0): the equation x_{6i+q} = rhs. Before factor().
+  void setUnitRow(int i, int q);
   // The largest number of stored blocks in a block row (diagonal included).
   int maxRowBlocks() const;
   // The matrix as currently stored (before factor()), as a dense 6n×6n matrix (tests, reference).
