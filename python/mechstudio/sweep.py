@@ -121,6 +121,20 @@ def rollout(model, params, metrics, duration=None, steps=None, dt=None, integrat
     return row
 
 
+def _rollouts(model, batch, metrics, **kwargs):
+    """The rollouts of one batch, in order (one Dask task)."""
+    return [rollout(model, params, metrics, **kwargs) for params in batch]
+
+
+def _lost(params, metrics, reason):
+    """The row of a rollout whose task did not return: its parameters, failed, the reason."""
+    row = {k: _number(v) for k, v in params.items()}
+    row.update(steps=0, time=0.0, failed=True, reason=reason, wall_s=math.nan)
+    for agg, q in (parse_metric(m) for m in metrics):
+        row[f"{agg}({q})"] = math.nan
+    return row
+
+
 def _append(series, out, parsed, signals):
     for _, q in parsed:
         if q in STEP_METRICS:
@@ -152,9 +166,21 @@ def sweep(model, grid_or_samples, metrics=("final(energy)",), duration=1.0, step
             cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None)
             own = client = Client(cluster)
     try:
-        futures = client.map(rollout, [model] * len(sets), sets, [list(metrics)] * len(sets), pure=False,
+        # Rollouts go to the workers in batches, about 8 per worker thread: one scheduler round trip
+        # per rollout cost ~2.5 ms (200 box-incline rollouts of 10 s: one worker spent 0.5 s more
+        # than its rollouts; 2 workers took 0.49–0.61× its time, batched 0.51–0.56×), and 8 per
+        # thread still balance rollouts of different lengths.
+        threads = max(1, sum(client.nthreads().values()))
+        size = max(1, math.ceil(len(sets) / (8 * threads)))
+        batches = [sets[i:i + size] for i in range(0, len(sets), size)]
+        futures = client.map(_rollouts, [model] * len(batches), batches, [list(metrics)] * len(batches), pure=False,
                              duration=duration, steps=steps, dt=dt, integrator=integrator, options=options)
-        rows = client.gather(futures)
+        rows = []
+        for batch, future in zip(batches, futures):
+            try:
+                rows.extend(future.result())
+            except Exception as e:  # the task itself failed (a worker died): its rollouts are rows too
+                rows.extend(_lost(p, metrics, f"rollout lost: {type(e).__name__}: {e}") for p in batch)
     finally:
         if own is not None:
             cluster = getattr(own, "cluster", None)

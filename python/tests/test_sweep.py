@@ -75,3 +75,25 @@ def test_the_cli_runs_a_sweep(cli, models, tmp_path):
                         "--csv", str(tmp_path / "x.csv")], capture_output=True, text=True)
     assert r.returncode == 1 and "mechstudio-cli: error: --grid 'mu=x'" in r.stderr
     assert not (tmp_path / "x.csv").exists()
+
+
+def test_a_task_that_does_not_return_gives_failed_rows(models, monkeypatch):
+    # A task that raises instead of returning its rows (as when its worker dies): each of its
+    # rollouts is a failed row with the reason, the others are there as usual, in order.
+    sweep_mod = mechstudio.sweep_module
+    real = sweep_mod._rollouts
+
+    def dying(model, batch, metrics, **kwargs):
+        if any(p.get("mu") == 0.3 for p in batch):
+            raise RuntimeError("the worker died")
+        return real(model, batch, metrics, **kwargs)
+
+    monkeypatch.setattr(sweep_mod, "_rollouts", dying)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster) as c:
+        df = mechstudio.sweep(str(models / "box-incline.mech"), {"mu": [0.2, 0.3, 0.4], "angle_deg": [10.0]},
+                              metrics=["max(penetration)"], duration=0.1, client=c)
+    assert list(df["mu"]) == [0.2, 0.3, 0.4]
+    assert list(df["failed"]) == [False, True, False]
+    assert df["reason"][1] == "rollout lost: RuntimeError: the worker died"
+    assert np.isnan(df["max(penetration)"][1]) and df["steps"][0] == 10
