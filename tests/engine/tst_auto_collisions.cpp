@@ -12,6 +12,7 @@
 #include "io/mech_reader.h"
 #include "scenes/scenes.h"
 #include "signals/signals.h"
+#include "model_text.h"
 #include "simulation.h"
 #include "system/collision_pairs.h"
 #include "system/compiled_system.h"
@@ -23,12 +24,6 @@ namespace {
 
 bool sanitizer() { return qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD"); }
 
-Model readModel(const std::string& text) {
-  MechParseResult r;
-  Diagnostics d;
-  if (!readMechText(text, "test.mech", {}, r, d)) qFatal("%s", d.format().c_str());
-  return r.model;
-}
 
 // A block on the ground, a tilted cube dropped on it, a sphere and a capsule dropped on that;
 // `extra` is appended inside the mechanism.
@@ -83,7 +78,7 @@ class TestAutoCollisions : public QObject {
 
 void TestAutoCollisions::bodiesCollideWithoutContactPairs() {
   // No contact-pair: the cube lands on the block, the sphere and the capsule on them; 3 s.
-  Simulation sim(compile(readModel(dropText())));
+  Simulation sim(compile(test::parseMech(dropText())));
   QVERIFY(sim.system().autoCollisions);
   const auto [overlap, ground] = run(sim, 300);
   qInfo("overlap between bodies %.3g m, with the ground %.3g m, %ld pair changes, %zu pairs at the end", overlap, ground,
@@ -104,7 +99,7 @@ void TestAutoCollisions::exclusionsAndMasksLetBodiesPass() {
   // (exclude base cube): the cube falls through the block onto the ground; the ball's contype and
   // conaffinity (2) match nobody's (1): it falls through everything onto the ground.
   const std::string text = dropText("  (exclude base cube)\n");
-  Model m = readModel(text);
+  Model m = test::parseMech(text);
   QCOMPARE(int(m.exclusions.size()), 1);
   BodyDesc& ball = m.bodies[size_t(m.bodyIndex("ball"))];
   ball.contype = ball.conaffinity = 2;
@@ -117,7 +112,7 @@ void TestAutoCollisions::exclusionsAndMasksLetBodiesPass() {
   QVERIFY(std::abs(z(sim, "ball") - 0.08) < 1e-3);  // likewise
   for (const BodyPair& p : sim.state().autoPairs) QVERIFY(sim.system().mayCollide(p.a, p.b));
   // (collisions pairs): nothing collides but the ground.
-  Model pairs = readModel(dropText("  (collisions pairs)\n"));
+  Model pairs = test::parseMech(dropText("  (collisions pairs)\n"));
   QCOMPARE(pairs.collisions, CollisionMode::Pairs);
   Simulation none(compile(pairs));
   run(none, 300);
@@ -138,7 +133,7 @@ void TestAutoCollisions::joinedAndOverlappingPairsAreLeftOut() {
       "      (joint revolute (axis 1 0 0) (parent-anchor 0 0 -0.25) (child-anchor 0 0 0.2) (position 1))))\n"
       "  (body a (mass 1) (shape box 0.2 0.2 0.2) (position 2 0 0.1))\n"
       "  (body b (mass 1) (shape box 0.2 0.2 0.2) (position 2.15 0 0.1)))\n";
-  const Model m = readModel(text);
+  const Model m = test::parseMech(text);
   auto sys = compile(m);
   QVERIFY(!sys->mayCollide(m.bodyIndex("upper"), m.bodyIndex("lower")));
   QVERIFY(!sys->mayCollide(m.bodyIndex("a"), m.bodyIndex("b")));
@@ -154,7 +149,7 @@ void TestAutoCollisions::joinedAndOverlappingPairsAreLeftOut() {
   // counts the other 415.
   std::string pile = "(mechanism \"pile\"\n";
   for (int k = 0; k < 30; ++k) pile += "  (body s" + std::to_string(k) + " (mass 1) (shape sphere 0.1) (position 0 0 1))\n";
-  const Model p = readModel(pile + ")\n");
+  const Model p = test::parseMech(pile + ")\n");
   auto ps = compile(p);
   QCOMPARE(int(ps->notes.size()), 21);
   QVERIFY2(ps->notes.back().find("and 415 more pairs of bodies overlap at the start (435 in all)") != std::string::npos,
@@ -171,7 +166,7 @@ void TestAutoCollisions::aPairMissedByTheBroadPhaseIsSolvedAgain() {
       "  (gravity 0 0 0)\n"
       "  (body ball (mass 1) (shape sphere 0.1) (position 0 0 0))\n"
       "  (body slab (mass 1000) (shape box 4 4 4) (position 2.6 0 0)))\n";
-  Simulation sim(compile(readModel(text)));
+  Simulation sim(compile(test::parseMech(text)));
   sim.inputs().force[0] = Vec3(1e4, 0, 0);
   QVERIFY(sim.step());
   // The step solved the ball's velocity with its next knot (x + v Δt) against the slab.
@@ -192,7 +187,7 @@ void TestAutoCollisions::aPairMissedByTheBroadPhaseIsSolvedAgain() {
 
 void TestAutoCollisions::statesOfOtherPairsAreRestored() {
   // A state saved at 1.5 s (with its pairs) and set again after the run reproduces the run from it.
-  Simulation sim(compile(readModel(dropText())));
+  Simulation sim(compile(test::parseMech(dropText())));
   run(sim, 50);
   const State saved = sim.state();
   QVERIFY(!saved.autoPairs.empty());
@@ -217,7 +212,7 @@ void TestAutoCollisions::statesOfOtherPairsAreRestored() {
 void TestAutoCollisions::contactSignalsFollowThePairs() {
   // The catalogue lists the pairs that may collide; the cube resting on the block carries the
   // weight of itself and of whatever lies on it.
-  Simulation sim(compile(readModel(dropText())));
+  Simulation sim(compile(test::parseMech(dropText())));
   const SignalCatalogue cat(sim.system());
   const int normal = cat.find("contact.base-cube.normal");
   QVERIFY(normal >= 0);
@@ -231,7 +226,7 @@ void TestAutoCollisions::contactSignalsFollowThePairs() {
 
 void TestAutoCollisions::baselinesUseTheModelsContacts() {
   // Automatic pairs are the variational integrator's: under RK4 the model's system is stepped.
-  Simulation sim(compile(readModel(dropText())));
+  Simulation sim(compile(test::parseMech(dropText())));
   run(sim, 60);
   QVERIFY(!sim.state().autoPairs.empty());
   IntegratorOptions rk4;

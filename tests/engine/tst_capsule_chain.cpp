@@ -17,6 +17,7 @@
 #include "core/diagnostics.h"
 #include "core/quaternion.h"
 #include "io/mech_reader.h"
+#include "model_text.h"
 #include "simulation.h"
 #include "system/compiled_system.h"
 
@@ -26,12 +27,6 @@ namespace {
 
 bool sanitizer() { return qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD"); }
 
-Model readModel(const std::string& text) {
-  MechParseResult r;
-  Diagnostics d;
-  if (!readMechText(text, "test.mech", {}, r, d)) qFatal("%s", d.format().c_str());
-  return r.model;
-}
 
 // n capsules (radius 1 cm, 10 cm between cap centres, density 1000, μ = 1: MuJoCo's defaults),
 // hinged end to end about x, lying along +y from the world origin; no ground, Δt = 0.01.
@@ -100,7 +95,7 @@ struct RunStats {
 
 // n links for `duration` s; every step must converge.
 RunStats runChain(int n, double duration) {
-  Simulation sim(compile(readModel(chainText(n))));
+  Simulation sim(compile(test::parseMech(chainText(n))));
   RunStats r;
   const int steps = int(std::lround(duration / sim.settings().dt));
   for (int k = 0; k < steps; ++k) {
