@@ -101,7 +101,7 @@ bool sameShape(const ShapeDesc& a, const ShapeDesc& b) {
 }
 
 // The centroid of a mesh shape's (scaled) vertices' convex hull in the shape frame: MuJoCo moves a
-// mesh so that it is at the geom's position (0 when the file cannot be read; io/mjcf_import.cc
+// mesh so that it is at the geom's position (0 when the file cannot be read; io/mjcf_geoms.cc
 // then does not move it either).
 Vec3 meshCentroid(const ShapeDesc& s, const std::string& baseDir, MeshFileCache& cache) {
   std::vector<Vec3> pts = s.meshVertices;

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// MJCF import: the kinematic tree. Pass 1 reads the <worldbody> and its nested <body>s with their
+// <joint>s and <inertial>s; pass 2 gives each body a host (welded bodies are fused into their
+// parent's engine body), makes the engine bodies in centre-of-mass frames with their shapes, and
+// turns each body's joint(s) into one engine joint (frames: see the top of mjcf_import.cc).
+#include <algorithm>
+#include <cmath>
+
+#include <Eigen/Eigenvalues>
+
+#include "core/suggest.h"
+#include "io/mjcf_internal.h"
+
+namespace ms::mjcf_detail {
+
+// The worldbody's geoms (planes → grounds, the others → a static body) and its bodies.
+void Importer::readWorldbody(const XMLElement* wb) {
+  XBody world;
+  world.el = wb;
+  world.name = "world_static";
+  world.parent = -1;
+  for (const XMLElement* e = wb->FirstChildElement(); e; e = e->NextSiblingElement()) {
+    const std::string tag = e->Name();
+    if (tag == "geom") {
+      XGeom g;
+      if (readGeom(e, "main", g)) {
+        if (g.plane) planes_.push_back(g);
+        else world.geoms.push_back(std::move(g));
+      }
+    } else if (tag != "body") {
+      unsupportedElement(e, tag == "site" || tag == "camera" || tag == "light" ? "not used here" : "");
+    }
+  }
+  if (!world.geoms.empty()) bodies_.push_back(std::move(world));
+  for (const XMLElement* e = wb->FirstChildElement("body"); e; e = e->NextSiblingElement("body"))
+    readBody(e, -1, "main", Pose());
+}
+
+void Importer::readBody(const XMLElement* e, int parent, const std::string& inheritedClass, const Pose& parentWorld) {
+  checkAttributes(e);
+  XBody b;
+  b.el = e;
+  b.parent = parent;
+  std::string childclass = inheritedClass;
+  if (const char* c = e->Attribute("childclass")) {
+    if (classes_.count(c)) childclass = c;
+    else {
+      std::vector<std::string> names;
+      for (const auto& kv : classes_) names.push_back(kv.first);
+      error(e, "childclass", std::string("unknown default class '") + c + "'" + suggestion(c, names));
+    }
+  }
+  b.name = e->Attribute("name") ? e->Attribute("name") : "body" + std::to_string(bodies_.size());
+  if (b.name == "world") error(e, "name", "a body may not be named 'world'");
+  if (!bodyNames_.insert(b.name).second) error(e, "name", "body '" + b.name + "' is defined twice");
+  b.rel = pose(e, "");
+  b.world = compose(parentWorld, b.rel);
+  const int self = int(bodies_.size());
+  bodies_.push_back(b);
+  std::vector<const XMLElement*> kids;
+  for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) {
+    const std::string tag = c->Name();
+    if (tag == "body") kids.push_back(c);
+    else if (tag == "geom") {
+      XGeom g;
+      if (readGeom(c, childclass, g)) bodies_[size_t(self)].geoms.push_back(std::move(g));
+    } else if (tag == "joint" || tag == "freejoint") {
+      XJoint j;
+      if (readJoint(c, childclass, j)) bodies_[size_t(self)].joints.push_back(std::move(j));
+    } else if (tag == "inertial") {
+      readInertial(c, bodies_[size_t(self)]);
+    } else {
+      unsupportedElement(c, tag == "site" || tag == "camera" || tag == "light" ? "not used here" : "");
+    }
+  }
+  const Pose world = bodies_[size_t(self)].world;
+  for (const XMLElement* c : kids) readBody(c, self, childclass, world);
+}
+
+void Importer::readInertial(const XMLElement* e, XBody& b) {
+  checkAttributes(e);
+  if (b.hasInertial) {
+    error(e, "a body has one <inertial>");
+    return;
+  }
+  b.hasInertial = true;
+  const Pose p = pose(e, "");
+  b.com = p.t;
+  if (!number(e, "mass", "", b.mass)) error(e, "<inertial> needs a mass");
+  else if (b.mass < 0) error(e, "mass", "the mass is negative (" + num(b.mass) + ")");
+  const char* diag = e->Attribute("diaginertia");
+  const char* full = e->Attribute("fullinertia");
+  if (diag && full) error(e, "fullinertia", "<inertial> gives both diaginertia and fullinertia");
+  if (diag) {
+    Numbers n = numbers(e, "diaginertia", diag, 3);
+    if (!n.ok) return;
+    const Mat3 R = quat::rotation(p.q);
+    b.inertia = R * Vec3(n.v[0], n.v[1], n.v[2]).asDiagonal() * R.transpose();
+    b.inertia = 0.5 * (b.inertia + b.inertia.transpose()).eval();
+  } else if (full) {
+    Numbers n = numbers(e, "fullinertia", full, 6);
+    if (!n.ok) return;
+    Mat3 I;
+    I << n.v[0], n.v[3], n.v[4], n.v[3], n.v[1], n.v[5], n.v[4], n.v[5], n.v[2];
+    const Mat3 R = quat::rotation(p.q);
+    b.inertia = p.q == quat::identity() ? I : Mat3(R * I * R.transpose());
+  } else {
+    error(e, "<inertial> needs diaginertia or fullinertia");
+  }
+}
+
+bool Importer::readJoint(const XMLElement* e, const std::string& inherited, XJoint& j) {
+  checkAttributes(e);
+  j.el = e;
+  if (std::string(e->Name()) == "freejoint") {
+    j.type = "free";
+    j.name = e->Attribute("name") ? e->Attribute("name") : "";
+    return true;
+  }
+  const std::string cls = classOf(e, inherited);
+  const char* type = attr(e, "type", cls);
+  j.type = type ? type : "hinge";
+  if (j.type != "hinge" && j.type != "slide" && j.type != "ball" && j.type != "free") {
+    error(e, "type", "unknown joint type '" + j.type + "' (MJCF has hinge, slide, ball and free)" +
+                         suggestion(j.type, {"hinge", "slide", "ball", "free"}));
+    return false;
+  }
+  j.name = e->Attribute("name") ? e->Attribute("name") : "";
+  vec3(e, "pos", cls, j.pos);
+  if (vec3(e, "axis", cls, j.axis) && j.axis.norm() == 0) {
+    error(e, "axis", "the joint axis is zero");
+    return false;
+  }
+  j.axis.normalize();
+  const double scale = j.type == "hinge" ? angleScale_ : 1.0;
+  if (number(e, "ref", cls, j.ref)) j.ref *= scale;
+  number(e, "stiffness", cls, j.stiffness);
+  if (number(e, "springref", cls, j.springref)) j.springref *= scale;
+  number(e, "damping", cls, j.damping);
+  if (j.stiffness < 0 || j.damping < 0) error(e, "joint stiffness and damping must not be negative");
+  const char* range = attr(e, "range", cls);
+  j.limited = boolean(e, "limited", cls, autolimits_ && range != nullptr);
+  if (j.limited) {
+    if (!range) {
+      error(e, "limited", "a limited joint needs a range");
+      return false;
+    }
+    Numbers n = numbers(e, "range", range, 2);
+    if (!n.ok) return false;
+    j.lower = n.v[0] * scale;
+    j.upper = n.v[1] * scale;
+    if (!(j.lower < j.upper)) {
+      error(e, "range", "the range's lower end " + num(n.v[0]) + " is not below its upper end " + num(n.v[1]));
+      return false;
+    }
+    if (j.type == "ball" || j.type == "free") {
+      warning(e, "range", "limits of " + j.type + " joints are not supported; the joint is not limited");
+      j.limited = false;
+    }
+  }
+  return true;
+}
+
+// Hosts: a body with a joint, or a jointless child of the world, has its own engine body; any other
+// jointless body is part of its parent's.
+void Importer::assignHosts() {
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    XBody& b = bodies_[i];
+    if (!b.joints.empty() || b.parent < 0) {
+      b.host = int(i);
+      b.inHost = Pose();
+    } else {
+      const XBody& p = bodies_[size_t(b.parent)];
+      b.host = p.host;
+      b.inHost = compose(p.inHost, b.rel);
+    }
+  }
+  // Own mass properties: <inertial>, or the geoms'.
+  for (XBody& b : bodies_) {
+    const bool fromGeoms = inertiaFromGeom_ == "true" || (inertiaFromGeom_ == "auto" && !b.hasInertial);
+    if (!fromGeoms) continue;
+    b.mass = 0;
+    b.com.setZero();
+    for (const XGeom& g : b.geoms) b.mass += g.mass, b.com += g.mass * g.com;
+    if (b.mass > 0) b.com /= b.mass;
+    b.inertia.setZero();
+    for (const XGeom& g : b.geoms) {
+      const Vec3 d = g.com - b.com;
+      b.inertia += g.inertia + g.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+    }
+  }
+  // Host totals.
+  for (XBody& h : bodies_) {
+    if (h.host != int(&h - bodies_.data())) continue;
+    double m = 0;
+    Vec3 c = Vec3::Zero();
+    for (const XBody& b : bodies_)
+      if (&bodies_[size_t(b.host)] == &h) m += b.mass, c += b.mass * apply(b.inHost, b.com);
+    h.hostMass = m;
+    h.hostCom = m > 0 ? Vec3(c / m) : Vec3::Zero();
+    Mat3 I = Mat3::Zero();
+    for (const XBody& b : bodies_) {
+      if (&bodies_[size_t(b.host)] != &h) continue;
+      const Mat3 R = quat::rotation(b.inHost.q);
+      const Vec3 d = apply(b.inHost, b.com) - h.hostCom;
+      I += (b.inHost.q == quat::identity() ? b.inertia : Mat3(R * b.inertia * R.transpose())) +
+           b.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+    }
+    h.hostInertia = I;
+  }
+}
+
+namespace {
+
+// True when I is a body inertia: finite, positive definite, and its principal moments satisfy the
+// triangle inequality.
+bool inertiaValid(const Mat3& I) {
+  if (!I.allFinite()) return false;
+  Eigen::SelfAdjointEigenSolver<Mat3> eig(0.5 * (I + I.transpose()));
+  const Vec3 m = eig.eigenvalues();
+  const double tol = 1e-12 * std::max(1.0, m.maxCoeff());
+  return m.minCoeff() > 0 && m(0) + m(1) >= m(2) - tol && m(0) + m(2) >= m(1) - tol && m(1) + m(2) >= m(0) - tol;
+}
+
+}  // namespace
+
+void Importer::makeBodies() {
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    XBody& h = bodies_[i];
+    if (h.host != int(i)) continue;
+    const bool moving = !h.joints.empty();
+    BodyDesc d;
+    d.name = h.name;
+    d.mass = h.hostMass;
+    d.inertia = h.hostInertia;
+    if (!(d.mass > 0)) {
+      if (moving) {
+        error(h.el, "body '" + h.name + "' has no mass: give it an <inertial> or geoms with volume or mass");
+        continue;
+      }
+      // A static body's mass does not matter (it is fixed to the world).
+      d.mass = 1;
+      d.inertia = Mat3::Identity();
+    } else if (!inertiaValid(d.inertia)) {
+      if (moving) {
+        error(h.el, "body '" + h.name + "': its inertia " +
+                        (d.inertia.isZero() ? std::string("is zero (its mass is given on geoms without a volume, e.g. a mesh that "
+                                                          "could not be read): give it an <inertial>")
+                                            : std::string("is not positive definite or violates the triangle inequality")));
+        continue;
+      }
+      d.inertia = d.mass * Mat3::Identity();
+    }
+    d.position = apply(h.world, h.hostCom);
+    d.orientation = canonical(h.world.q);
+    h.engine = int(model_.bodies.size());
+    model_.bodies.push_back(std::move(d));
+  }
+  // Shapes, in the host's engine frame.
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    const XBody& b = bodies_[i];
+    const int e = bodies_[size_t(b.host)].engine;
+    if (e < 0) continue;
+    BodyDesc& d = model_.bodies[size_t(e)];
+    const Pose f = engineFrame(int(i));
+    bool first = true;
+    std::uint32_t type = 0, affinity = 0;
+    for (const XGeom& g : b.geoms) {
+      if (g.plane) shapeOnBody(d, f, g);
+      if (!g.usable || g.plane) continue;
+      ShapeDesc s = g.shape;
+      const Pose sp = compose(f, Pose{s.position, s.orientation});
+      s.position = sp.t;
+      s.orientation = canonical(sp.q);
+      if (g.visible) {
+        ShapeDesc v = s;
+        v.meshVertices.clear();
+        d.visuals.push_back(std::move(v));
+      }
+      if (!g.name.empty()) geomByName_[g.name] = {e, -1};
+      if (!g.collides || (s.kind == ShapeDesc::Kind::Mesh && s.meshVertices.empty())) continue;
+      d.collisions.push_back(std::move(s));
+      // The body's friction and masks: the first colliding geom's friction, the masks or-ed.
+      if (first) d.friction = g.friction;
+      else if (g.friction != d.friction)
+        warnOnce("geom-friction", src_.attribute(g.el, "friction"),
+                 "geoms of one body with different frictions: the body's contacts use the first one's");
+      first = false;
+      type |= g.contype, affinity |= g.conaffinity;
+    }
+    if (!first) d.contype = type, d.conaffinity = affinity;
+  }
+}
+
+// A plane on a moving body: a shape (it does not collide with the grounds).
+void Importer::shapeOnBody(BodyDesc& d, const Pose& f, const XGeom& g) {
+  ShapeDesc s = g.shape;
+  const Pose sp = compose(f, Pose{s.position, s.orientation});
+  s.position = sp.t;
+  s.orientation = canonical(sp.q);
+  if (g.visible) d.visuals.push_back(s);
+  if (g.collides) d.collisions.push_back(s);
+}
+
+// The engine joint of each moving host; static hosts are fixed to the world.
+void Importer::makeJoints() {
+  // Names: the file's (unique), then generated ones that do not clash with them.
+  std::set<std::string> used;
+  for (const XBody& b : bodies_)
+    for (const XJoint& x : b.joints)
+      if (!x.name.empty() && !used.insert(x.name).second) error(x.el, "name", "joint '" + x.name + "' is defined twice");
+  for (size_t i = 0; i < bodies_.size(); ++i) {
+    const XBody& b = bodies_[i];
+    if (b.host != int(i) || b.engine < 0) continue;
+    // The parent's engine body and this frame's pose in the parent's engine frame.
+    int parentEngine = -1;
+    Pose rel = b.rel;
+    if (b.parent >= 0) {
+      parentEngine = bodies_[size_t(bodies_[size_t(b.parent)].host)].engine;
+      rel = compose(engineFrame(b.parent), b.rel);
+    }
+    const Vec3 c = b.hostCom;
+    if (b.joints.empty()) {
+      // Welded to the world.
+      JointDesc j;
+      j.name = uniqueJointName(used, b.name + "_weld");
+      j.type = JointType::Fixed;
+      j.parent = -1;
+      j.child = b.engine;
+      j.parentAnchor = apply(rel, c);
+      j.childAnchor = Vec3::Zero();
+      j.offset = canonical(rel.q);
+      model_.joints.push_back(std::move(j));
+      continue;
+    }
+    if (b.joints.size() > 1) {
+      // Several joints: one engine joint with the same motion (combinedJoint), or an error.
+      JointDesc j;
+      if (!combinedJoint(b, j)) continue;
+      j.name = uniqueJointName(used, b.name + "_joint");
+      j.parent = parentEngine;
+      j.child = b.engine;
+      j.offset = canonical(rel.q);
+      const Vec3 point = j.childAnchor;  // combinedJoint: the joint point in b's frame
+      j.childAnchor = point - c;
+      j.parentAnchor = apply(rel, point);
+      if (j.type == JointType::Floating && b.parent < 0) continue;  // a free body
+      for (const XJoint& x : b.joints)
+        if (!x.name.empty()) combinedJoints_[x.name] = j.name;
+      model_.joints.push_back(std::move(j));
+      continue;
+    }
+    const XJoint& x = b.joints[0];
+    if (x.type == "free") {
+      if (b.parent >= 0) error(x.el, "a free joint is allowed only in a body of the worldbody");
+      continue;  // a free body
+    }
+    JointDesc j;
+    j.name = x.name.empty() ? uniqueJointName(used, b.name + "_joint") : x.name;
+    j.parent = parentEngine;
+    j.child = b.engine;
+    j.axis = x.axis;
+    j.childAnchor = x.pos - c;
+    j.parentAnchor = apply(rel, x.pos);
+    if (x.type == "hinge") {
+      j.type = JointType::Revolute;
+      j.offset = x.ref == 0 ? rel.q : quat::mul(rel.q, quat::fromAxisAngle(x.axis, -x.ref));
+    } else if (x.type == "slide") {
+      j.type = JointType::Prismatic;
+      j.offset = rel.q;
+      if (x.ref != 0) j.parentAnchor = apply(rel, x.pos - x.ref * x.axis);
+    } else {
+      j.type = JointType::Spherical;
+      j.offset = rel.q;
+    }
+    j.offset = canonical(j.offset.normalized());
+    if (x.type != "ball") {
+      if (x.ref != 0) j.initialPosition = {x.ref};
+      if (x.stiffness != 0) j.stiffness = {x.stiffness}, j.restPosition = {x.springref};
+      if (x.damping != 0) j.damping = {x.damping};
+      if (x.limited) j.lowerLimit = {x.lower}, j.upperLimit = {x.upper};
+    } else {
+      if (x.stiffness != 0) j.stiffness = {x.stiffness};
+      if (x.damping != 0) j.damping = {x.damping};
+    }
+    if (!x.name.empty()) jointByName_[x.name] = int(model_.joints.size());
+    model_.joints.push_back(std::move(j));
+  }
+}
+
+// The engine joint whose motion is that of several hinges and slides of one body, all at their
+// reference 0 (MuJoCo composes them; the configuration space is the same):
+//   2 slides → planar (normal a₁ × a₂), 3 slides → fixed-orientation, 3 hinges through one point →
+//   spherical, 2 slides ⊥ a hinge → planar-axis, a hinge and a slide along one axis → cylindrical,
+//   3 slides and 3 hinges → floating.
+// Sets type, axis and (in childAnchor) the joint point in the body's frame; false with an error
+// for any other combination. Springs, dampers and limits of the parts are not kept (a warning).
+bool Importer::combinedJoint(const XBody& b, JointDesc& j) {
+  std::vector<const XJoint*> hinges, slides;
+  for (const XJoint& x : b.joints) {
+    if (x.type == "hinge") hinges.push_back(&x);
+    else if (x.type == "slide") slides.push_back(&x);
+    else {
+      error(x.el, "a " + x.type + " joint must be the only joint of its body ('" + b.name + "')");
+      return false;
+    }
+    if (x.ref != 0) {
+      error(x.el, "ref", "body '" + b.name + "' has several joints: their ref must be 0 here");
+      return false;
+    }
+  }
+  auto independent = [](const std::vector<const XJoint*>& js) {
+    if (js.size() == 2) return js[0]->axis.cross(js[1]->axis).norm() > 1e-9;
+    if (js.size() == 3) {
+      Mat3 A;
+      A << js[0]->axis, js[1]->axis, js[2]->axis;
+      return std::abs(A.determinant()) > 1e-9;
+    }
+    return true;
+  };
+  const size_t nh = hinges.size(), ns = slides.size();
+  bool ok = independent(hinges) && independent(slides);
+  j.childAnchor = nh > 0 ? hinges[0]->pos : slides[0]->pos;
+  for (const XJoint* h : hinges) ok = ok && (h->pos - hinges[0]->pos).norm() <= 1e-9;
+  if (ok && nh == 0 && ns == 2) {
+    j.type = JointType::Planar;
+    j.axis = slides[0]->axis.cross(slides[1]->axis).normalized();
+  } else if (ok && nh == 0 && ns == 3) {
+    j.type = JointType::FixedOrientation;
+  } else if (ok && nh == 3 && ns == 0) {
+    j.type = JointType::Spherical;
+  } else if (ok && nh == 1 && ns == 2 && std::abs(slides[0]->axis.dot(hinges[0]->axis)) < 1e-9 &&
+             std::abs(slides[1]->axis.dot(hinges[0]->axis)) < 1e-9) {
+    j.type = JointType::PlanarAxis;
+    j.axis = hinges[0]->axis;
+  } else if (ok && nh == 1 && ns == 1 && slides[0]->axis.cross(hinges[0]->axis).norm() < 1e-9) {
+    j.type = JointType::Cylindrical;
+    j.axis = hinges[0]->axis;
+  } else if (ok && nh == 3 && ns == 3) {
+    j.type = JointType::Floating;
+  } else {
+    error(b.joints[1].el, "body '" + b.name + "' has " + std::to_string(nh) + " hinge(s) and " + std::to_string(ns) +
+                              " slide(s): MechStudio joins two bodies with one joint, and no joint moves like these (it "
+                              "reads 2 or 3 independent slides, 3 hinges through one point, 2 slides perpendicular to a "
+                              "hinge, a hinge and a slide along one axis, and 3 slides with 3 hinges); split the body");
+    return false;
+  }
+  for (const XJoint& x : b.joints)
+    if (x.stiffness != 0 || x.damping != 0 || x.limited)
+      warnOnce("combined-forces", src_.element(x.el),
+               "springs, dampers and limits of joints combined into one (" + std::string(jointKind(j.type).name) +
+                   ") are not kept");
+  return true;
+}
+
+// `want`, or want_2, want_3 … when taken.
+std::string Importer::uniqueJointName(std::set<std::string>& used, const std::string& want) {
+  std::string n = want;
+  for (int k = 2; used.count(n); ++k) n = want + "_" + std::to_string(k);
+  used.insert(n);
+  return n;
+}
+
+// The engine body and frame of an MJCF body named by attribute `a` of e (required unless optional);
+// -1 for the world. False (with an error) for unknown names.
+bool Importer::bodyRef(const XMLElement* e, const char* a, bool optional, int& xbody) {
+  const char* n = e->Attribute(a);
+  xbody = -1;
+  if (!n) {
+    if (!optional) error(e, std::string("<") + e->Name() + "> needs " + a);
+    return optional;
+  }
+  if (std::string(n) == "world") return true;
+  for (size_t i = 0; i < bodies_.size(); ++i)
+    if (bodies_[i].name == n && bodies_[i].el != root_->FirstChildElement("worldbody")) {
+      xbody = int(i);
+      return true;
+    }
+  std::vector<std::string> names;
+  for (const XBody& b : bodies_) names.push_back(b.name);
+  error(e, a, std::string("unknown body '") + n + "'" + suggestion(n, names));
+  return false;
+}
+
+}  // namespace ms::mjcf_detail
