@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // MJCF import (see mjcf_import.h). MuJoCo's XML reference (mujoco.readthedocs.io, "XML Reference")
-// defines the elements; this file maps them onto the engine's Model.
+// defines the elements; this file and the mjcf_*.cc files beside it map them onto the engine's Model.
 //
 // Reading. tinyxml2 parses the text; it knows lines but not columns, so SourceMap finds each element's
 // "<tag" (in document order, from its line on) and each attribute's "name=" inside the start tag, and
@@ -12,7 +12,8 @@
 // <default class="c"> inherits from its parent class. Angles (hinge range/ref/springref, euler,
 // axisangle) are in <compiler angle> units, degrees unless angle="radian"; euler follows
 // <compiler eulerseq> (lowercase: axes that move with the frame, uppercase: fixed axes).
-// Every attribute and element not listed in kKnown below is reported once per kind with a count.
+// Every attribute and element not listed in knownAttributes() (mjcf_defaults.cc) is reported once per
+// kind with a count.
 //
 // Frames. Each MJCF body has a frame (pos + quat/axisangle/euler/xyaxes/zaxis, relative to its parent).
 // Engine bodies live in their centre-of-mass frames: the body's frame moved to its centre of mass c
