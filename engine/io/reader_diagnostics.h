@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Message helpers shared by the text readers (.mech, trep): number counts, computed quantities and
-// line:column places in diagnostics. "Did you mean …?" suggestions are in core/suggest.h.
+// Message helpers shared by the readers (.mech, trep, mesh files): number counts, computed
+// quantities and line:column places in diagnostics. "Did you mean …?" suggestions are in core/suggest.h.
 #pragma once
 
 #include <cstddef>
