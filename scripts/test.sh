@@ -19,12 +19,20 @@ mkdir -p "$CCACHE_DIR"
 
 t_start=$(date +%s)
 timings=()
+# Each command runs in the background and is waited for, so that a signal reaches the traps at once
+# (bash runs a trap only after a foreground child ends); a signal stops the child and fails the run.
+child=0
+interrupted=""
 phase() {  # phase <name> <command...>: runs the command, records its wall time, returns its status
   local name="$1"; shift
   local t0 t1 rc=0
   t0=$(date +%s)
   echo "==> $name"
-  "$@" || rc=$?
+  "$@" &
+  child=$!
+  wait "$child" || rc=$?
+  child=0
+  [ -z "$interrupted" ] || rc=1
   t1=$(date +%s)
   timings+=("$(printf '%-28s %5d s%s' "$name" $((t1 - t0)) "$([ $rc -eq 0 ] || echo '  FAILED')")")
   echo "==> $name: $((t1 - t0)) s$([ $rc -eq 0 ] || echo ", FAILED (exit $rc)")"
@@ -34,15 +42,38 @@ failed=()
 check() {  # check <name> <command...>: like phase, but a failure is recorded and the run goes on
   phase "$@" || failed+=("$1")
 }
+# "all passed" only when the last line of this script was reached with every check passed.
+completed=""
 report() {
   local rc=$?
   echo
   echo "test.sh timings:"
   for t in "${timings[@]}"; do echo "  $t"; done
   echo "  $(printf '%-28s %5d s' total $(($(date +%s) - t_start)))"
-  if [ $rc -eq 0 ]; then echo "test.sh: all passed"; else echo "test.sh: FAILED (exit $rc)${failed[*]:+: ${failed[*]}}"; fi
+  if [ -n "$interrupted" ]; then
+    echo "test.sh: FAILED: interrupted by SIG$interrupted${failed[*]:+ (failed before: ${failed[*]})}"
+  elif [ $rc -eq 0 ] && [ -n "$completed" ]; then
+    echo "test.sh: all passed"
+  else
+    echo "test.sh: FAILED (exit $((rc == 0 ? 1 : rc)))${failed[*]:+: ${failed[*]}}"
+  fi
+}
+kill_tree() {  # kill_tree <pid>: SIGTERM to a process and all its descendants, children first
+  local c
+  for c in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$c"; done
+  kill -TERM "$1" 2>/dev/null || true
+}
+on_signal() {  # stops the running phase (its whole process tree) and exits with 128 + the signal
+  interrupted="$1"
+  [ "$child" -eq 0 ] || kill_tree "$child"
+  trap - EXIT
+  report
+  exit "$2"
 }
 trap report EXIT
+trap 'on_signal TERM 143' TERM
+trap 'on_signal INT 130' INT
+trap 'on_signal HUP 129' HUP
 
 if command -v ccache >/dev/null; then ccache --zero-stats >/dev/null 2>&1 || true; fi
 
@@ -81,4 +112,5 @@ smoke() {
 check "smoke (mechstudio-cli)" smoke
 
 if command -v ccache >/dev/null; then ccache --show-stats 2>/dev/null | grep -Ei 'hit|miss' | head -4 || true; fi
-[ ${#failed[@]} -eq 0 ]
+[ ${#failed[@]} -eq 0 ] || exit 1
+completed=1

@@ -2,7 +2,32 @@
 // First-order variational integrator in maximal coordinates (Brüdigam et al. 2023, §3.1–3.2):
 // positions by (11)/(17), then (20a)–(20b) solved for ż and λ by Newton's method with a
 // backtracking line search on the residual norm (Appendix D without the barrier), with the
-// Newton matrix factorised by the graph LDU (Algorithms 1–4).
+// Newton matrix factorised by the graph LDU (Algorithms 1–4); contacts and joint limits by the
+// interior point on the same matrix ((29a)–(29f), Appendix D).
+//
+// The stages of a step, in run order (files under engine/integrator/):
+//   step                  variational_step.cc  public entry: flushes subnormals, then advance
+//   stepWatchingSingular  vi_step_control.cc   closed loops: a step that passed a singular
+//                                              configuration is undone and the previous one re-solved
+//   advance               vi_step_control.cc   the step as one or more solves: subdivision of Δt and
+//                                              growth of the interval back
+//   solve                 variational_step.cc  one solve over an interval: prepare, warm start,
+//                                              candidates, then one of the two paths below
+//   vi::prepare           vi_assembly.cc       the knot z1 (11)/(17), forces and G(z1), contact
+//                                              candidates and friction rows at z1
+//   vi::selectCandidates  vi_candidates.cc     the limits and contacts that enter the complementarity
+//                                              problem (the others are equality rows y = 0)
+//   stepEqualityPath      vi_newton.cc         no candidates: Newton's method with backtracking line
+//                                              search, extrapolated warm start, root check
+//   vi::evaluate          vi_assembly.cc       the residual of (20a)–(20b), (29) and the Newton matrix
+//                                              at an iterate (called by both paths)
+//   atRoundoffLevel       vi_step_control.cc   attainable accuracy when the line search stalls
+//   stepWithContacts      vi_contact_step.cc   candidates: interior point on the graph LDU (leaf-first
+//                                              order, companion swaps, GMRES-corrected solves),
+//                                              retries from other starts, polish of a stalled step
+//   excluded*Hold, pairsHold, stepAgain
+//                         vi_candidates.cc     the step again when its candidates do not hold
+//   finish                variational_step.cc  the solution into the state; violations, active sets
 #pragma once
 
 #include <memory>
@@ -43,12 +68,17 @@ class VariationalIntegrator final : public Integrator {
   bool residualAt(const StepSettings& settings, const Inputs& inputs, const State& state, const VecX& vel,
                   const VecX& lambda, VecX& residual, bool assembleMatrix);
 
-  struct Impl;  // preallocated per-step workspace (defined in the .cc)
+  struct Impl;  // preallocated per-step workspace (defined in vi_internal.h)
 
  private:
   // One step as one or more solves; the first interval shortened by 2^firstHalvings.
   StepReport advance(const StepSettings& settings, const Inputs& inputs, State& state, int firstHalvings);
+  // Closed loops: the step, undone and the previous one solved again if it passed a singular
+  // configuration by switching branch.
+  StepReport stepWatchingSingular(const StepSettings& settings, const Inputs& inputs, State& state);
   StepReport solve(const StepSettings& settings, double h0, const Inputs& inputs, State& state);
+  // The solve without contact or limit candidates (prepared and warm-started by solve).
+  StepReport stepEqualityPath(const StepSettings& settings, double h0, State& state);
   double kineticEnergy(const State& state) const;
   double constraintWork(double h, const State& state) const;
   bool atRoundoffLevel();

@@ -21,12 +21,14 @@
 #include <sstream>
 #include <string_view>
 
+#include "io/reader_diagnostics.h"
+
 namespace ms {
 
 namespace fs = std::filesystem;
 
 std::string MeshFileError::format() const {
-  if (line > 0) return std::to_string(line) + ":" + std::to_string(column) + ": " + message;
+  if (line > 0) return lineColumn(line, column) + ": " + message;
   if (byteOffset >= 0) return "byte " + std::to_string(byteOffset) + ": " + message;
   return message;
 }

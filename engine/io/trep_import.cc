@@ -59,6 +59,7 @@
 #include <Eigen/Eigenvalues>
 
 #include "core/quaternion.h"
+#include "io/reader_diagnostics.h"
 
 namespace ms {
 namespace {
@@ -74,7 +75,7 @@ std::string lower(std::string s) {
 }
 
 // "12:5" for messages that point at another place.
-std::string where(const Node* n) { return n ? std::to_string(n->line) + ":" + std::to_string(n->column) : "?"; }
+std::string where(const Node* n) { return n ? lineColumn(n->line, n->column) : "?"; }
 
 // One transform of the expanded frame tree (a form with several type/param pairs is a chain).
 struct Frame {

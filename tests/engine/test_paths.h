@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Paths of files in the source tree for the engine tests, found from this header's location
-// (tests/engine): the model gallery models/ and the test data tests/data/.
+// Paths of files in the source tree for the engine tests: the model gallery models/ and the test
+// data tests/data/, under MECHSTUDIO_SOURCE_DIR (set by tests/CMakeLists.txt; not __FILE__, which a
+// compiler cache with a base directory makes relative).
 #pragma once
 
 #include <map>
@@ -10,11 +11,7 @@
 
 namespace ms::test {
 
-inline std::string sourceDir() {
-  std::string here = __FILE__;
-  here = here.substr(0, here.find_last_of('/'));
-  return here + "/../..";
-}
+inline std::string sourceDir() { return MECHSTUDIO_SOURCE_DIR; }
 // A file of the gallery, e.g. modelPath("scissor-lift.trep").
 inline std::string modelPath(const std::string& file) { return sourceDir() + "/models/" + file; }
 // Loads a gallery file with parameter overrides; on failure `failure` holds the diagnostics.

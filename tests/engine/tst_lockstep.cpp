@@ -4,6 +4,7 @@
 // state, and invalid copies are refused with the copy's name. Also the lessons table's integrity.
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <cmath>
 
 #include "comparison.h"
@@ -21,6 +22,10 @@ class TestLockstep : public QObject {
   void branchStartsEveryCopyFromOneState();
   void aCopyThatBlowsUpStops();
   void invalidCopiesAreRefusedWithTheirName();
+  void fromARunningSimulationTheReferenceIsThatSimulation();
+  void restoringAnInstantRevivesLaterStops();
+  void equalCostMatchesTheCostPerSimulatedSecond();
+  void theDragActsOnTheReferenceOnly();
   void lessonsAreWellFormed();
 };
 
@@ -123,6 +128,97 @@ void TestLockstep::invalidCopiesAreRefusedWithTheirName() {
   }
   QVERIFY_THROWS_EXCEPTION(UserError, Comparison(sys, {{"zero", {}, 0.0}}));
   QVERIFY_THROWS_EXCEPTION(UserError, Comparison(sys, {}));
+}
+
+void TestLockstep::fromARunningSimulationTheReferenceIsThatSimulation() {
+  auto sys = compile(buildScene("double-pendulum"));
+  auto ref = std::make_shared<Simulation>(sys);
+  for (int k = 0; k < 20; ++k) QVERIFY(ref->step());
+  const State start = ref->state();
+  IntegratorOptions expo;
+  expo.kind = IntegratorKind::Exponential;  // refused for a mechanism without soft contacts
+  Comparison c(ref, {{"ref", {}, 0}, {"fine", {}, 0.0025}, {"refused", expo, 0.01}});
+  // Copy 0 is the simulation passed in, with its own Δt kept (0 asked for it).
+  QCOMPARE(&c.simulation(0), ref.get());
+  QCOMPARE(c.copy(0).dt, 0.01);
+  QCOMPARE(c.time(), start.time);
+  QCOMPARE(c.simulation(1).state().time, start.time);
+  // The refused copy is listed, stopped, and has no simulation; the others run.
+  QVERIFY(!c.started(2));
+  QVERIFY(c.stopped(2));
+  QVERIFY2(c.failure(2).rfind("cannot start: ", 0) == 0, c.failure(2).c_str());
+  QCOMPARE(c.running(), 2);
+  int samples[3] = {0, 0, 0};
+  for (int k = 0; k < 10; ++k) c.step([&](int i) { ++samples[i]; });
+  QCOMPARE(samples[0], 10);
+  QCOMPARE(samples[1], 40);
+  QCOMPARE(samples[2], 0);
+  QVERIFY(std::abs(c.time() - (start.time + 0.1)) < 1e-12);
+  QCOMPARE(c.steps(1), 40L);
+  QVERIFY(c.microsecondsPerStep(1) > 0);
+  // A restart (here: back to the initial conditions) keeps the refusal and clears the counts.
+  c.restart([](Simulation& sim) { sim.reset(); });
+  QCOMPARE(c.time(), 0.0);
+  QCOMPARE(c.steps(1), 0L);
+  QVERIFY(c.stopped(2));
+  QCOMPARE(c.running(), 2);
+}
+
+void TestLockstep::restoringAnInstantRevivesLaterStops() {
+  // One Newton iteration per step is not enough for the double pendulum: that copy stops soon.
+  auto sys = compile(buildScene("double-pendulum"));
+  auto ref = std::make_shared<Simulation>(sys);
+  ComparisonCopy starved{"starved", {}, 0.01};
+  starved.maxIterations = 1;
+  Comparison c(ref, {{"ref", {}, 0.01}, starved});
+  const LockstepState atStart = c.saveState();
+  const State refAtStart = ref->state();
+  for (int k = 0; k < 100 && c.running() == 2; ++k) c.step();
+  QCOMPARE(c.running(), 1);
+  QVERIFY(c.stopped(1));
+  QVERIFY(c.stoppedAt(1) > 0 && c.stoppedAt(1) <= c.time() + 0.01 + 1e-12);
+  qInfo("starved copy stopped at t = %.2f s: %s", c.stoppedAt(1), c.failure(1).c_str());
+  // Back to t = 0: the stop lies in that instant's future, so the copy runs again from there.
+  ref->setState(refAtStart);
+  c.restoreState(atStart);
+  QCOMPARE(c.time(), 0.0);
+  QCOMPARE(c.running(), 2);
+  QCOMPARE(c.simulation(1).state().time, 0.0);
+}
+
+void TestLockstep::equalCostMatchesTheCostPerSimulatedSecond() {
+  auto sys = compile(buildScene("double-pendulum"));
+  auto ref = std::make_shared<Simulation>(sys);
+  IntegratorOptions rk4;
+  rk4.kind = IntegratorKind::RK4;
+  Comparison c(ref, {{"VI", {}, 0.01}, {"RK4", rk4, 0.01}});
+  c.equalizeCost();
+  const double c0 = c.calibratedMicroseconds(0), c1 = c.calibratedMicroseconds(1), dt1 = c.copy(1).dt;
+  qInfo("equal cost: VI %.3g us/step at dt 0.01, RK4 %.3g us/step at dt %.3g", c0, c1, dt1);
+  QVERIFY(c0 > 0 && c1 > 0);
+  QCOMPARE(c.simulation(1).settings().dt, dt1);
+  // dt1 = c1 / (c0 / dt0), rounded to three significant digits, unless clamped to [1e-5, 1] s.
+  const double wanted = std::clamp(c1 / (c0 / 0.01), 1e-5, 1.0);
+  QVERIFY2(std::abs(dt1 - wanted) <= 0.006 * wanted, qPrintable(QString("dt1 %1, wanted %2").arg(dt1).arg(wanted)));
+}
+
+void TestLockstep::theDragActsOnTheReferenceOnly() {
+  auto sys = compile(buildScene("pendulum"));
+  auto ref = std::make_shared<Simulation>(sys);
+  Comparison c(ref, {{"dragged", {}, 0.01}, {"free", {}, 0.01}});
+  Drag d;
+  d.active = true;
+  d.body = 0;
+  d.target = ref->state().bodies[0].x + Vec3(0, 0, 5);  // up, far above the body
+  c.setDrag(d);
+  for (int k = 0; k < 30; ++k) c.step();
+  const double zDragged = c.simulation(0).state().bodies[0].x.z(), zFree = c.simulation(1).state().bodies[0].x.z();
+  qInfo("after 0.3 s: dragged body at z = %.3f m, free one at z = %.3f m", zDragged, zFree);
+  QVERIFY(zDragged > zFree + 1e-3);
+  // An inactive drag sets no force.
+  Inputs in = c.simulation(1).inputs();
+  applyDrag(c.simulation(1), Drag(), in);
+  for (const Vec3& f : in.force) QCOMPARE(f.norm(), 0.0);
 }
 
 void TestLockstep::lessonsAreWellFormed() {

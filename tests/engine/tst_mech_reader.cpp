@@ -32,19 +32,8 @@ using namespace ms;
 namespace {
 
 
-// tests/data (MS_TEST_DATA_DIR when the build defines it, else found from this file's path).
-std::string dataDir() {
-#ifdef MS_TEST_DATA_DIR
-  return MS_TEST_DATA_DIR;
-#else
-  std::string f = __FILE__;
-  f = f.substr(0, f.find_last_of('/'));  // tests/engine
-  f = f.substr(0, f.find_last_of('/'));  // tests
-  return f + "/data";
-#endif
-}
-
-// The model gallery, models/ at the top of the source tree.
+// tests/data.
+std::string dataDir() { return std::string(MECHSTUDIO_SOURCE_DIR) + "/tests/data"; }
 std::string modelsDir() { return dataDir() + "/../../models"; }
 
 std::string readFile(const std::string& path) {

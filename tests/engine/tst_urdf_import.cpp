@@ -18,12 +18,8 @@ using namespace ms;
 
 namespace {
 
-// The directory of this source file, to find the test data and the gallery.
-std::string sourceDir() {
-  std::string f = __FILE__;
-  const size_t slash = f.find_last_of('/');
-  return slash == std::string::npos ? std::string(".") : f.substr(0, slash);
-}
+// The directory of this source file (tests/engine), to find the test data and the gallery.
+std::string sourceDir() { return std::string(MECHSTUDIO_SOURCE_DIR) + "/tests/engine"; }
 
 std::string dataFile(const std::string& name) { return sourceDir() + "/../data/urdf/" + name; }
 std::string galleryFile(const std::string& name) { return sourceDir() + "/../../models/urdf/" + name; }

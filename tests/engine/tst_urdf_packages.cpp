@@ -21,10 +21,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// tests/data/urdf, from this file's location, normalised as the importer normalises roots.
+// tests/data/urdf, normalised as the importer normalises roots.
 std::string urdfData() {
-  std::string f = __FILE__;
-  return fs::path(f.substr(0, f.find_last_of('/')) + "/../data/urdf").lexically_normal().string();
+  return fs::path(std::string(MECHSTUDIO_SOURCE_DIR) + "/tests/data/urdf").lexically_normal().string();
 }
 std::string packagesDir() { return urdfData() + "/packages"; }
 std::string armFile() { return packagesDir() + "/mech_pkg/urdf/arm.urdf"; }

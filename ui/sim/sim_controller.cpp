@@ -31,18 +31,8 @@ constexpr double kPublishInterval = 1.0 / 120.0;
 constexpr double kRateWindow = 0.5;
 // When pacing falls further behind than this (wall seconds), it gives up catching up.
 constexpr double kMaxLag = 0.1;
-// Perturbation spring: stiffness and damping per unit mass (1/s², 1/s), critically damped-ish.
-constexpr double kPerturbStiffness = 100.0;
-constexpr double kPerturbDamping = 14.0;
 // Niceness of the simulation thread (Linux: per thread).
 constexpr int kNice = 10;
-// CPU time of the calling thread in seconds: a cost that preemption on a busy machine does not
-// inflate (the niced simulation thread is preempted often there).
-double threadCpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return double(t.tv_sec) + 1e-9 * double(t.tv_nsec);
-}
 }  // namespace
 
 SimController::SimController(QObject* parent) : QObject(parent) {
@@ -83,8 +73,7 @@ void SimController::load(std::shared_ptr<const CompiledSystem> system) {
     ++generation_;
     running_ = false;
     perturbation_ = Perturbation();
-    comparing_ = false;
-    copies_.clear();
+    cmp_.reset();
     startTimeline();
   });
 }
@@ -177,8 +166,7 @@ void SimController::apply(std::shared_ptr<const CompiledSystem> system, bool car
     sim_ = sim;
     ++generation_;
     perturbation_ = Perturbation();
-    comparing_ = false;
-    copies_.clear();
+    cmp_.reset();
     startTimeline();
     std::lock_guard<std::mutex> lk(mutex_);
     carried_ = carried;
@@ -241,31 +229,11 @@ void SimController::reset() {
 }
 
 void SimController::restartAll(const std::function<void(Simulation&)>& how) {
-  how(*sim_);  // may throw: nothing changed yet
+  // May throw: nothing changed yet. Comparison: every copy restarted too (each made consistent for
+  // its own integrator by the Simulation); a copy that could not start stays so.
+  if (cmp_) cmp_->restart(how);
+  else how(*sim_);
   running_ = false;
-  // Comparison: every copy restarted too (each made consistent for its own integrator by the
-  // Simulation); a copy that could not start stays so.
-  clock_ = sim_->state().time;
-  if (refCopy_.failure.rfind("cannot start", 0) != 0) {
-    refCopy_.failed = false;
-    refCopy_.failure.clear();
-  }
-  for (Copy& c : copies_) {
-    if (!c.sim) continue;
-    c.failed = false;
-    c.failure.clear();
-    try {
-      how(*c.sim);
-    } catch (const UserError& e) {
-      c.failed = true;
-      c.failure = e.what();
-      c.failedAt = clock_;
-    }
-    c.steps = 0;
-    c.microsecondsSum = 0;
-  }
-  refCopy_.steps = 0;
-  refCopy_.microsecondsSum = 0;
   startTimeline();
 }
 
@@ -345,12 +313,14 @@ void SimController::watchSignals(std::shared_ptr<const SignalCatalogue> catalogu
     // the clock would lose the reference's samples after its own).
     if (!sim_ || running_ || failed_ || watched_.empty()) return;
     const double t = sim_->state().time;
-    for (const Copy& c : copies_)
-      if (c.sim && std::abs(c.sim->state().time - t) > 1e-9 * std::max(1.0, std::abs(t))) return;
+    if (cmp_)
+      for (int k = 1; k < cmp_->size(); ++k)
+        if (cmp_->started(k) && std::abs(cmp_->simulation(k).state().time - t) > 1e-9 * std::max(1.0, std::abs(t))) return;
     rewind(std::nextafter(t - 1e-9 * std::max(1.0, std::abs(t)), -std::numeric_limits<double>::infinity()));
     recordSample();
-    for (size_t k = 0; k < copies_.size(); ++k)
-      if (copies_[k].sim) recordCopySample(copies_[k], int(k) + 1);
+    if (cmp_)
+      for (int k = 1; k < cmp_->size(); ++k)
+        if (cmp_->started(k)) recordCopySample(k);
   });
 }
 
@@ -358,8 +328,9 @@ void SimController::setActuator(int joint, int dof, double value) {
   post([this, joint, dof, value] {
     if (!sim_ || joint < 0 || joint >= int(sim_->inputs().actuator.size()) || dof < 0 || dof >= 6) return;
     sim_->inputs().actuator[joint][dof] = value;
-    for (Copy& c : copies_)
-      if (c.sim) c.sim->inputs().actuator[joint][dof] = value;
+    if (cmp_)
+      for (int k = 1; k < cmp_->size(); ++k)
+        if (cmp_->started(k)) cmp_->simulation(k).inputs().actuator[joint][dof] = value;
   });
 }
 
@@ -367,13 +338,14 @@ void SimController::setInitialJointPosition(int joint, const std::vector<double>
   post([this, joint, position] {
     if (!sim_ || joint < 0 || joint >= int(sim_->system().joints.size())) return;
     running_ = false;
+    // Comparison: every copy starts again from the new initial conditions.
+    const auto how = [&](Simulation& sim) { sim.setInitialJointState(joint, position, {}); };
     try {
-      sim_->setInitialJointState(joint, position, {});
+      restartAll(how);
     } catch (const UserError& e) {
       emitError(e.what());
-      sim_->reset();
+      restartAll([](Simulation& sim) { sim.reset(); });
     }
-    startTimeline();
   });
 }
 
@@ -381,14 +353,15 @@ void SimController::setIntegrator(const IntegratorOptions& options) {
   post([this, options] {
     if (!sim_) return;
     try {
-      sim_->setIntegrator(options);
-      refCopy_.spec.options = options;
+      if (cmp_) cmp_->setIntegrator(0, options);
+      else sim_->setIntegrator(options);
+      if (!specs_.empty()) specs_[0].options = options;
       {
         std::lock_guard<std::mutex> lk(mutex_);
         integratorCopy_ = options;
       }
       // A new integrator may continue a failed run (the state before the failure is kept).
-      if (failed_ && !comparing_) {
+      if (failed_ && !cmp_) {
         failed_ = false;
         failure_.clear();
       }
@@ -409,112 +382,17 @@ bool SimController::comparing() const {
 }
 
 
-// Equal cost: mean µs per step of a scratch copy over ~40 ms (at least 5, at most 400 steps) from
-// `start`, after two warm-up steps. Returns false (leaving *microseconds) when a step fails.
-bool SimController::calibrate(const CopySpec& spec, const State& start, double* microseconds) {
-  try {
-    Simulation scratch(sim_->systemPtr());
-    scratch.settings() = sim_->settings();
-    scratch.settings().dt = spec.dt;
-    if (spec.maxIterations > 0) scratch.settings().maxIterations = spec.maxIterations;
-    if (spec.tolerance > 0) scratch.settings().tolerance = spec.tolerance;
-    scratch.setState(start);
-    scratch.setIntegrator(spec.options);
-    for (int i = 0; i < 2; ++i)
-      if (!scratch.step()) return false;
-    // The thread's CPU time per step, over ~40 ms of it.
-    const double t0 = threadCpuSeconds();
-    int n = 0;
-    while (n < 400 && (n < 5 || threadCpuSeconds() - t0 < 0.04)) {
-      if (!scratch.step()) break;
-      ++n;
-    }
-    if (n == 0) return false;
-    *microseconds = (threadCpuSeconds() - t0) * 1e6 / n;
-    return true;
-  } catch (const UserError&) {
-    return false;
-  }
-}
-
 void SimController::startComparison(const std::vector<CopySpec>& specs, bool equalCost) {
   if (specs.empty()) return;
   post([this, specs, equalCost] {
     if (!sim_) return;
     running_ = false;
-    const State start = sim_->state();
-    const StepSettings base = sim_->settings();
-    // The reference: its integrator and step; a refusal is listed like a failed copy.
-    refCopy_ = Copy();
-    refCopy_.spec = specs[0];
-    sim_->settings().dt = specs[0].dt > 0 ? specs[0].dt : base.dt;
-    refCopy_.spec.dt = sim_->settings().dt;
-    if (specs[0].maxIterations > 0) sim_->settings().maxIterations = specs[0].maxIterations;
-    if (specs[0].tolerance > 0) sim_->settings().tolerance = specs[0].tolerance;
-    // Every copy takes the start state under the variational integrator, then its own: switching to
-    // a baseline projects the (discrete) velocities onto the constraints' tangent.
-    try {
-      sim_->setIntegrator(IntegratorOptions());
-    } catch (const UserError&) {
-    }
-    sim_->setState(start);
-    try {
-      sim_->setIntegrator(specs[0].options);
-    } catch (const UserError& e) {
-      refCopy_.failed = true;
-      refCopy_.failure = std::string("cannot start: ") + e.what();
-      refCopy_.failedAt = start.time;
-    }
-    refCopy_.spec.options = sim_->integratorOptions();
-    if (refCopy_.failed) refCopy_.spec.options = specs[0].options;
-    copies_.clear();
-    for (size_t k = 1; k < specs.size(); ++k) {
-      Copy c;
-      c.spec = specs[k];
-      if (!(c.spec.dt > 0)) c.spec.dt = sim_->settings().dt;
-      try {
-        c.sim = std::make_shared<Simulation>(sim_->systemPtr());
-        c.sim->settings() = base;
-        c.sim->settings().dt = c.spec.dt;
-        if (c.spec.maxIterations > 0) c.sim->settings().maxIterations = c.spec.maxIterations;
-        if (c.spec.tolerance > 0) c.sim->settings().tolerance = c.spec.tolerance;
-        c.sim->setState(start);
-        c.sim->setIntegrator(c.spec.options);
-      } catch (const UserError& e) {
-        c.sim.reset();  // nothing runs in its name
-        c.failed = true;
-        c.failure = std::string("cannot start: ") + e.what();
-        c.failedAt = start.time;
-      }
-      copies_.push_back(std::move(c));
-    }
-    // Equal cost: Δt_i = Δt_ref · c_i / c_ref (c: µs per step), measured twice since the cost of a
-    // step depends on its size (Newton iterations).
-    if (equalCost && !refCopy_.failed) {
-      double cRef = 0;
-      if (calibrate(refCopy_.spec, start, &cRef) && cRef > 0) {
-        refCopy_.calibrated = cRef;
-        const double refRate = cRef / refCopy_.spec.dt;  // µs per simulated second
-        for (Copy& c : copies_) {
-          if (c.failed) continue;
-          if (!c.sim) continue;
-          CopySpec trial = c.spec;
-          double ci = 0;
-          for (int pass = 0; pass < 2; ++pass) {
-            if (!calibrate(trial, start, &ci) || !(ci > 0)) break;
-            // Wall time per simulated second = ci / Δt; equal to refRate when Δt = ci / refRate.
-            trial.dt = std::clamp(ci / refRate, refCopy_.spec.dt * 1e-3, refCopy_.spec.dt * 1e2);
-            c.calibrated = ci;
-          }
-          // Three significant digits are plenty (and readable in the list).
-          const double p = std::pow(10.0, std::floor(std::log10(trial.dt)) - 2);
-          c.spec.dt = std::round(trial.dt / p) * p;
-          c.sim->settings().dt = c.spec.dt;
-        }
-      }
-    }
-    comparing_ = true;
-    clock_ = start.time;
+    // The engine's runner takes sim_ as its reference; a copy that cannot start is listed as failed.
+    std::vector<ComparisonCopy> copies;
+    for (const CopySpec& c : specs) copies.push_back({c.label, c.options, c.dt, c.tolerance, c.maxIterations});
+    cmp_ = std::make_unique<Comparison>(sim_, std::move(copies));
+    if (equalCost) cmp_->equalizeCost();
+    specs_ = specs;
     {
       std::lock_guard<std::mutex> lk(mutex_);
       comparingCopy_ = true;
@@ -527,9 +405,8 @@ void SimController::startComparison(const std::vector<CopySpec>& specs, bool equ
 
 void SimController::stopComparison() {
   post([this] {
-    if (!comparing_) return;
-    comparing_ = false;
-    copies_.clear();
+    if (!cmp_) return;
+    cmp_.reset();
     copyHistory_.clear();
     {
       std::lock_guard<std::mutex> lk(mutex_);
@@ -588,16 +465,8 @@ void SimController::startTimeline() {
   energyScale_ = energyScale(*sim_);
   localSamples_.clear();
   rewind(-std::numeric_limits<double>::infinity());
-  if (comparing_) {
-    clock_ = sim_->state().time;
-    refCopy_.energy0 = energy0_;
-    refCopy_.initialScale = energyScale_;
-    for (Copy& c : copies_) {
-      if (!c.sim) continue;
-      c.energy0 = c.sim->kineticEnergy() + c.sim->potentialEnergy();
-      c.energyScale = energyScale_;
-      c.initialScale = energyScale_;
-    }
+  if (cmp_) {
+    copyEnergyScale_.assign(size_t(cmp_->size()), energyScale_);
   } else {
     std::lock_guard<std::mutex> lk(mutex_);
     comparingCopy_ = false;
@@ -608,8 +477,9 @@ void SimController::startTimeline() {
   }
   pushHistory();
   recordSample();
-  for (size_t k = 0; k < copies_.size(); ++k)
-    if (copies_[k].sim) recordCopySample(copies_[k], int(k) + 1);
+  if (cmp_)
+    for (int k = 1; k < cmp_->size(); ++k)
+      if (cmp_->started(k)) recordCopySample(k);
 }
 
 // Σ m·|g|·L, with L the mechanism's size (largest distance of a body from the centroid of the
@@ -638,13 +508,9 @@ void SimController::pushHistory() {
   }
   historyCursor_ = int(history_.size()) - 1;
   // Comparison: every other copy's state and the clock, at the same index.
-  if (comparing_) {
+  if (cmp_) {
     while (copyHistory_.size() + 1 > history_.size()) copyHistory_.pop_front();
-    CopyHistory h;
-    h.clock = clock_;
-    h.states.reserve(copies_.size());
-    for (const Copy& c : copies_) h.states.push_back(c.sim ? c.sim->state() : State());
-    copyHistory_.push_back(std::move(h));
+    copyHistory_.push_back(cmp_->saveState());
   }
 }
 
@@ -653,27 +519,18 @@ void SimController::restoreHistory(int index) {
   historyCursor_ = index;
   failed_ = false;
   failure_.clear();
-  if (comparing_ && index < int(copyHistory_.size())) {
-    const CopyHistory& h = copyHistory_[size_t(index)];
-    clock_ = h.clock;
+  if (cmp_ && index < int(copyHistory_.size())) {
     // Copies that failed after this instant run again (their failure is in the future now).
-    if (refCopy_.failed && refCopy_.failedAt > clock_ && refCopy_.failure.rfind("cannot start", 0) != 0) refCopy_.failed = false;
-    for (size_t k = 0; k < copies_.size() && k < h.states.size(); ++k) {
-      Copy& c = copies_[k];
-      if (!c.sim) continue;
-      c.sim->setState(h.states[k]);
-      if (c.failed && c.failedAt > clock_) {
-        c.failed = false;
-        c.failure.clear();
-      }
-    }
-    rewind(clock_);
+    cmp_->restoreState(copyHistory_[size_t(index)]);
+    rewind(cmp_->time());
     return;
   }
   rewind(sim_->state().time);
 }
 
-void SimController::recordCopySample(Copy& c, int index) { recordSampleOf(*c.sim, index, c.energy0, c.energyScale); }
+void SimController::recordCopySample(int index) {
+  recordSampleOf(cmp_->simulation(index), index, cmp_->energy0(index), copyEnergyScale_[size_t(index)]);
+}
 
 void SimController::recordSample() { recordSampleOf(*sim_, 0, energy0_, energyScale_); }
 
@@ -710,75 +567,25 @@ void SimController::recordSampleOf(const Simulation& sim, int copy, double energ
   localSamples_.push_back(std::move(s));
 }
 
-// The perturbation spring as a force at the centre of mass and a torque (world frame).
-void SimController::applyPerturbation(Inputs& in) const {
-  for (auto& f : in.force) f.setZero();
-  for (auto& t : in.torque) t.setZero();
-  if (!perturbation_.active || perturbation_.body < 0 || perturbation_.body >= int(in.force.size())) return;
-  const BodyState& b = sim_->state().bodies[perturbation_.body];
-  const double m = sim_->system().bodies[perturbation_.body].mass;
-  const Mat3 R = quat::rotation(b.q);
-  const Vec3 r = R * perturbation_.localPoint;
-  const Vec3 p = b.x + r;
-  const Vec3 vp = b.v + R * b.w.cross(perturbation_.localPoint);
-  const Vec3 f = m * (kPerturbStiffness * (perturbation_.target - p) - kPerturbDamping * vp);
-  in.force[perturbation_.body] = f;
-  in.torque[perturbation_.body] = r.cross(f);
-}
+double SimController::clockTime() const { return cmp_ ? cmp_->time() : sim_->state().time; }
 
-double SimController::clockTime() const { return comparing_ ? clock_ : sim_->state().time; }
-
-// One step of a non-reference copy; false (the copy marked failed) when it fails or runs away.
-bool SimController::stepCopy(Copy& c, int index) {
-  std::string why;
-  const bool ok = c.sim->step();
-  if (ok && !blewUp(*c.sim, c.energy0, c.initialScale, &why)) {
-    c.microsecondsSum += c.sim->metrics().stepMicroseconds;
-    ++c.steps;
-    recordCopySample(c, index);
-    return true;
-  }
-  c.failed = true;
-  c.failure = ok ? why : c.sim->metrics().message;
-  c.failedAt = c.sim->state().time + c.sim->settings().dt;
-  return false;
-}
-
-// Lockstep: the reference advances the clock by its Δt; each other copy steps while its next knot
-// is not past the clock (within a millionth of its step, for rounding).
+// Lockstep (the engine's runner): the reference advances the clock by its Δt with the drag on it;
+// each other copy steps while its next knot is not past the clock. A copy's sample is recorded after
+// each of its steps but the one that made it blow up.
 void SimController::stepComparison() {
-  const double target = clock_ + sim_->settings().dt;
-  if (!refCopy_.failed) {
-    applyPerturbation(sim_->inputs());
-    std::string why;
-    const bool ok = sim_->step();
-    if (ok && !blewUp(*sim_, refCopy_.energy0, refCopy_.initialScale, &why)) {
-      refCopy_.microsecondsSum += sim_->metrics().stepMicroseconds;
-      ++refCopy_.steps;
-      countRemedies();
-      recordSample();
-      clock_ = sim_->state().time;
-    } else {
-      refCopy_.failed = true;
-      refCopy_.failure = ok ? why : sim_->metrics().message;
-      refCopy_.failedAt = target;
-      clock_ = target;
+  cmp_->setDrag(perturbation_);
+  cmp_->step([this](int i) {
+    if (cmp_->stopped(i)) return;
+    if (i > 0) {
+      recordCopySample(i);
+      return;
     }
-  } else {
-    clock_ = target;
-  }
-  bool anyAlive = !refCopy_.failed;
-  for (size_t k = 0; k < copies_.size(); ++k) {
-    Copy& c = copies_[k];
-    if (c.failed || !c.sim) continue;
-    const double dt = c.sim->settings().dt;
-    while (c.sim->state().time + dt <= clock_ + 1e-6 * dt)
-      if (!stepCopy(c, int(k) + 1)) break;
-    anyAlive = anyAlive || !c.failed;
-  }
+    countRemedies();
+    recordSample();
+  });
   pushHistory();
   // Every copy stopped: the run pauses (no error banner: each copy says why in its legend).
-  if (!anyAlive) {
+  if (cmp_->running() == 0) {
     failed_ = true;
     running_ = false;
     failure_ = "every copy of the comparison has stopped";
@@ -786,11 +593,11 @@ void SimController::stepComparison() {
 }
 
 void SimController::stepOnceInThread() {
-  if (comparing_) {
+  if (cmp_) {
     stepComparison();
     return;
   }
-  applyPerturbation(sim_->inputs());
+  applyDrag(*sim_, perturbation_, sim_->inputs());
   if (!sim_->step()) {
     failed_ = true;
     running_ = false;
@@ -835,26 +642,27 @@ void SimController::publish() {
   s.historyCursor = historyCursor_;
   s.integrator = sim_->integratorOptions();
   s.clock = clockTime();
-  if (comparing_) {
-    s.copies.resize(copies_.size() + 1);
-    for (size_t k = 0; k <= copies_.size(); ++k) {
-      const Copy& c = k == 0 ? refCopy_ : copies_[k - 1];
-      const Simulation* cs = k == 0 ? sim_.get() : c.sim.get();
-      CopyStatus& o = s.copies[k];
-      o.spec = c.spec;
-      if (cs) {
-        o.spec.dt = cs->settings().dt;
-        o.state = cs->state();
-        o.metrics = cs->metrics();
+  if (cmp_) {
+    s.copies.resize(size_t(cmp_->size()));
+    for (int k = 0; k < cmp_->size(); ++k) {
+      CopyStatus& o = s.copies[size_t(k)];
+      o.spec = specs_[size_t(k)];
+      o.spec.options = cmp_->copy(k).options;
+      o.spec.dt = cmp_->copy(k).dt;
+      if (cmp_->started(k)) {
+        const Simulation& cs = cmp_->simulation(k);
+        o.spec.dt = cs.settings().dt;
+        o.state = cs.state();
+        o.metrics = cs.metrics();
       } else {
         o.state = sim_->state();
       }
-      o.failed = c.failed;
-      o.failure = c.failure;
-      o.failedAt = c.failedAt;
-      o.steps = c.steps;
-      o.microsecondsPerStep = c.steps > 0 ? c.microsecondsSum / double(c.steps) : 0.0;
-      o.calibratedMicroseconds = c.calibrated;
+      o.failed = cmp_->stopped(k);
+      o.failure = cmp_->failure(k);
+      o.failedAt = cmp_->stoppedAt(k);
+      o.steps = cmp_->steps(k);
+      o.microsecondsPerStep = cmp_->microsecondsPerStep(k);
+      o.calibratedMicroseconds = cmp_->calibratedMicroseconds(k);
     }
   } else {
     s.copies.clear();

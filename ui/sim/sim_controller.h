@@ -10,13 +10,12 @@
 // s <= 0 it steps as fast as it can. History: the last N states are kept in a ring; stepping back
 // or seeking restores one, and running from there discards the newer ones.
 //
-// Comparison mode: two or more copies of the loaded model run in lockstep on this thread, each with
-// its own integrator and Δt. Copy 0 is the reference (the simulation the rest of the app sees);
-// each reference step advances a clock by its Δt and every other copy takes steps of its own Δt
-// while its next knot is not past the clock (smaller steps: several per reference step). A copy
-// whose step fails (or whose state leaves ±1e5 m, or whose energy leaves 100× its initial scale)
-// stops with its time and reason while the others go on;
-// when all have stopped the run pauses. History, step back and seek cover every copy.
+// Comparison mode: two or more copies of the loaded model run in lockstep on this thread, stepped
+// by the engine's lockstep runner (engine/comparison.h: copy 0, the reference, is the simulation the
+// rest of the app sees; the others catch up with its clock; a copy that fails or blows up stops with
+// its time and reason while the others go on). This thread adds the pacing, the history (every
+// copy's state at each reference step: step back and seek cover every copy) and the samples; when
+// all copies have stopped the run pauses.
 #pragma once
 
 #include <QObject>
@@ -120,18 +119,14 @@ class SimController : public QObject {
   void post(Command c);
   void postKeyframe(const KeyframeDesc& keyframe, bool asInitialState);
   void threadMain();
-  void applyPerturbation(Inputs& in) const;
   void publish();
   void recordSample();
-  struct Copy;
-  void recordCopySample(Copy& c, int index);
+  void recordCopySample(int index);
   // One sample of `sim` (copy index; 0 = the reference), its energy error relative to energyScale,
   // which grows with the largest kinetic energy seen.
   void recordSampleOf(const Simulation& sim, int copy, double energy0, double& energyScale);
   void stepComparison();
-  bool stepCopy(Copy& c, int index);
   double clockTime() const;
-  bool calibrate(const CopySpec& spec, const State& start, double* microseconds);
   void pushHistory();
   void restoreHistory(int index);
   void startTimeline();
@@ -176,28 +171,13 @@ class SimController : public QObject {
   std::vector<ContactPoint> contactScratch_;
   std::shared_ptr<const SignalCatalogue> catalogue_;
   std::vector<int> watched_;
-  // Comparison (all owned by the simulation thread). The reference is sim_ with refCopy_'s figures.
-  struct Copy {
-    CopySpec spec;
-    std::shared_ptr<Simulation> sim;  // null for the reference (sim_)
-    bool failed = false;
-    std::string failure;
-    double failedAt = 0;
-    double microsecondsSum = 0;
-    long steps = 0;
-    double calibrated = 0;
-    double energy0 = 0, energyScale = 1;
-    double initialScale = 1;  // energy scale at the start (the blow-up test)
-  };
-  bool comparing_ = false;
-  Copy refCopy_;
-  std::vector<Copy> copies_;  // the other copies (1…n in the snapshot)
-  double clock_ = 0;
-  struct CopyHistory {
-    double clock = 0;
-    std::vector<State> states;  // of copies_
-  };
-  std::deque<CopyHistory> copyHistory_;  // parallel to history_ while comparing
+  // Comparison (all owned by the simulation thread): the runner (its copy 0 is sim_), the copies'
+  // labels and colours, each copy's sample energy scale, and the others' states at every history
+  // index (parallel to history_).
+  std::unique_ptr<Comparison> cmp_;
+  std::vector<CopySpec> specs_;
+  std::vector<double> copyEnergyScale_;
+  std::deque<LockstepState> copyHistory_;
   IntegratorOptions integratorCopy_;
   bool comparingCopy_ = false;
 

@@ -7,19 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "comparison.h"
 #include "simulation.h"
 
 namespace ms::ui {
 
 // A spring from a point fixed on a body (body frame) to a target point (world), set by Ctrl+drag
-// in the viewport. The simulation thread turns it into a force and torque each step
-// (stiffness and damping scaled by the body's mass).
-struct Perturbation {
-  bool active = false;
-  int body = -1;
-  Vec3 localPoint = Vec3::Zero();  // attachment point, body frame (relative to the centre of mass)
-  Vec3 target = Vec3::Zero();      // where the user drags it, world frame
-};
+// in the viewport: the engine's Drag (comparison.h), which the simulation thread turns into a force
+// and torque each step (stiffness and damping scaled by the body's mass).
+using Perturbation = ms::Drag;
 
 // A loaded contact for drawing (ContactPoint: for a contact pair, the point on body B and the force
 // acting on B).

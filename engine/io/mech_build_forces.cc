@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// The .mech reader's forces: (spring …), (actuator …), (pd-controller …) and (wrench …).
+#include "io/mech_reader_internal.h"
+
+#include <cmath>
+
+namespace ms::mechread {
+
+// (spring NAME BODY-A BODY-B (anchor-a …)? (anchor-b …)? (stiffness …) (rest-length …)? (damping …)?)
+void Reader::readSpring(const Node& n, bool generated) {
+  SpringDesc s;
+  ElementSource src;
+  src.form = ref(n);
+  src.generated = generated;
+  size_t i = 1;
+  if (!readName(n, i, s.name, src.name, "a name and two bodies, e.g. (spring s a b (stiffness 100))")) return;
+  std::string a, b;
+  SourceRef aRef, bRef;
+  if (!readName(n, i, a, aRef, "two bodies (either may be world)")) return;
+  if (!readName(n, i, b, bRef, "a second body")) return;
+  src.properties["body-a"].form = aRef;
+  src.properties["body-b"].form = bRef;
+  std::map<std::string, SourceRef> seen;
+  static const std::vector<std::string> items = {"anchor-a", "anchor-b", "stiffness", "rest-length", "damping"};
+  for (; i < n.children.size(); ++i) {
+    const Node& c = n.children[i];
+    if (!c.isList() || c.head().empty()) {
+      error(c, "expected a spring property such as (stiffness ...), got " + sexpr::describeNode(c));
+      continue;
+    }
+    const std::string& h = c.head();
+    if (!contains(items, h)) {
+      error(c.children[0], "unknown spring property '" + h + "'" + suggestion(h, items));
+      continue;
+    }
+    if (duplicate(seen, h, c, "spring '" + s.name + "'")) continue;
+    PropertySource& ps = src.properties[h];
+    if (h == "anchor-a" || h == "anchor-b") {
+      Vec3 x;
+      if (vec3(c, x, &ps)) (h == "anchor-a" ? s.anchorA : s.anchorB) = x;
+      continue;
+    }
+    std::vector<double> v;
+    if (!numbers(c, 1, 1, 1, v, &ps)) continue;
+    if (!(v[0] >= 0)) {
+      error(c.children[1], h + " must not be negative (got " + num(v[0]) + ")");
+      continue;
+    }
+    (h == "stiffness" ? s.stiffness : h == "damping" ? s.damping : s.restLength) = v[0];
+  }
+  if (!seen.count("stiffness")) error(n.children[0], "spring '" + s.name + "' needs a (stiffness ...)");
+  const int idx = int(model_.springs.size());
+  define(springs_, "spring", s.name, idx, src.name);
+  fixups_.push_back({Fixup::Slot::SpringA, idx, a, aRef});
+  fixups_.push_back({Fixup::Slot::SpringB, idx, b, bRef});
+  model_.springs.push_back(s);
+  map_.springs.push_back(std::move(src));
+}
+
+// (actuator JOINT (effort NUM+))
+void Reader::readActuator(const Node& n, bool generated) {
+  ActuatorDesc a;
+  ElementSource src;
+  src.form = ref(n);
+  src.generated = generated;
+  size_t i = 1;
+  std::string joint;
+  SourceRef jointRef;
+  if (!readName(n, i, joint, jointRef, "a joint name and an (effort ...)")) return;
+  src.name = jointRef;
+  src.properties["joint"].form = jointRef;
+  bool hasEffort = false;
+  for (; i < n.children.size(); ++i) {
+    const Node& c = n.children[i];
+    if (!c.isList() || c.head() != "effort") {
+      if (c.isList() && !c.head().empty())
+        error(c.children[0], "unknown actuator property '" + c.head() + "'" + suggestion(c.head(), {"effort"}));
+      else
+        error(c, "expected (effort ...), got " + sexpr::describeNode(c));
+      continue;
+    }
+    if (hasEffort) {
+      error(c.children[0], "duplicate (effort ...) in the actuator");
+      continue;
+    }
+    hasEffort = true;
+    numbers(c, 1, 1, size_t(-1), a.effort, &src.properties["effort"]);
+  }
+  if (!hasEffort) {
+    error(n.children[0], "(actuator ...) needs an (effort ...)");
+    return;
+  }
+  const int idx = int(model_.actuators.size());
+  fixups_.push_back({Fixup::Slot::ActuatorJoint, idx, joint, jointRef, a.effort.size()});
+  model_.actuators.push_back(a);
+  map_.actuators.push_back(std::move(src));
+}
+
+// (pd-controller NAME JOINT (kp …) (kd …) (coordinate …)? (target NUM (sin A F P?)?)? (effort-limit …)?)
+void Reader::readController(const Node& n, bool generated) {
+  ControllerDesc c;
+  ElementSource src;
+  src.form = ref(n);
+  src.generated = generated;
+  size_t i = 1;
+  if (!readName(n, i, c.name, src.name, "a name and a joint, e.g. (pd-controller hold elbow (kp 10) (kd 1))")) return;
+  std::string joint;
+  SourceRef jointRef;
+  if (!readName(n, i, joint, jointRef, "a joint after its name")) return;
+  src.properties["joint"].form = jointRef;
+  std::map<std::string, SourceRef> seen;
+  static const std::vector<std::string> items = {"kp", "kd", "coordinate", "target", "effort-limit"};
+  for (; i < n.children.size(); ++i) {
+    const Node& p = n.children[i];
+    if (!p.isList() || p.head().empty()) {
+      error(p, "expected a controller property such as (kp ...), got " + sexpr::describeNode(p));
+      continue;
+    }
+    const std::string& h = p.head();
+    if (!contains(items, h)) {
+      error(p.children[0], "unknown controller property '" + h + "'" + suggestion(h, items));
+      continue;
+    }
+    if (duplicate(seen, h, p, "controller '" + c.name + "'")) continue;
+    PropertySource& ps = src.properties[h];
+    if (h == "target") {
+      // (target OFFSET (sin AMPLITUDE FREQUENCY PHASE?)?)
+      ps.form = ref(p);
+      if (p.children.size() < 2 || p.children.size() > 3) {
+        error(p, "(target ...) takes an offset and optionally (sin amplitude frequency phase?)");
+        continue;
+      }
+      ps.values.push_back(ref(p.children[1]));
+      if (!eval(p.children[1], c.offset)) continue;
+      if (p.children.size() == 3) {
+        const Node& s = p.children[2];
+        if (!s.isList() || s.head() != "sin") {
+          error(s, "expected (sin amplitude frequency phase?) after the target offset, got " + sexpr::describeNode(s));
+          continue;
+        }
+        std::vector<double> v;
+        PropertySource sinSrc;
+        if (!numbers(s, 1, 2, 3, v, &sinSrc)) continue;
+        for (const SourceRef& r : sinSrc.values) ps.values.push_back(r);
+        c.amplitude = v[0];
+        c.frequency = v[1];
+        c.phase = v.size() == 3 ? v[2] : 0.0;
+      }
+      continue;
+    }
+    std::vector<double> v;
+    if (!numbers(p, 1, 1, 1, v, &ps)) continue;
+    if (h == "coordinate") {
+      if (v[0] != std::floor(v[0]) || v[0] < 0 || v[0] > 5) {
+        error(p.children[1], "(coordinate ...) is a free-coordinate index from 0 to 5 (got " + num(v[0]) + ")");
+        continue;
+      }
+      c.coordinate = int(v[0]);
+      continue;
+    }
+    if (!(v[0] >= 0)) {
+      error(p.children[1], h + " must not be negative (got " + num(v[0]) + ")");
+      continue;
+    }
+    (h == "kp" ? c.kp : h == "kd" ? c.kd : c.effortLimit) = v[0];
+  }
+  if (!seen.count("kp")) error(n.children[0], "controller '" + c.name + "' needs a (kp ...)");
+  if (!seen.count("kd")) error(n.children[0], "controller '" + c.name + "' needs a (kd ...)");
+  const int idx = int(model_.controllers.size());
+  define(controllers_, "controller", c.name, idx, src.name);
+  fixups_.push_back({Fixup::Slot::ControllerJoint, idx, joint, jointRef});
+  model_.controllers.push_back(c);
+  map_.controllers.push_back(std::move(src));
+}
+
+// (wrench BODY (force …)? (torque …)?)
+void Reader::readWrench(const Node& n, bool generated) {
+  WrenchDesc w;
+  ElementSource src;
+  src.form = ref(n);
+  src.generated = generated;
+  size_t i = 1;
+  std::string body;
+  SourceRef bodyRef;
+  if (!readName(n, i, body, bodyRef, "a body, e.g. (wrench box (force 0 0 1))")) return;
+  src.name = bodyRef;
+  src.properties["body"].form = bodyRef;
+  std::map<std::string, SourceRef> seen;
+  for (; i < n.children.size(); ++i) {
+    const Node& c = n.children[i];
+    if (!c.isList() || (c.head() != "force" && c.head() != "torque")) {
+      if (c.isList() && !c.head().empty())
+        error(c.children[0], "unknown wrench property '" + c.head() + "'" + suggestion(c.head(), {"force", "torque"}));
+      else
+        error(c, "expected (force ...) or (torque ...), got " + sexpr::describeNode(c));
+      continue;
+    }
+    if (duplicate(seen, c.head(), c, "the wrench")) continue;
+    Vec3 x;
+    if (vec3(c, x, &src.properties[c.head()])) (c.head() == "force" ? w.force : w.torque) = x;
+  }
+  const int idx = int(model_.wrenches.size());
+  fixups_.push_back({Fixup::Slot::WrenchBody, idx, body, bodyRef});
+  model_.wrenches.push_back(w);
+  map_.wrenches.push_back(std::move(src));
+}
+
+}  // namespace ms::mechread
