@@ -996,7 +996,10 @@ class TestViewport : public QObject {
     const osg::Vec2d window(px.x(), ph - px.y());
     const vp::Hit hit = vp::pickBody(*viewer, window, 2);
     QCOMPARE(hit.body, 1);
-    QVERIFY2((hit.point - ms::Vec3(1, -0.3, 0)).norm() < 0.02, qPrintable(QString::number((hit.point - ms::Vec3(1, -0.3, 0)).norm())));
+    // On the sphere's near side, on the line of sight through its centre.
+    QVERIFY2(std::abs((hit.point - at[1]).norm() - 0.3) < 0.02, qPrintable(QString::number((hit.point - at[1]).norm())));
+    QVERIFY(((hit.point - cam.eye).normalized() - (at[1] - cam.eye).normalized()).norm() < 1e-3);
+    QVERIFY((hit.point - cam.eye).norm() < (at[1] - cam.eye).norm());
     QCOMPARE(vp::pickBody(*viewer, window, 1).body, -1);           // past the body count
     QCOMPARE(vp::pickBody(*viewer, osg::Vec2d(pw / 2.0, ph - 5.0), 2).body, -1);  // empty space
 

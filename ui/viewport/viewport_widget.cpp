@@ -68,7 +68,6 @@ void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, cons
   d.generation = std::numeric_limits<long>::min();
   d.lastTrailTime = -std::numeric_limits<double>::infinity();
 
-
   d.buildBodies();
 
   if (!keepCamera || d.selected < 0 || size_t(d.selected) >= d.bodies.size()) d.selected = -1;
@@ -121,7 +120,6 @@ void ViewportWidget::setSnapshot(const Snapshot& snapshot) {
   }
   update();
 }
-
 
 void ViewportWidget::setCompareLayout(CompareLayout layout) {
   Impl& d = *d_;
@@ -217,7 +215,6 @@ int ViewportWidget::collisionTriangles(int body) const {
 int ViewportWidget::groundSurfaceTriangles() const {
   return d_->groundSurfaces->getNodeMask() == 0 ? 0 : countTriangles(d_->groundSurfaces.get());
 }
-
 
 void ViewportWidget::setViewPreset(ViewPreset preset) {
   d_->camera.setPreset(preset);
