@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Qt Test of the 3D viewport (runs under Xvfb): rendering of built-in and URDF models with a mesh,
 // the camera (mouse orbit/pan/zoom, presets, fit, round trip), picking, Ctrl+drag perturbation, the
-// overlays and the links drawn along massless rods, judged from rendered pixels and emitted signals.
+// overlays and the links drawn along massless rods, judged from rendered pixels and emitted signals;
+// and the parts on their own: CameraController (fit, motions, follow) and picking (rays, the body
+// under a pixel, the Ctrl+drag grab).
 #include <cmath>
 #include <map>
 
@@ -17,12 +19,17 @@
 #include <QtTest>
 
 #include <osg/ComputeBoundsVisitor>
+#include <osg/MatrixTransform>
+#include <osgViewer/Viewer>
 
 #include "core/quaternion.h"
 #include "io/model_file.h"
 #include "scenes/scenes.h"
 #include "simulation.h"
 #include "system/compiled_system.h"
+#include "viewport/camera_controller.h"
+#include "viewport/framing.h"
+#include "viewport/picking.h"
 #include "viewport/scene_nodes.h"
 #include "viewport/viewport_widget.h"
 
@@ -852,6 +859,165 @@ class TestViewport : public QObject {
     w.setOverlay(O::Grid, false);
     QVERIFY(!w.overlay(O::Grid));
     QVERIFY(pixelsChanged(all, w.renderToImage()) > 1000);
+  }
+
+  // CameraController::fit: a ball is framed from the current view direction, wholly in view and
+  // filling it (its outline reaches within 15 % of the nearer image border), in wide and tall views.
+  void cameraControllerFitFramesBall() {
+    using ms::ui::viewport::CameraController;
+    using ms::ui::viewport::Framing;
+    for (const auto& [pw, ph] : {std::pair{800, 600}, std::pair{300, 700}}) {
+      CameraController c;
+      ViewportWidget::Camera start;
+      start.eye = ms::Vec3(4, -2, 3);
+      start.center = ms::Vec3(0.5, 0, 0);
+      c.setCamera(start);
+      QVERIFY(!c.autoFit());
+      const ms::Vec3 dir = c.viewDir();
+      Framing ball;
+      ball.center = ms::Vec3(1, 2, 0.5);
+      ball.radius = 0.7;
+      c.fit(ball, double(pw) / ph);
+      QVERIFY(c.autoFit());
+      QVERIFY((c.viewDir() - dir).norm() < 1e-12);  // same view direction
+      QVERIFY((c.camera().center - ball.center).norm() < 1e-12);
+      Eigen::Vector2d mid;
+      QVERIFY(c.toPixels(ball.center, pw, ph, mid));
+      QVERIFY(std::abs(mid.x() - pw / 2.0) < 1e-6 && std::abs(mid.y() - ph / 2.0) < 1e-6);
+      // The ball's outline seen from the eye: points on its tangent cone's circle.
+      const ms::Vec3 toBall = ball.center - c.camera().eye;
+      const double d = toBall.norm();
+      const ms::Vec3 a = toBall.normalized().unitOrthogonal(), b = toBall.normalized().cross(a);
+      const double along = (d * d - ball.radius * ball.radius) / d, across = ball.radius * std::sqrt(1 - std::pow(ball.radius / d, 2));
+      double closest = 1e9;
+      for (int k = 0; k < 72; ++k) {
+        const double t = 2 * ms::kPi * k / 72;
+        const ms::Vec3 p = c.camera().eye + toBall.normalized() * along + across * (std::cos(t) * a + std::sin(t) * b);
+        Eigen::Vector2d px;
+        QVERIFY(c.toPixels(p, pw, ph, px));
+        QVERIFY(px.x() >= 0 && px.x() <= pw && px.y() >= 0 && px.y() <= ph);
+        closest = std::min({closest, px.x(), pw - px.x(), px.y(), ph - px.y()});
+      }
+      QVERIFY2(closest < 0.15 * std::min(pw, ph), qPrintable(QString::number(closest)));
+      // A hand motion leaves the automatic framing.
+      c.orbit(10, 5);
+      QVERIFY(!c.autoFit());
+    }
+  }
+
+  // CameraController's motions: orbit keeps the centre and distance (level horizon), pan moves eye
+  // and centre alike, zoom scales both about the given point, presets keep centre and distance, and
+  // a followed body carries the camera along.
+  void cameraControllerMoves() {
+    using ms::ui::viewport::CameraController;
+    using ms::ui::viewport::ViewPreset;
+    CameraController c;
+    ViewportWidget::Camera start;
+    start.eye = ms::Vec3(3, -3, 2);
+    start.center = ms::Vec3(0.2, 0.1, 0.3);
+    c.setCamera(start);
+    const double dist = (start.eye - start.center).norm();
+    c.orbit(40, -25);
+    QVERIFY((c.camera().center - start.center).norm() < 1e-12);
+    QVERIFY(std::abs((c.camera().eye - c.camera().center).norm() - dist) < 1e-9);
+    QVERIFY((c.camera().up - ms::Vec3::UnitZ()).norm() < 1e-12);
+    QVERIFY((c.camera().eye - start.eye).norm() > 0.1);
+
+    const ViewportWidget::Camera before = c.camera();
+    c.pan(30, 12, 600);
+    const ms::Vec3 moved = c.camera().center - before.center;
+    QVERIFY(moved.norm() > 1e-3);
+    QVERIFY((c.camera().eye - before.eye - moved).norm() < 1e-12);
+    QVERIFY(std::abs(moved.dot(c.viewDir())) < 1e-9);  // across the view
+
+    const ViewportWidget::Camera beforeZoom = c.camera();
+    const ms::Vec3 p(0.5, 0.5, 0.5);
+    c.zoomAbout(1.0, p);
+    QVERIFY((c.camera().eye - (p + (beforeZoom.eye - p) * 0.85)).norm() < 1e-12);
+    QVERIFY((c.camera().center - (p + (beforeZoom.center - p) * 0.85)).norm() < 1e-12);
+    // The focal point of the central ray is the centre.
+    QVERIFY((c.focalPoint(c.camera().eye, c.viewDir()) - c.camera().center).norm() < 1e-9);
+
+    const ms::Vec3 center = c.camera().center;
+    const double d = (c.camera().eye - center).norm();
+    c.setPreset(ViewPreset::Top);
+    QVERIFY((c.camera().center - center).norm() < 1e-12);
+    QVERIFY((c.camera().eye - (center + ms::Vec3(0, 0, d))).norm() < 1e-9);
+    c.setPreset(ViewPreset::Front);
+    QVERIFY((c.viewDir() - ms::Vec3(0, 1, 0)).norm() < 1e-12);
+
+    const ms::Vec3 x0(1, 1, 0), x1(1.5, 0.5, 0.2);
+    c.setFollow(3, &x0);
+    QCOMPARE(c.follow(), 3);
+    const ViewportWidget::Camera beforeFollow = c.camera();
+    QVERIFY(c.track(x1));
+    QVERIFY((c.camera().eye - (beforeFollow.eye + x1 - x0)).norm() < 1e-12);
+    QVERIFY((c.camera().center - (beforeFollow.center + x1 - x0)).norm() < 1e-12);
+    c.setFollow(-1, nullptr);
+    QCOMPARE(c.follow(), -1);
+  }
+
+  // Picking through an OSG view: the window ray through the middle runs along the view, pickBody
+  // returns the body under a pixel (and the surface point), nothing over empty space or for a body
+  // past the count; the Ctrl+drag grab keeps its point on the body and drags on the plane facing
+  // the camera.
+  void pickingFindsBodyUnderPixel() {
+    namespace vp = ms::ui::viewport;
+    const int pw = 400, ph = 300;
+    vp::CameraController c;
+    ViewportWidget::Camera cam;
+    cam.eye = ms::Vec3(0, -5, 0);
+    cam.center = ms::Vec3::Zero();
+    c.setCamera(cam);
+    osg::ref_ptr<osgViewer::Viewer> viewer = new osgViewer::Viewer;
+    osg::Camera* oc = viewer->getCamera();
+    oc->setViewport(0, 0, pw, ph);
+    oc->setProjectionMatrixAsPerspective(vp::kFovY, double(pw) / ph, 0.01, 1000.0);
+    oc->setViewMatrixAsLookAt(vp::toOsg(cam.eye), vp::toOsg(cam.center), vp::toOsg(c.safeUp()));
+    osg::ref_ptr<osg::Group> root = new osg::Group;
+    std::vector<osg::ref_ptr<osg::Material>> materials;
+    const ms::Vec3 at[2] = {ms::Vec3(-1, 0, 0), ms::Vec3(1, 0, 0)};
+    for (int i = 0; i < 2; ++i) {
+      osg::ref_ptr<osg::MatrixTransform> x = new osg::MatrixTransform(vp::poseMatrix(at[i], ms::Vec4(1, 0, 0, 0)));
+      x->setUserValue(vp::kBodyKey, i);
+      x->addChild(vp::buildMarkerSphere(0.3, osg::Vec4(1, 1, 1, 1), materials));
+      root->addChild(x);
+    }
+    viewer->setSceneData(root);
+
+    ms::Vec3 origin, dir;
+    QVERIFY(vp::windowRay(*oc, osg::Vec2d(pw / 2.0, ph / 2.0), origin, dir));
+    QVERIFY((dir - ms::Vec3(0, 1, 0)).norm() < 1e-6);
+    QVERIFY(std::abs(origin.x()) < 1e-6 && std::abs(origin.z()) < 1e-6);
+
+    // Body 1's centre in window coordinates (origin bottom left).
+    Eigen::Vector2d px;
+    QVERIFY(c.toPixels(at[1], pw, ph, px));
+    const osg::Vec2d window(px.x(), ph - px.y());
+    const vp::Hit hit = vp::pickBody(*viewer, window, 2);
+    QCOMPARE(hit.body, 1);
+    // On the sphere's near side, on the line of sight through its centre.
+    QVERIFY2(std::abs((hit.point - at[1]).norm() - 0.3) < 0.02, qPrintable(QString::number((hit.point - at[1]).norm())));
+    QVERIFY(((hit.point - cam.eye).normalized() - (at[1] - cam.eye).normalized()).norm() < 1e-3);
+    QVERIFY((hit.point - cam.eye).norm() < (at[1] - cam.eye).norm());
+    QCOMPARE(vp::pickBody(*viewer, window, 1).body, -1);           // past the body count
+    QCOMPARE(vp::pickBody(*viewer, osg::Vec2d(pw / 2.0, ph - 5.0), 2).body, -1);  // empty space
+
+    vp::Grab grab;
+    QVERIFY(!grab.perturbation().active);
+    vp::Poses poses(2);
+    poses[1].x = at[1];
+    grab.start(hit, poses[1]);
+    QVERIFY((grab.local - (hit.point - at[1])).norm() < 1e-12);
+    poses[1].x = ms::Vec3(1, 0, 1);
+    QVERIFY((grab.world(poses) - (hit.point + ms::Vec3(0, 0, 1))).norm() < 1e-12);
+    const ms::Vec3 target = grab.dragTarget(ms::Vec3(2, -5, 0.5), ms::Vec3(0, 1, 0), c.viewDir(), poses);
+    QVERIFY((target - ms::Vec3(2, hit.point.y(), 0.5)).norm() < 1e-12);
+    grab.target = target;
+    const Perturbation pert = grab.perturbation();
+    QVERIFY(pert.active);
+    QCOMPARE(pert.body, 1);
+    QVERIFY((pert.localPoint - grab.local).norm() < 1e-12 && (pert.target - target).norm() < 1e-12);
   }
 };
 

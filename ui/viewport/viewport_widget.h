@@ -3,7 +3,10 @@
 // a framebuffer object of the widget's own GL context, read back and painted as an image, so the
 // window stays a raster window (viewport/offscreen_gl.h says why). Draws the bodies of a compiled mechanism from their visual shapes at the poses
 // of the latest snapshot, a ground grid, the mechanism's links and optional overlays, and turns
-// mouse input into camera motion, body selection and Ctrl+drag perturbation springs.
+// mouse input into camera motion, body selection and Ctrl+drag perturbation springs. The parts:
+// viewport_widget.cpp (this API, mouse and keys), viewport_scene.cpp (the OSG scene), camera_controller.h
+// (orbit, pan, zoom, fit, presets, follow), picking.h (ray picking, the Ctrl+drag target), framing.h
+// (the region a fit keeps in view).
 #pragma once
 
 #include <memory>
@@ -15,12 +18,13 @@
 #include <QString>
 
 #include "sim/sim_types.h"
+#include "viewport/camera_controller.h"
 
 namespace ms::ui {
 
 namespace viewport {
 class OffscreenGl;
-}
+}  // namespace viewport
 
 class ViewportWidget : public QWidget {
   Q_OBJECT
@@ -33,10 +37,9 @@ class ViewportWidget : public QWidget {
   // collision shapes and the grounds, translucent green with their edges, over the visual shapes.
   // New overlays are appended: the View menu keeps their on/off state under their number.
   enum class Overlay { JointFrames, ContactPoints, ContactForces, CentersOfMass, Trails, Grid, Links, CollisionShapes };
-  enum class ViewPreset { Iso, Front, Side, Top };
-  struct Camera {
-    Vec3 eye = Vec3(3, -3, 2), center = Vec3::Zero(), up = Vec3::UnitZ();
-  };
+  // The orbit camera (eye/centre/up) and its presets: viewport/camera_controller.h.
+  using ViewPreset = viewport::ViewPreset;
+  using Camera = viewport::Camera;
 
   explicit ViewportWidget(QWidget* parent = nullptr);
   ~ViewportWidget() override;

@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// mechstudio-cli convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf: writes a model file or a scene
+// as .mech, URDF or MJCF, chosen by the output's extension.
+#include <filesystem>
+
+#include "cli/cli_common.h"
+#include "io/mech_writer.h"
+#include "io/mjcf_writer.h"
+#include "io/model_file.h"
+#include "io/urdf_writer.h"
+
+namespace cli {
+
+// convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf: import and write as MechStudio text, URDF or MJCF,
+// chosen by the output's extension (atomically: temp file + rename; nothing is written when the
+// model cannot be expressed in the output format).
+int runConvert(const std::vector<std::string>& args) {
+  std::string in, out;
+  std::vector<std::string> packagePaths;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (takePackagePath(args, i, packagePaths)) {
+      // a root for URDF package:// meshes
+    } else if (args[i] == "-o" || args[i] == "--output") {
+      if (i + 1 >= args.size()) throw InputError{"option -o needs a file name"};
+      if (!out.empty()) throw InputError{"option -o given more than once"};
+      out = args[++i];
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      throw InputError{"unknown option '" + args[i] + "' for convert"};
+    } else {
+      if (!in.empty()) throw InputError{"convert takes one input file"};
+      in = args[i];
+    }
+  }
+  if (in.empty() || out.empty()) throw InputError{"usage: convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf"};
+  const std::string format = ms::modelFileExtension(out);
+  if (format != ".mech" && format != ".urdf" && format != ".xml" && format != ".mjcf")
+    throw InputError{"the output '" + out + "' must be a .mech file, a .urdf file or an .xml or .mjcf file (MJCF)"};
+  ms::Model model;
+  ms::Diagnostics diags;
+  const bool ok = readModel(in, {}, model, diags, packagePaths);
+  printDiagnostics(diags);
+  if (!ok) throw InputError{"'" + in + "' has " + std::to_string(diags.errorCount()) + " error(s); nothing written"};
+  // The text in the output's format; a model the format cannot express throws UserError (exit 1).
+  std::string text;
+  if (format == ".mech") {
+    text = ms::writeMech(model);
+  } else if (format == ".urdf") {
+    // Mesh names relative to the input's directory are rewritten relative to the output's.
+    ms::UrdfWriteOptions wo;
+    if (in.compare(0, 6, "scene:") != 0) wo.meshBaseDir = std::filesystem::path(in).parent_path().string();
+    wo.outputDir = std::filesystem::path(out).parent_path().string();
+    if (wo.outputDir.empty()) wo.outputDir = ".";
+    std::vector<std::string> notes;
+    text = ms::writeUrdf(model, wo, &notes);
+    // What URDF leaves out or changes, as notes about the output.
+    ms::Diagnostics noteDiags;
+    for (const std::string& n : notes) noteDiags.add(ms::Severity::Note, out, 0, 0, n);
+    printDiagnostics(noteDiags);
+  } else {
+    // Everything MJCF carries (visuals, meshes, servos, MechStudio's <custom> entries), mesh names
+    // relative to the output's directory.
+    ms::MjcfWriteOptions mo;
+    mo.complete = true;
+    if (in.compare(0, 6, "scene:") != 0) mo.meshBaseDir = std::filesystem::path(in).parent_path().string();
+    mo.outputDir = std::filesystem::path(out).parent_path().string();
+    if (mo.outputDir.empty()) mo.outputDir = ".";
+    text = ms::writeMjcf(model, mo);
+  }
+  const std::string tmp = out + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw InputError{"cannot write '" + out + "': " + std::strerror(errno)};
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool closed = std::fclose(f) == 0;
+  std::error_code ec;
+  if (!written || !closed) {
+    std::filesystem::remove(tmp, ec);
+    throw InputError{"cannot write '" + out + "'"};
+  }
+  std::filesystem::rename(tmp, out, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw InputError{"cannot write '" + out + "': " + ec.message()};
+  }
+  return kExitOk;
+}
+
+}  // namespace cli

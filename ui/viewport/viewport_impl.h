@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ViewportWidget's private state (its Impl), shared by viewport_widget.cpp (the widget's API and the
+// dispatch of mouse and keys) and viewport_scene.cpp (the OSG viewer and scene: bodies, grid,
+// collision layer, ghosts). The camera is a CameraController (camera_controller.h), picking and the
+// Ctrl+drag grab are in picking.h, the region a fit keeps in view in framing.h.
+#pragma once
+
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include <QPointF>
+#include <QString>
+#include <osg/BoundingBox>
+#include <osg/Group>
+#include <osg/Material>
+#include <osg/MatrixTransform>
+#include <osgViewer/GraphicsWindow>
+#include <osgViewer/Viewer>
+
+#include "viewport/camera_controller.h"
+#include "viewport/framing.h"
+#include "viewport/overlays.h"
+#include "viewport/picking.h"
+#include "viewport/scene_nodes.h"
+#include "viewport/viewport_widget.h"
+
+namespace ms::ui {
+
+struct ViewportWidget::Impl {
+  using Camera = viewport::Camera;
+  using CameraController = viewport::CameraController;
+  using Framing = viewport::Framing;
+  using Grab = viewport::Grab;
+  using Hit = viewport::Hit;
+  using Poses = viewport::Poses;
+  using OverlayLayers = viewport::OverlayLayers;
+  using MeshCache = viewport::MeshCache;
+
+  // One body: its pose transform (carries the body index for picking), the shapes that count for its
+  // bounds (planes excluded) with their box in the body frame, and its materials (for the selection
+  // highlight).
+  struct Body {
+    osg::ref_ptr<osg::MatrixTransform> xform;
+    osg::ref_ptr<osg::Group> fit;
+    osg::BoundingBox box;
+    std::vector<osg::ref_ptr<osg::Material>> materials;
+    osg::ref_ptr<osg::Node> collision;  // its collision shapes, a child of xform (null: none)
+  };
+  // The mouse gesture between a press and the release of the same button.
+  struct Gesture {
+    bool active = false;
+    Qt::MouseButton button = Qt::NoButton;
+    QPointF start, last;
+    bool dragging = false;  // moved beyond the click slop
+    bool perturb = false;   // Ctrl+left: never moves the camera
+    bool consumed = false;  // double-click: the release does nothing
+  };
+
+  explicit Impl(ViewportWidget* widget);
+
+  ViewportWidget* w;
+  osg::ref_ptr<osgViewer::Viewer> viewer;
+  osg::ref_ptr<osgViewer::GraphicsWindowEmbedded> gw;
+  osg::ref_ptr<osg::Group> root, bodiesGroup, gridGroup;
+  // The grounds of the collision layer (the bodies' parts hang under their transforms).
+  osg::ref_ptr<osg::Group> collisionWorld;
+  bool collisionOn = false;
+  // Grounds other than z = 0 (buildGroundSurfaces), drawn whatever the layers.
+  osg::ref_ptr<osg::Group> groundSurfaces;
+  void showCollision(bool on);
+  OverlayLayers overlays;
+  MeshCache meshes;
+  std::vector<Body> bodies;
+  std::shared_ptr<const CompiledSystem> system;
+  QString modelDir;
+  Poses poses;
+  std::vector<ContactDraw> contacts;
+  long generation = std::numeric_limits<long>::min();
+  double lastTrailTime = -std::numeric_limits<double>::infinity();
+  bool pendingFit = false, gridOn = true;
+  bool cameraGiven = false;  // setCamera() while a fit was pending: that fit is skipped
+  double gridHalf = 0, gridSpacing = 0, gridMinorHalf = 0;
+  int selected = -1;
+  CameraController camera;  // eye/centre/up, its motions, fit and follow
+  long frames = 0;
+  // Comparison ghosts: per copy 1…n a group (tinted translucent state) of body transforms sharing
+  // the bodies' shape nodes, and its links as a line geometry.
+  struct Ghost {
+    osg::ref_ptr<osg::Group> group;
+    std::vector<osg::ref_ptr<osg::MatrixTransform>> xforms;
+    osg::ref_ptr<osg::Geometry> links;
+    osg::ref_ptr<osg::Vec3Array> linkVerts;
+    unsigned color = 0;
+  };
+  osg::ref_ptr<osg::Group> ghostsGroup;
+  std::vector<Ghost> ghosts;
+  bool ghostsOn = true;
+  // Side by side: ghost k drawn translated by k·sideOffset (chosen when the layout is set).
+  bool sideBySide = false;
+  Vec3 sideOffset = Vec3::Zero();
+  void chooseSideOffset();
+  void clearGhosts();
+  void updateGhosts(const std::vector<CopyStatus>& copies);
+  std::vector<CopyStatus> lastCopies;  // of the last snapshot (a layout change redraws them)
+  Gesture gesture;
+  Grab grab;  // the body held by Ctrl+drag
+
+  double dpr() const { return w->devicePixelRatioF(); }
+  int pixelWidth() const { return std::max(1, int(std::lround(w->width() * dpr()))); }
+  int pixelHeight() const { return std::max(1, int(std::lround(w->height() * dpr()))); }
+  osg::Vec2d toWindow(const QPointF& p) const { return {p.x() * dpr(), pixelHeight() - p.y() * dpr()}; }
+
+  void ensureViewport();
+  void applyCamera();
+  // World ray through a widget position, and the body surface under it (picking.h).
+  bool ray(const QPointF& pos, Vec3& origin, Vec3& dir);
+  Hit pick(const QPointF& pos);
+  // The region a fit keeps in view (framing.h): every copy's (framing), the reference copy's alone
+  // (framingOne), and its centre and radius (modelBound).
+  bool framing(Framing& out) const;
+  bool framingOne(Framing& out) const;
+  bool modelBound(Vec3& center, double& radius) const;
+  void fit();
+  // The body transforms, their shapes, collision layer and overlays of `system` (setModel).
+  void buildBodies();
+  void updateGrid();
+  void growGridToBodies();
+  void setHighlight(int body, bool on);
+  Vec3 dragTarget(const QPointF& pos);
+  void updateSpring() { overlays.setSpring(grab.body >= 0, grab.world(poses), grab.target); }
+};
+
+}  // namespace ms::ui
