@@ -196,7 +196,7 @@ class TestCollisionView : public QObject {
     a->trigger();
     QVERIFY(w.viewport()->overlay(Overlay::CollisionShapes));
     const QImage on = w.viewport()->renderToImage();
-    QVERIFY(on.save(QDir::current().filePath("collision-rock-on-ramp.png")));
+    QVERIFY(on.save(ms::ui::test::outputPath("collision-rock-on-ramp.png")));
     // Where the rock is, its colour turns towards the layer's green.
     QPointF c;
     QVERIFY(w.viewport()->worldToWidget(w.sim().snapshot().state.bodies[0].x, c));

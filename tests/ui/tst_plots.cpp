@@ -25,6 +25,7 @@
 #include <time.h>
 #include <vector>
 
+#include "ui_test_util.h"
 #include "plots/plot_dock.h"
 #include "plots/plot_manager.h"
 #include "plots/sample_store.h"
@@ -450,7 +451,7 @@ class TestPlots : public QObject {
         QVERIFY(qAbs(tr->position->key() - t) < 2e-3);
       }
     QCOMPARE(visibleTracers, 3);
-    if (qEnvironmentVariableIsSet("PLOTS_KEEP_IMAGES")) d->grab().save(QDir::current().filePath(QStringLiteral("tst_plots_hover.png")));
+    if (qEnvironmentVariableIsSet("PLOTS_KEEP_IMAGES")) d->grab().save(ms::ui::test::outputPath(QStringLiteral("tst_plots_hover.png")));
     appendRange(*pm_, run_, 50000, 60000, 500);
     pm_->refresh();
     QCOMPARE(p->xAxis->range(), frozen);
@@ -542,9 +543,9 @@ class TestPlots : public QObject {
       for (int x = 0; x < fromSvg.width(); ++x) inked += fromSvg.pixel(x, y) != fromSvg.pixel(fromSvg.width() - 2, fromSvg.height() - 2);
     QVERIFY2(inked > 1000, qPrintable(QString::number(inked)));
     if (qEnvironmentVariableIsSet("PLOTS_KEEP_IMAGES")) {
-      fromSvg.save(QDir::current().filePath(QStringLiteral("tst_plots_svg_render.png")));
-      QFile::remove(QDir::current().filePath(QStringLiteral("tst_plots_energy.png")));
-      QFile::copy(png, QDir::current().filePath(QStringLiteral("tst_plots_energy.png")));
+      fromSvg.save(ms::ui::test::outputPath(QStringLiteral("tst_plots_svg_render.png")));
+      QFile::remove(ms::ui::test::outputPath(QStringLiteral("tst_plots_energy.png")));
+      QFile::copy(png, ms::ui::test::outputPath(QStringLiteral("tst_plots_energy.png")));
     }
     QVERIFY(!d->saveImage(tmp_.filePath(QStringLiteral("energy.bmp")), &error));
     QVERIFY(error.contains(QStringLiteral("bmp")));

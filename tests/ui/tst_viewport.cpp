@@ -22,6 +22,7 @@
 #include <osg/MatrixTransform>
 #include <osgViewer/Viewer>
 
+#include "ui_test_util.h"
 #include "core/quaternion.h"
 #include "io/model_file.h"
 #include "scenes/scenes.h"
@@ -222,7 +223,7 @@ class TestViewport : public QObject {
     const double all = fractionNot(img, bg);
     qInfo("chain: %.1f %% of pixels differ from the background (grid on)", 100 * all);
     QVERIFY2(all > 0.02, qPrintable(QString::number(all)));
-    QVERIFY(img.save(QDir::current().filePath("viewport-chain.png")));
+    QVERIFY(img.save(ms::ui::test::outputPath("viewport-chain.png")));
 
     // Bodies alone (grid off) still cover a good part of the view, with many shades (lighting).
     w.setOverlay(ViewportWidget::Overlay::Grid, false);
@@ -400,7 +401,7 @@ class TestViewport : public QObject {
     QCOMPARE(w.selectedBody(), 1);
     const long highlighted = pixelsChanged(plain, w.renderToImage());
     qInfo("selection highlight changes %ld pixels", highlighted);
-    QVERIFY(w.renderToImage().save(QDir::current().filePath("viewport-selected.png")));
+    QVERIFY(w.renderToImage().save(ms::ui::test::outputPath("viewport-selected.png")));
     QVERIFY(highlighted > 500);
 
     click(&w, {15, 15});
@@ -508,7 +509,7 @@ class TestViewport : public QObject {
     const double f = fractionNot(img, dominantColor(img));
     qInfo("two-link arm: %.1f %% of pixels differ from the background", 100 * f);
     QVERIFY(f > 0.02);
-    QVERIFY(img.save(QDir::current().filePath("viewport-two-link-arm.png")));
+    QVERIFY(img.save(ms::ui::test::outputPath("viewport-two-link-arm.png")));
 
     // Same arm with the mesh file renamed: one warning naming it, a placeholder instead.
     for (auto& b : model.bodies)
@@ -580,7 +581,7 @@ class TestViewport : public QObject {
     w.setModel(sys, QString(), false);
     w.setSnapshot(snap);
     const QImage img = w.renderToImage();
-    QVERIFY(img.save(QDir::current().filePath("viewport-shapes.png")));
+    QVERIFY(img.save(ms::ui::test::outputPath("viewport-shapes.png")));
     QVERIFY(fractionNot(img, dominantColor(img)) > 0.05);
     const double dist = (w.camera().eye - w.camera().center).norm();
     QVERIFY2(dist < 8.0, qPrintable(QString::number(dist)));  // the 40 m plane does not count
@@ -655,7 +656,7 @@ class TestViewport : public QObject {
     w.setOverlay(O::CollisionShapes, true);
     QVERIFY(w.overlay(O::CollisionShapes));
     const QImage on = w.renderToImage();
-    QVERIFY(on.save(QDir::current().filePath("viewport-collision-shapes.png")));
+    QVERIFY(on.save(ms::ui::test::outputPath("viewport-collision-shapes.png")));
     const long changed = pixelsChanged(off, on);
     qInfo("collision shapes change %ld pixels", changed);
     QVERIFY(changed > 5000);
@@ -690,7 +691,7 @@ class TestViewport : public QObject {
     w.setSnapshot(snap);
     QVERIFY(w.overlay(O::Links));
     const QImage on = w.renderToImage();
-    QVERIFY(on.save(QDir::current().filePath("viewport-links.png")));
+    QVERIFY(on.save(ms::ui::test::outputPath("viewport-links.png")));
 
     w.setOverlay(O::Links, false);
     QVERIFY(!w.overlay(O::Links));
@@ -741,7 +742,7 @@ class TestViewport : public QObject {
 
     // Rods: pixels change along pivot → first body and first → second body.
     const QImage on = w.renderToImage();
-    QVERIFY(on.save(QDir::current().filePath("viewport-double-pendulum.png")));
+    QVERIFY(on.save(ms::ui::test::outputPath("viewport-double-pendulum.png")));
     w.setOverlay(O::Links, false);
     const QImage off = w.renderToImage();
     w.setOverlay(O::Links, true);
@@ -808,7 +809,7 @@ class TestViewport : public QObject {
       const long changed = pixelsChanged(base, w.renderToImage());
       qInfo("overlay %d changes %ld pixels", int(o), changed);
       QVERIFY(changed > 200);
-      if (o == O::JointFrames) QVERIFY(w.renderToImage().save(QDir::current().filePath("viewport-joint-frames.png")));
+      if (o == O::JointFrames) QVERIFY(w.renderToImage().save(ms::ui::test::outputPath("viewport-joint-frames.png")));
       w.setOverlay(o, false);
       QVERIFY(pixelsChanged(base, w.renderToImage()) < 10);
     }
@@ -855,7 +856,7 @@ class TestViewport : public QObject {
     }
     w.fitToModel();
     const QImage all = w.renderToImage();
-    QVERIFY(all.save(QDir::current().filePath("viewport-overlays.png")));
+    QVERIFY(all.save(ms::ui::test::outputPath("viewport-overlays.png")));
     w.setOverlay(O::Grid, false);
     QVERIFY(!w.overlay(O::Grid));
     QVERIFY(pixelsChanged(all, w.renderToImage()) > 1000);

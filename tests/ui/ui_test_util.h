@@ -49,6 +49,10 @@ inline void removeTestFolders() {
     QDir(QStandardPaths::writableLocation(location)).removeRecursively();
 }
 
+// Where a test writes what it produces (screenshots to look at): the test executable's own folder,
+// in the build tree, whatever the working directory.
+inline QString outputPath(const QString& name) { return QDir(QCoreApplication::applicationDirPath()).filePath(name); }
+
 }  // namespace ms::ui::test
 
 // main() of a GUI test: shared GL contexts (required before QApplication, see the design notes)
