@@ -25,12 +25,9 @@ using namespace ms;
 using namespace ms::ui;
 using Q = DocumentController::Question;
 using A = DocumentController::Answer;
+using test::readBytes;
 
 namespace {
-QByteArray readBytes(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 bool writeBytes(const QString& path, const QByteArray& bytes) {
   QFile f(path);
   return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
@@ -105,10 +102,7 @@ class TestDocumentController : public QObject {
   // A change on disk (no unsaved edits): the model is read again — a third body appears.
   void reloadsOnChangeOnDisk() {
     QVERIFY(docs_->autoReloadAction()->isChecked());
-    QString text = QString::fromUtf8(readBytes(path_));
-    text.replace("(position 0)))))",
-                 "(position 0))\n      (body link3 (mass 1) (shape box 0.1 0.1 0.1)\n"
-                 "        (joint revolute joint3 (axis 1 0 0) (parent-anchor 0 0 0) (child-anchor 0 0 1) (position 0))))))");
+    const QString text = test::withThirdLink(QString::fromUtf8(readBytes(path_)));
     QVERIFY(writeBytes(path_, text.toUtf8()));
     QTRY_VERIFY_WITH_TIMEOUT(w_->loadedSystem() && w_->loadedSystem()->bodies.size() == 3, 10000);
     QCOMPARE(ed_->toPlainText(), text);

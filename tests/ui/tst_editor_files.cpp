@@ -33,26 +33,16 @@ using namespace ms;
 using namespace ms::ui;
 using Q = DocumentController::Question;
 using A = DocumentController::Answer;
+using test::readBytes;
+using test::withThirdLink;
 
 namespace {
-QByteArray readBytes(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 // Replaces the whole buffer as one edit (like a paste): unsaved, on the undo stack.
 void replaceText(ModelEditor* ed, const QString& text) {
   QTextCursor c(ed->document());
   c.select(QTextCursor::Document);
   c.insertText(text);
   ed->checkNow();
-}
-// The double pendulum with a third link hung from the second.
-QString withThirdLink(const QString& text) {
-  QString t = text;
-  t.replace("(position 0)))))",
-            "(position 0))\n      (body link3 (mass 1) (shape box 0.1 0.1 0.1)\n"
-            "        (joint revolute joint3 (axis 1 0 0) (parent-anchor 0 0 0) (child-anchor 0 0 1) (position 0))))))");
-  return t;
 }
 }  // namespace
 
