@@ -22,6 +22,8 @@
 #include "comparison_panel.h"
 #include "lesson_panel.h"
 #include "main_window.h"
+#include "document_controller.h"
+#include "experiment_controller.h"
 #include "plots/plot_dock.h"
 #include "plots/plot_manager.h"
 #include "scenes/lessons.h"
@@ -87,7 +89,7 @@ class TestComparison : public QObject {
       auto* pd = static_cast<PlotDock*>(d);
       single[pd->figure()] = pd->plot()->graphCount();
     }
-    w.startComparison({vi("VI 10 ms", 0.01, 0x1f77b4), vi("VI 2.5 ms", 0.0025, 0xd62728)}, false);
+    w.experiments()->startComparison({vi("VI 10 ms", 0.01, 0x1f77b4), vi("VI 2.5 ms", 0.0025, 0xd62728)}, false);
     settle(w);
     const int n = 40;
     stepN(w, n);
@@ -160,7 +162,7 @@ class TestComparison : public QObject {
     QVERIFY2(w.openModel("scene:double-pendulum", &err), qPrintable(err));
     settle(w);
     // Δt = 10 ms vs 50 ms: the chaotic double pendulum separates within a few seconds.
-    w.startComparison({vi("VI", 0.01, 0x1f77b4), vi("VI coarse", 0.05, 0xd62728)}, false);
+    w.experiments()->startComparison({vi("VI", 0.01, 0x1f77b4), vi("VI coarse", 0.05, 0xd62728)}, false);
     settle(w);
     stepN(w, 600);
     pump(100);
@@ -217,7 +219,7 @@ class TestComparison : public QObject {
     settle(w);
     CopySpec bad = vi("starved", 0.05, 0xd62728);
     bad.maxIterations = 1;
-    w.startComparison({vi("VI", 0.01, 0x1f77b4), bad}, false);
+    w.experiments()->startComparison({vi("VI", 0.01, 0x1f77b4), bad}, false);
     settle(w);
     stepN(w, 30);
     Snapshot s = w.sim().snapshot();
@@ -303,7 +305,7 @@ class TestComparison : public QObject {
     const State past = w.sim().snapshot().state;
     QVERIFY(std::abs(past.time - 0.2) < 1e-12);
     w.comparisonPanel()->setCopies({vi("VI", 0.01, 0x1f77b4), vi("VI 5 ms", 0.005, 0xd62728)});
-    w.compareFromHere();
+    w.experiments()->compareFromHere();
     settle(w);
     Snapshot s = w.sim().snapshot();
     QCOMPARE(int(s.copies.size()), 2);
@@ -332,7 +334,7 @@ class TestComparison : public QObject {
     QString err;
     QVERIFY2(w.openModel("scene:chain", &err, {{"n", "8"}}), qPrintable(err));
     settle(w);
-    w.startComparison({vi("VI", 0.01, 0x1f77b4), vi("VI again", 0.002, 0xd62728)}, true);
+    w.experiments()->startComparison({vi("VI", 0.01, 0x1f77b4), vi("VI again", 0.002, 0xd62728)}, true);
     settle(w);
     const Snapshot s = w.sim().snapshot();
     QCOMPARE(int(s.copies.size()), 2);
@@ -356,8 +358,8 @@ class TestComparison : public QObject {
     MainWindow w;
     w.resize(1280, 800);
     w.show();
-    QVERIFY(w.lessonsMenu());
-    QCOMPARE(int(w.lessonsMenu()->actions().size()), int(lessons().size()));
+    QVERIFY(w.experiments()->lessonsMenu());
+    QCOMPARE(int(w.experiments()->lessonsMenu()->actions().size()), int(lessons().size()));
     QAction* one = w.findChild<QAction*>("lesson-1");
     QVERIFY(one);
     one->trigger();
@@ -365,7 +367,7 @@ class TestComparison : public QObject {
     QVERIFY(w.lessonDock()->isVisible());
     QVERIFY(w.lessonPanel()->titleText().startsWith("1. Constraint drift"));
     QVERIFY(w.lessonPanel()->claimText().contains("RK4"));
-    QCOMPARE(w.currentSource(), QString("scene:three-link-loop"));
+    QCOMPARE(w.documents()->source(), QString("scene:three-link-loop"));
     auto* violation = static_cast<PlotDock*>(w.plots()->dock(PlotManager::Figure::Violation));
     QVERIFY(violation->logScale());
     QVERIFY(!violation->visibleRegion().isEmpty());

@@ -25,33 +25,24 @@
 #include "editor/model_editor.h"
 #include "editor/model_tree.h"
 #include "main_window.h"
+#include "document_controller.h"
 #include "system/initial_conditions.h"
 #include "ui_test_util.h"
 
 using namespace ms;
 using namespace ms::ui;
-using Q = MainWindow::Question;
-using A = MainWindow::Answer;
+using Q = DocumentController::Question;
+using A = DocumentController::Answer;
+using test::readBytes;
+using test::withThirdLink;
 
 namespace {
-QByteArray readBytes(const QString& path) {
-  QFile f(path);
-  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 // Replaces the whole buffer as one edit (like a paste): unsaved, on the undo stack.
 void replaceText(ModelEditor* ed, const QString& text) {
   QTextCursor c(ed->document());
   c.select(QTextCursor::Document);
   c.insertText(text);
   ed->checkNow();
-}
-// The double pendulum with a third link hung from the second.
-QString withThirdLink(const QString& text) {
-  QString t = text;
-  t.replace("(position 0)))))",
-            "(position 0))\n      (body link3 (mass 1) (shape box 0.1 0.1 0.1)\n"
-            "        (joint revolute joint3 (axis 1 0 0) (parent-anchor 0 0 0) (child-anchor 0 0 1) (position 0))))))");
-  return t;
 }
 }  // namespace
 
@@ -67,7 +58,7 @@ class TestEditorFiles : public QObject {
 
   void openWindow() {
     w_ = std::make_unique<MainWindow>();
-    w_->setAsker([this](Q q, const QString&) {
+    w_->documents()->setAsker([this](Q q, const QString&) {
       asked_.append(q);
       return answer_;
     });
@@ -90,7 +81,7 @@ class TestEditorFiles : public QObject {
     QFile::remove(path_);
     QVERIFY(QFile::copy(MECHSTUDIO_SOURCE_DIR "/models/double-pendulum.mech", path_));
     QFile::setPermissions(path_, QFile::ReadOwner | QFile::WriteOwner);
-    QFile::remove(MainWindow::recoveryPath(path_));
+    QFile::remove(DocumentController::recoveryPath(path_));
     asked_.clear();
     answer_ = A::Cancel;
     openWindow();
@@ -100,7 +91,7 @@ class TestEditorFiles : public QObject {
     answer_ = A::Reject;
     if (w_) w_->close();
     w_.reset();
-    QFile::remove(MainWindow::recoveryPath(path_));
+    QFile::remove(DocumentController::recoveryPath(path_));
   }
 
   // Paused: Apply loads the buffer's model at once (two bodies → three); the file stays as it was.
@@ -111,7 +102,7 @@ class TestEditorFiles : public QObject {
     QCOMPARE(int(w_->sim().snapshot().system->bodies.size()), 2);
     replaceText(ed_, withThirdLink(ed_->toPlainText()));
     QVERIFY(!ed_->modelStale());
-    w_->applyAction()->trigger();
+    w_->documents()->applyAction()->trigger();
     w_->sim().sync();
     const Snapshot s = w_->sim().snapshot();
     QCOMPARE(s.generation, gen0 + 1);
@@ -140,7 +131,7 @@ class TestEditorFiles : public QObject {
     QVERIFY(at > 0);
     text.replace(at, int(QString("(body link2\n      (mass 1)").size()), "(body link2\n      (mass 3)");
     replaceText(ed_, text);
-    QVERIFY(w_->applyEditor());
+    QVERIFY(w_->documents()->applyEditor());
     w_->sim().sync();
     const Snapshot s2 = w_->sim().snapshot();
     QCOMPARE(s2.generation, s1.generation + 1);
@@ -175,7 +166,7 @@ class TestEditorFiles : public QObject {
     w_->sim().sync();
     const Snapshot s1 = w_->sim().snapshot();
     replaceText(ed_, withThirdLink(ed_->toPlainText()));
-    QVERIFY(w_->applyEditor());
+    QVERIFY(w_->documents()->applyEditor());
     w_->sim().sync();
     const Snapshot s2 = w_->sim().snapshot();
     QCOMPARE(int(s2.system->bodies.size()), 3);
@@ -202,7 +193,7 @@ class TestEditorFiles : public QObject {
     replaceText(ed_, text);
     QVERIFY(ed_->modelStale());
     QString err;
-    QVERIFY(!w_->applyEditor(&err));
+    QVERIFY(!w_->documents()->applyEditor(&err));
     QVERIFY(err.contains("errors"));
     w_->sim().sync();
     const Snapshot s = w_->sim().snapshot();
@@ -218,21 +209,21 @@ class TestEditorFiles : public QObject {
 
   // Apply automatically: each check that finds the text valid applies it.
   void autoApplyAfterValidCheck() {
-    QVERIFY(!w_->autoApplyAction()->isChecked());
-    w_->autoApplyAction()->setChecked(true);
+    QVERIFY(!w_->documents()->autoApplyAction()->isChecked());
+    w_->documents()->autoApplyAction()->setChecked(true);
     w_->sim().sync();
     const long gen0 = w_->sim().snapshot().generation;
     replaceText(ed_, withThirdLink(ed_->toPlainText()));
     w_->sim().sync();
     QCOMPARE(w_->sim().snapshot().generation, gen0 + 1);
     QCOMPARE(int(w_->sim().snapshot().system->bodies.size()), 3);
-    w_->autoApplyAction()->setChecked(false);
+    w_->documents()->autoApplyAction()->setChecked(false);
   }
 
   // Autosave: the recovery file (path and text) appears within the interval after an edit.
   void autosaveWritesRecoveryFile() {
-    w_->setAutosaveInterval(500);
-    const QString rec = MainWindow::recoveryPath(path_);
+    w_->documents()->setAutosaveInterval(500);
+    const QString rec = DocumentController::recoveryPath(path_);
     QVERIFY(!QFile::exists(rec));
     QElapsedTimer clock;
     clock.start();
@@ -247,18 +238,18 @@ class TestEditorFiles : public QObject {
     QCOMPARE(o.value("path").toString(), QFileInfo(path_).absoluteFilePath());
     QCOMPARE(o.value("text").toString(), ed_->toPlainText());
     // Saving removes it.
-    QVERIFY(w_->saveEditor());
+    QVERIFY(w_->documents()->saveEditor());
     QVERIFY(!QFile::exists(rec));
   }
 
   // "Kill the app during unsaved edits": the window is destroyed without closing; a new window that
   // opens the file offers the recovery and restores the exact text, unsaved.
   void crashThenRecoveryRestoresText() {
-    w_->setAutosaveInterval(200);
+    w_->documents()->setAutosaveInterval(200);
     const QByteArray disk = readBytes(path_);
     const QString edited = withThirdLink(ed_->toPlainText()) + "; unsaved edit ✓ with ünïcode\n";
     replaceText(ed_, edited);
-    const QString rec = MainWindow::recoveryPath(path_);
+    const QString rec = DocumentController::recoveryPath(path_);
     QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(rec), 2000);
     w_.reset();  // the crash: no close event, no prompt
     QVERIFY(QFile::exists(rec));
@@ -284,14 +275,14 @@ class TestEditorFiles : public QObject {
   // At the next start, the newest recovery file is offered even when another model opens first:
   // a file's edits (its file is opened and asked about) and an untitled buffer's (restored into New).
   void recoveryIsOfferedAtStart() {
-    w_->setAutosaveInterval(200);
+    w_->documents()->setAutosaveInterval(200);
     const QString edited = withThirdLink(ed_->toPlainText());
     replaceText(ed_, edited);
-    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(MainWindow::recoveryPath(path_)), 2000);
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(DocumentController::recoveryPath(path_)), 2000);
     w_.reset();  // the crash
     // The next start opens a gallery example first; the recovery is still offered.
     w_ = std::make_unique<MainWindow>();
-    w_->setAsker([this](Q q, const QString&) {
+    w_->documents()->setAsker([this](Q q, const QString&) {
       asked_.append(q);
       return answer_;
     });
@@ -306,12 +297,12 @@ class TestEditorFiles : public QObject {
     QCOMPARE(QFileInfo(ed_->fileName()).absoluteFilePath(), QFileInfo(path_).absoluteFilePath());
     QCOMPARE(ed_->toPlainText(), edited);
     // An untitled buffer: File > New, edited, crashed; restored into a new untitled buffer.
-    QVERIFY(w_->saveEditorAs(path_, nullptr));  // (clears this file's recovery)
-    QVERIFY(w_->newModel());
-    w_->setAutosaveInterval(200);
+    QVERIFY(w_->documents()->saveEditorAs(path_, nullptr));  // (clears this file's recovery)
+    QVERIFY(w_->documents()->newModel());
+    w_->documents()->setAutosaveInterval(200);
     const QString untitled = ed_->toPlainText() + "; edited while untitled\n";
     replaceText(ed_, untitled);
-    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(MainWindow::recoveryPath(QString())), 2000);
+    QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(DocumentController::recoveryPath(QString())), 2000);
     w_.reset();
     openWindow();
     asked_.clear();
@@ -328,12 +319,12 @@ class TestEditorFiles : public QObject {
     c.insertText("; an unsaved edit\n");
     const QString text = ed_->toPlainText();
     answer_ = A::Cancel;
-    QVERIFY(!w_->openFromUser(":/gallery/pendulum.mech"));
+    QVERIFY(!w_->documents()->openFromUser(":/gallery/pendulum.mech"));
     QCOMPARE(asked_, QList<Q>{Q::CloseUnsaved});
     QCOMPARE(ed_->toPlainText(), text);
     asked_.clear();
     answer_ = A::Reject;  // Discard
-    QVERIFY(w_->openFromUser(":/gallery/pendulum.mech"));
+    QVERIFY(w_->documents()->openFromUser(":/gallery/pendulum.mech"));
     QCOMPARE(asked_, QList<Q>{Q::CloseUnsaved});
     QVERIFY(ed_->toPlainText() != text);
     QVERIFY(!ed_->isModified());
@@ -354,7 +345,7 @@ class TestEditorFiles : public QObject {
     QVERIFY(w_->close());
     QCOMPARE(asked_.size(), 2);
     QVERIFY(!w_->isVisible());
-    QVERIFY(!QFile::exists(MainWindow::recoveryPath(path_)));
+    QVERIFY(!QFile::exists(DocumentController::recoveryPath(path_)));
     // Save writes the buffer, then closes.
     openWindow();
     c = QTextCursor(ed_->document());
@@ -384,7 +375,7 @@ class TestEditorFiles : public QObject {
     QCOMPARE(asked_[0], Q::ChangedOnDisk);
     QCOMPARE(ed_->toPlainText(), mine);
     QVERIFY(ed_->isModified());
-    QVERIFY(w_->changedOnDisk());
+    QVERIFY(w_->documents()->changedOnDisk());
     QVERIFY(w_->editorPanel()->note().contains("changed on disk"));
     QVERIFY(w_->editorDock()->windowTitle().contains("changed on disk"));
     // A second change: Reload.
@@ -395,16 +386,16 @@ class TestEditorFiles : public QObject {
     QCOMPARE(asked_[1], Q::ChangedOnDisk);
     QCOMPARE(ed_->toPlainText(), QString::fromUtf8(other2));
     QVERIFY(!ed_->isModified());
-    QVERIFY(!w_->changedOnDisk());
+    QVERIFY(!w_->documents()->changedOnDisk());
     QVERIFY(w_->editorPanel()->note().isEmpty());
   }
 
   // File > New: the template is a valid one-body model, untitled, in the simulation; Save (Ctrl+S)
   // of the untitled buffer is Save As, and the new file becomes the open model.
   void newFromTemplateThenSaveAs() {
-    w_->newAction()->trigger();
+    w_->documents()->newAction()->trigger();
     w_->sim().sync();
-    QCOMPARE(ed_->toPlainText(), MainWindow::newModelTemplate());
+    QCOMPARE(ed_->toPlainText(), DocumentController::newModelTemplate());
     QVERIFY(ed_->fileName().isEmpty());
     QCOMPARE(ed_->language(), ModelLanguage::Mech);
     QVERIFY(ed_->lastValidModel());
@@ -412,14 +403,14 @@ class TestEditorFiles : public QObject {
     QCOMPARE(int(ed_->problems().size()), 0);
     QCOMPARE(int(w_->sim().snapshot().system->bodies.size()), 1);
     QCOMPARE(w_->editorDock()->windowTitle(), QString("Editor — untitled"));
-    QVERIFY(w_->saveAction()->isEnabled());
+    QVERIFY(w_->documents()->saveAction()->isEnabled());
     const QString target = dir_.filePath("pendulum.mech");
     QFile::remove(target);
-    w_->setSaveAsChooser([&] { return target; });
-    w_->saveAction()->trigger();
-    QCOMPARE(QString::fromUtf8(readBytes(target)), MainWindow::newModelTemplate());
+    w_->documents()->setSaveAsChooser([&] { return target; });
+    w_->documents()->saveAction()->trigger();
+    QCOMPARE(QString::fromUtf8(readBytes(target)), DocumentController::newModelTemplate());
     QCOMPARE(ed_->fileName(), QFileInfo(target).absoluteFilePath());
-    QCOMPARE(w_->currentSource(), QFileInfo(target).absoluteFilePath());
+    QCOMPARE(w_->documents()->source(), QFileInfo(target).absoluteFilePath());
     QVERIFY(!ed_->isModified());
     QCOMPARE(w_->editorDock()->windowTitle(), QString("Editor — pendulum.mech"));
     // Save As of an edited file: the new file has the edits, the old one is untouched.
@@ -428,10 +419,10 @@ class TestEditorFiles : public QObject {
     c.movePosition(QTextCursor::End);
     c.insertText("; a copy\n");
     const QString copy = dir_.filePath("copy.mech");
-    QVERIFY(w_->saveEditorAs(copy));
+    QVERIFY(w_->documents()->saveEditorAs(copy));
     QCOMPARE(QString::fromUtf8(readBytes(copy)), ed_->toPlainText());
     QCOMPARE(readBytes(target), old);
-    QCOMPARE(w_->currentSource(), QFileInfo(copy).absoluteFilePath());
+    QCOMPARE(w_->documents()->source(), QFileInfo(copy).absoluteFilePath());
   }
 };
 

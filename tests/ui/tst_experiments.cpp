@@ -21,6 +21,10 @@
 #include "lesson_panel.h"
 #include "editor/model_tree.h"
 #include "main_window.h"
+#include "document_controller.h"
+#include "experiment_controller.h"
+#include "plot_actions.h"
+#include "status_bar.h"
 #include "plots/phase_dock.h"
 #include "plots/plot_dock.h"
 #include "plots/plot_manager.h"
@@ -71,21 +75,21 @@ class TestExperiments : public QObject {
   }
 
   void lessonsMenuListsUserExperiments() {
-    const QString dir = MainWindow::userExperimentDir();
+    const QString dir = ExperimentController::userExperimentDir();
     QVERIFY(dir.endsWith("/experiments"));
     QDir(dir).removeRecursively();
     MainWindow w;
     w.resize(1280, 800);
     w.show();
     // No user folder: the built-in lessons only.
-    QCOMPARE(int(w.lessonsMenu()->actions().size()), int(lessons().size()));
+    QCOMPARE(int(w.experiments()->lessonsMenu()->actions().size()), int(lessons().size()));
     // Two files appear the next time the menu opens: a separator and one entry each, sorted.
     QVERIFY(QDir().mkpath(dir));
     QVERIFY(writeText(dir + "/swing.experiment", goodExperiment()));
     QVERIFY(writeText(dir + "/broken.experiment", "(experiment \"broken\"\n  (model scene:pendulum)\n  (copy \"VI\" (dt 0.01)))\n"));
     QVERIFY(writeText(dir + "/notes.txt", "not an experiment"));
-    Q_EMIT w.lessonsMenu()->aboutToShow();
-    const QList<QAction*> actions = w.lessonsMenu()->actions();
+    Q_EMIT w.experiments()->lessonsMenu()->aboutToShow();
+    const QList<QAction*> actions = w.experiments()->lessonsMenu()->actions();
     QCOMPARE(int(actions.size()), int(lessons().size()) + 3);
     QVERIFY(actions[int(lessons().size())]->isSeparator());
     QAction* broken = w.findChild<QAction*>("experiment-broken");
@@ -95,13 +99,13 @@ class TestExperiments : public QObject {
     QCOMPARE(swing->text(), QString("Swing: VI vs RK4 vs Heun"));
     QVERIFY(broken->text().contains("has errors"));
     // Listing again does not duplicate them.
-    Q_EMIT w.lessonsMenu()->aboutToShow();
-    QCOMPARE(int(w.lessonsMenu()->actions().size()), int(lessons().size()) + 3);
+    Q_EMIT w.experiments()->lessonsMenu()->aboutToShow();
+    QCOMPARE(int(w.experiments()->lessonsMenu()->actions().size()), int(lessons().size()) + 3);
 
     // The user's experiment opens as a lesson.
     swing->trigger();
     settle(w);
-    QCOMPARE(w.currentSource(), kSource + "/models/pendulum.mech");
+    QCOMPARE(w.documents()->source(), kSource + "/models/pendulum.mech");
     QVERIFY(w.lessonDock()->isVisible());
     QCOMPARE(w.lessonPanel()->titleText(), QString("Swing: VI vs RK4 vs Heun"));
     QVERIFY(w.lessonPanel()->claimText().contains("Watch the violation."));
@@ -130,8 +134,8 @@ class TestExperiments : public QObject {
     QString err;
     QVERIFY(!w.openExperimentFile(dir + "/broken.experiment", &err));
     QVERIFY2(err.contains("broken.experiment:3:3: copy 'VI' needs (integrator NAME)"), qPrintable(err));
-    QVERIFY(w.bannerText().contains("broken.experiment:3:3"));
-    QCOMPARE(w.currentSource(), kSource + "/models/pendulum.mech");
+    QVERIFY(w.status()->bannerText().contains("broken.experiment:3:3"));
+    QCOMPARE(w.documents()->source(), kSource + "/models/pendulum.mech");
     QDir(dir).removeRecursively();
   }
 
@@ -140,9 +144,9 @@ class TestExperiments : public QObject {
     MainWindow w;
     w.resize(1280, 800);
     w.show();
-    QVERIFY(w.openFromUser(kSource + "/tests/data/experiment/inline.experiment"));
+    QVERIFY(w.documents()->openFromUser(kSource + "/tests/data/experiment/inline.experiment"));
     settle(w);
-    QVERIFY2(w.currentSource().endsWith("/experiments/inline.mech"), qPrintable(w.currentSource()));
+    QVERIFY2(w.documents()->source().endsWith("/experiments/inline.mech"), qPrintable(w.documents()->source()));
     QCOMPARE(w.lessonPanel()->titleText(), QString("Inline pendulum: VI vs Heun"));
     stepN(w, 10);
     QCOMPARE(int(w.sim().snapshot().copies.size()), 2);
@@ -151,7 +155,7 @@ class TestExperiments : public QObject {
     QString err;
     QVERIFY2(w.openLesson(kSource + "/models/lessons/04-contact.experiment", &err), qPrintable(err));
     settle(w);
-    QCOMPARE(w.currentSource(), QString("scene:box-drop"));
+    QCOMPARE(w.documents()->source(), QString("scene:box-drop"));
     QCOMPARE(int(w.sim().snapshot().copies.size()), 3);
     QVERIFY(!w.openLesson(kSource + "/tests/data/experiment/bad-integrator.experiment", &err));
     QVERIFY2(err.contains("bad-integrator.experiment:6:27: unknown integrator 'rk5'"), qPrintable(err));
@@ -206,15 +210,15 @@ class TestExperiments : public QObject {
       heun.label = "Heun fine";
       heun.options.kind = IntegratorKind::Heun;
       heun.dt = 0.0025;
-      w.startComparison({vi, heun}, false);
+      w.experiments()->startComparison({vi, heun}, false);
       QVERIFY(w.plotSignals({"joint1.angle", "joint2.angle"}, &err));
       QVERIFY(w.plotSignals({"joint1.force.?"}, &err));
-      QVERIFY(w.plotPhasePortrait({"joint2.angle"}, {"joint2.angle_rate"}, &err));
+      QVERIFY(w.plotActions()->plotPhasePortrait({"joint2.angle"}, {"joint2.angle_rate"}, &err));
       w.viewport()->setCamera(cam);
       stepN(w, 5);
       for (const CopyStatus& c : w.sim().snapshot().copies) copies.emplace_back(c.spec.label, c.spec.options.kind, c.spec.dt);
       QCOMPARE(int(copies.size()), 2);
-      QVERIFY2(w.saveExperiment(path, &err), qPrintable(err));
+      QVERIFY2(w.experiments()->saveExperiment(path, &err), qPrintable(err));
     }  // closed
     // The file names the model relative to itself, the keyframe and both copies.
     QFile f(path);
@@ -233,7 +237,7 @@ class TestExperiments : public QObject {
     QString err;
     QVERIFY2(w.openExperimentFile(path, &err), qPrintable(err));
     settle(w);
-    QCOMPARE(QFileInfo(w.currentSource()).canonicalFilePath(), QFileInfo(model).canonicalFilePath());
+    QCOMPARE(QFileInfo(w.documents()->source()).canonicalFilePath(), QFileInfo(model).canonicalFilePath());
     const Snapshot s = w.sim().snapshot();
     QCOMPARE(int(s.copies.size()), 2);
     for (size_t k = 0; k < copies.size(); ++k) {
@@ -280,7 +284,7 @@ class TestExperiments : public QObject {
     QVERIFY(atDown.state.bodies[0].w.norm() < 1e-12);
     // Saving again gives the same file.
     const QString again = dir.filePath("mine-again.experiment");
-    QVERIFY2(w.saveExperiment(again, &err), qPrintable(err));
+    QVERIFY2(w.experiments()->saveExperiment(again, &err), qPrintable(err));
     QFile g(again);
     QVERIFY(g.open(QIODevice::ReadOnly));
     QString textAgain = QString::fromUtf8(g.readAll());

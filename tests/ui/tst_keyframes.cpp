@@ -21,12 +21,15 @@
 #include "editor/model_editor.h"
 #include "io/mech_edit.h"
 #include "main_window.h"
+#include "document_controller.h"
+#include "keyframe_actions.h"
+#include "status_bar.h"
 #include "ui_test_util.h"
 
 using namespace ms;
 using namespace ms::ui;
-using Q = MainWindow::Question;
-using A = MainWindow::Answer;
+using Q = DocumentController::Question;
+using A = DocumentController::Answer;
 
 namespace {
 using ms::test::stateDistance;
@@ -53,14 +56,14 @@ class TestKeyframes : public QObject {
     QFile::remove(path);
     QVERIFY(QFile::copy(source, path));
     QFile::setPermissions(path, QFile::ReadOwner | QFile::WriteOwner);
-    QFile::remove(MainWindow::recoveryPath(path));
+    QFile::remove(DocumentController::recoveryPath(path));
     w_ = std::make_unique<MainWindow>();
-    w_->setAsker([this](Q q, const QString& about) {
+    w_->documents()->setAsker([this](Q q, const QString& about) {
       asked_.append(q);
       askedNames_.append(about);
       return answer_;
     });
-    w_->setKeyframeNameAsker([this](const QString& suggested) {
+    w_->keyframes()->setNameAsker([this](const QString& suggested) {
       suggested_.append(suggested);
       return name_;
     });
@@ -95,15 +98,15 @@ class TestKeyframes : public QObject {
       const QString file = ed_->fileName();
       w_->close();
       w_.reset();
-      QFile::remove(MainWindow::recoveryPath(file));
+      QFile::remove(DocumentController::recoveryPath(file));
     }
   }
 
   // The acceptance test: save a keyframe, step on, edit the text, load it back: the same state.
   void saveEditLoadRestoresTheState() {
     open(MECHSTUDIO_SOURCE_DIR "/models/four-bar.mech");
-    QCOMPARE(w_->keyframeNames(), QStringList());
-    QVERIFY(!menuAction(w_->loadKeyframeMenu(), "load-keyframe-keyframe-1"));
+    QCOMPARE(w_->keyframes()->keyframeNames(), QStringList());
+    QVERIFY(!menuAction(w_->keyframes()->loadMenu(), "load-keyframe-keyframe-1"));
     steps(30);
     const State saved = shown();
     QCOMPARE(saved.step, 30L);
@@ -111,34 +114,34 @@ class TestKeyframes : public QObject {
     const int undoBefore = ed_->undoStack()->count();
     // A cancelled name changes nothing.
     name_ = "";
-    w_->saveKeyframeAction()->trigger();
+    w_->keyframes()->saveAction()->trigger();
     QCOMPARE(suggested_, QStringList{"keyframe-1"});
     QCOMPARE(ed_->toPlainText(), before);
     QCOMPARE(ed_->undoStack()->count(), undoBefore);
     // Saved: one form at the end of the mechanism, one undo step.
     name_ = "keyframe-1";
-    w_->saveKeyframeAction()->trigger();
+    w_->keyframes()->saveAction()->trigger();
     const QString withKeyframe = ed_->toPlainText();
     QVERIFY(withKeyframe.contains("\n  (keyframe keyframe-1\n    (body ground\n"));
     QVERIFY(withKeyframe.contains("(body coupler\n"));
     QCOMPARE(ed_->undoStack()->count(), undoBefore + 1);
     QVERIFY(ed_->isModified());
     QVERIFY(asked_.isEmpty());  // a new name: nothing to confirm
-    QCOMPARE(w_->keyframeNames(), QStringList{"keyframe-1"});
-    QVERIFY(menuAction(w_->loadKeyframeMenu(), "load-keyframe-keyframe-1"));
-    QVERIFY(menuAction(w_->initialKeyframeMenu(), "initial-keyframe-keyframe-1"));
+    QCOMPARE(w_->keyframes()->keyframeNames(), QStringList{"keyframe-1"});
+    QVERIFY(menuAction(w_->keyframes()->loadMenu(), "load-keyframe-keyframe-1"));
+    QVERIFY(menuAction(w_->keyframes()->initialMenu(), "initial-keyframe-keyframe-1"));
     // Undo removes it in one step (the text as before, byte for byte), Redo brings it back.
     // (The menus follow after the text's debounced check, run here at once.)
     w_->undoAction()->trigger();
     QCOMPARE(ed_->toPlainText(), before);
     QVERIFY(!ed_->isModified());
     ed_->checkNow();
-    QCOMPARE(w_->keyframeNames(), QStringList());
-    QVERIFY(!menuAction(w_->loadKeyframeMenu(), "load-keyframe-keyframe-1"));
+    QCOMPARE(w_->keyframes()->keyframeNames(), QStringList());
+    QVERIFY(!menuAction(w_->keyframes()->loadMenu(), "load-keyframe-keyframe-1"));
     w_->redoAction()->trigger();
     QCOMPARE(ed_->toPlainText(), withKeyframe);
     ed_->checkNow();
-    QCOMPARE(w_->keyframeNames(), QStringList{"keyframe-1"});
+    QCOMPARE(w_->keyframes()->keyframeNames(), QStringList{"keyframe-1"});
     // Further steps, and the state they reach.
     steps(40);
     const State later = shown();
@@ -153,15 +156,15 @@ class TestKeyframes : public QObject {
     c.insertText(edited);
     ed_->checkNow();
     QString err;
-    QVERIFY2(w_->applyEditor(&err), qPrintable(err));
+    QVERIFY2(w_->documents()->applyEditor(&err), qPrintable(err));
     ms::ui::test::settle(*w_);
     QCOMPARE(w_->sim().snapshot().generation, generation + 1);
     // The next suggestion is the next free name.
     name_ = "";
-    w_->saveKeyframeAction()->trigger();
+    w_->keyframes()->saveAction()->trigger();
     QCOMPARE(suggested_.last(), QString("keyframe-2"));
     // Load ▸ keyframe-1: the saved state to 1e-12, at t = 0, paused.
-    QAction* load = menuAction(w_->loadKeyframeMenu(), "load-keyframe-keyframe-1");
+    QAction* load = menuAction(w_->keyframes()->loadMenu(), "load-keyframe-keyframe-1");
     QVERIFY(load);
     load->trigger();
     const Snapshot s = (w_->sim().sync(), w_->sim().snapshot());
@@ -171,7 +174,7 @@ class TestKeyframes : public QObject {
     QCOMPARE(s.state.time, 0.0);
     QCOMPARE(s.running, false);
     QCOMPARE(s.historyCount, 1);
-    QCOMPARE(w_->bannerText(), QString());
+    QCOMPARE(w_->status()->bannerText(), QString());
     // From there the motion is the one that followed the save (to the Newton tolerance).
     steps(40);
     const double after = stateDistance(shown(), later);
@@ -184,8 +187,8 @@ class TestKeyframes : public QObject {
   // Use as initial state: Reset returns to the keyframe; a name that exists is replaced after asking.
   void initialStateAndReplacing() {
     open(MECHSTUDIO_SOURCE_DIR "/tests/data/mech/keyframes.mech");
-    QCOMPARE(w_->keyframeNames(), (QStringList{"down", "swing", "stale"}));
-    QAction* initial = menuAction(w_->initialKeyframeMenu(), "initial-keyframe-swing");
+    QCOMPARE(w_->keyframes()->keyframeNames(), (QStringList{"down", "swing", "stale"}));
+    QAction* initial = menuAction(w_->keyframes()->initialMenu(), "initial-keyframe-swing");
     QVERIFY(initial);
     initial->trigger();
     const State start = shown();
@@ -200,15 +203,15 @@ class TestKeyframes : public QObject {
     const QString before = ed_->toPlainText();
     name_ = "down";
     answer_ = A::Cancel;
-    w_->saveKeyframeAction()->trigger();
+    w_->keyframes()->saveAction()->trigger();
     QCOMPARE(asked_, QList<Q>{Q::ReplaceKeyframe});
     QCOMPARE(askedNames_, QStringList{"down"});
     QCOMPARE(ed_->toPlainText(), before);
     answer_ = A::Accept;
     QString err;
-    QVERIFY2(w_->saveKeyframe(&err), qPrintable(err));
+    QVERIFY2(w_->keyframes()->saveKeyframe(&err), qPrintable(err));
     const QString after = ed_->toPlainText();
-    QCOMPARE(w_->keyframeNames(), (QStringList{"down", "swing", "stale"}));
+    QCOMPARE(w_->keyframes()->keyframeNames(), (QStringList{"down", "swing", "stale"}));
     const int at = before.indexOf("(keyframe down");
     QCOMPARE(after.left(at), before.left(at));  // everything before the form as it was
     const int swing = before.indexOf("  ; v = w x r");
@@ -223,12 +226,12 @@ class TestKeyframes : public QObject {
     const State now = shown();
     const QString text = ed_->toPlainText();
     // A keyframe that no longer fits the joints.
-    QAction* stale = menuAction(w_->loadKeyframeMenu(), "load-keyframe-stale");
+    QAction* stale = menuAction(w_->keyframes()->loadMenu(), "load-keyframe-stale");
     QVERIFY(stale);
     stale->trigger();
-    QVERIFY2(w_->bannerText().contains("Keyframe not loaded: keyframe 'stale' does not fit joint 'joint2' (violation 0.2): "
+    QVERIFY2(w_->status()->bannerText().contains("Keyframe not loaded: keyframe 'stale' does not fit joint 'joint2' (violation 0.2): "
                                        "was the model changed since it was saved?"),
-             qPrintable(w_->bannerText()));
+             qPrintable(w_->status()->bannerText()));
     QCOMPARE(stateDistance(shown(), now), 0.0);
     QCOMPARE(shown().step, now.step);
     // An unknown name.
@@ -242,7 +245,7 @@ class TestKeyframes : public QObject {
     ed_->checkNow();
     const QString broken = ed_->toPlainText();
     name_ = "k";
-    QVERIFY(!w_->saveKeyframe(&err));
+    QVERIFY(!w_->keyframes()->saveKeyframe(&err));
     QVERIFY2(err.contains("the text has errors"), qPrintable(err));
     QCOMPARE(ed_->toPlainText(), broken);
     // A text whose bodies are not the simulated ones (link2 renamed, its keyframe entries too, not
@@ -256,9 +259,9 @@ class TestKeyframes : public QObject {
     }, "Rename", &err), qPrintable(err));
     const QString renamed = ed_->toPlainText();
     QVERIFY(renamed.contains("(body lower (position 0 0 -2)"));
-    QVERIFY(!w_->saveKeyframe(&err));
+    QVERIFY(!w_->keyframes()->saveKeyframe(&err));
     QVERIFY2(err.contains("the bodies of the simulated model are not the bodies of the editor's text"), qPrintable(err));
-    QCOMPARE(w_->bannerText(), err);
+    QCOMPARE(w_->status()->bannerText(), err);
     QCOMPARE(ed_->toPlainText(), renamed);
     QCOMPARE(stateDistance(shown(), now), 0.0);
   }

@@ -22,6 +22,9 @@
 #include "gallery.h"
 #include "joint_panel.h"
 #include "main_window.h"
+#include "document_controller.h"
+#include "recorder.h"
+#include "status_bar.h"
 #include "plots/plot_manager.h"
 #include "settings_panel.h"
 #include "ui_test_util.h"
@@ -184,10 +187,10 @@ class TestMainWindow : public QObject {
     QTest::keyClick(&w, Qt::Key_Space);
     QElapsedTimer t;
     t.start();
-    while (w.bannerText().isEmpty() && t.elapsed() < 5000) pump(20);
+    while (w.status()->bannerText().isEmpty() && t.elapsed() < 5000) pump(20);
     settle(w);
-    qInfo("banner: %s", qPrintable(w.bannerText()));
-    QVERIFY(w.bannerText().contains("step 1"));
+    qInfo("banner: %s", qPrintable(w.status()->bannerText()));
+    QVERIFY(w.status()->bannerText().contains("step 1"));
     QVERIFY(w.sim().snapshot().failed);
     QVERIFY(!w.sim().snapshot().running);
   }
@@ -203,12 +206,12 @@ class TestMainWindow : public QObject {
     MainWindow w;
     w.show();
     QVERIFY(w.openExample(":/gallery/pendulum.mech"));
-    const QString before = w.currentSource();
+    const QString before = w.documents()->source();
     QString err;
     QVERIFY(!w.openModel(path, &err));
     QVERIFY2(err.contains("bad.mech:2:"), qPrintable(err));
-    QVERIFY(w.bannerText().contains("bad.mech:2:"));
-    QCOMPARE(w.currentSource(), before);
+    QVERIFY(w.status()->bannerText().contains("bad.mech:2:"));
+    QCOMPARE(w.documents()->source(), before);
   }
 
   // The Editor dock shows the open file; an edit puts a '*' in its title; Ctrl+S writes the buffer
@@ -371,21 +374,21 @@ class TestMainWindow : public QObject {
     w.show();
     QVERIFY(QTest::qWaitForWindowExposed(&w));
     QVERIFY(w.openExample(":/gallery/pendulum.mech"));
-    QVERIFY(w.startRecording(dir.path()));
-    QVERIFY(w.recording());
+    QVERIFY(w.recorder()->startRecording(dir.path()));
+    QVERIFY(w.recorder()->recording());
     for (int i = 0; i < 5; ++i) {
       w.sim().stepOnce();
       settle(w);
       pump(30);
     }
-    const QString msg = w.stopRecording();
-    QVERIFY(!w.recording());
+    const QString msg = w.recorder()->stopRecording();
+    QVERIFY(!w.recorder()->recording());
     qInfo("%s", qPrintable(msg));
-    QVERIFY(w.recordedFrames() >= 5);
+    QVERIFY(w.recorder()->recordedFrames() >= 5);
     const QStringList sub = QDir(dir.path()).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
     QCOMPARE(sub.size(), 1);
     const QStringList frames = QDir(dir.filePath(sub[0])).entryList({"frame-*.png"});
-    QCOMPARE(frames.size(), w.recordedFrames());
+    QCOMPARE(frames.size(), w.recorder()->recordedFrames());
     QVERIFY(!QImage(dir.filePath(sub[0]) + "/" + frames[0]).isNull());
   }
 

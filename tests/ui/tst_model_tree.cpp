@@ -24,6 +24,7 @@
 #include "editor/model_tree.h"
 #include "io/model_file.h"
 #include "main_window.h"
+#include "document_controller.h"
 #include "simulation.h"
 #include "system/compiled_system.h"
 #include "ui_test_util.h"
@@ -209,7 +210,7 @@ class TestModelTree : public QObject {
     QCOMPARE(ed_->undoStack()->count(), 2);
     // Apply: the simulation and the view get the new body.
     const QImage before = w_->viewport()->renderToImage();
-    QVERIFY2(w_->applyEditor(&err), qPrintable(err));
+    QVERIFY2(w_->documents()->applyEditor(&err), qPrintable(err));
     test::pump(300);
     w_->pullFromSimulation();
     test::pump(100);

@@ -20,6 +20,8 @@
 #include "editor/model_tree.h"
 #include "joint_panel.h"
 #include "main_window.h"
+#include "document_controller.h"
+#include "plot_actions.h"
 #include "plots/phase_dock.h"
 #include "plots/plot_dock.h"
 #include "plots/plot_manager.h"
@@ -126,7 +128,7 @@ class TestSignalPlots : public QObject {
     int crank = -1;
     for (size_t b = 0; b < s.system->bodies.size(); ++b)
       if (s.system->bodies[b].name == "crank") crank = int(b);
-    const std::unique_ptr<QMenu> viewMenu = w.bodyPlotMenu(crank);
+    const std::unique_ptr<QMenu> viewMenu = w.plotActions()->bodyPlotMenu(crank);
     QVERIFY(viewMenu);
     QAction* torque = nullptr;
     for (QAction* a : viewMenu->actions())
@@ -138,7 +140,7 @@ class TestSignalPlots : public QObject {
     QCOMPARE(w.plots()->signalDocks().size(), 4);
     QCOMPARE(w.plots()->signalDocks().back()->signalNames(),
              (QStringList{"crank-shaft.torque.x", "crank-shaft.torque.y", "crank-shaft.torque.z"}));
-    QVERIFY(!w.bodyPlotMenu(-1));
+    QVERIFY(!w.plotActions()->bodyPlotMenu(-1));
     stepN(w, 10);
     QTemporaryDir dir;
     const QString csv = dir.filePath("run.csv");
@@ -163,7 +165,7 @@ class TestSignalPlots : public QObject {
     QVERIFY(w.plotSignals({"joint1.angle", "system.energy"}, &err));
     stepN(w, 5);
     // Applying the same text again (a new compiled system): the plot keeps its signals.
-    QVERIFY2(w.applyEditor(&err), qPrintable(err));
+    QVERIFY2(w.documents()->applyEditor(&err), qPrintable(err));
     settle(w);
     QCOMPARE(w.plots()->signalDocks().size(), 1);
     QCOMPARE(w.plots()->signalDocks().front()->signalNames(), (QStringList{"joint1.angle", "system.energy"}));

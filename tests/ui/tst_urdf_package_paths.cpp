@@ -11,6 +11,8 @@
 #include <QTest>
 
 #include "main_window.h"
+#include "document_controller.h"
+#include "status_bar.h"
 #include "settings_panel.h"
 #include "ui_test_util.h"
 
@@ -54,12 +56,12 @@ class TestUrdfPackagePaths : public QObject {
       w.show();
       QString err;
       QVERIFY2(w.openModel(kArm, &err), qPrintable(err));
-      QVERIFY2(w.bannerText().contains("package 'mech_pkg' not found"), qPrintable(w.bannerText()));
+      QVERIFY2(w.status()->bannerText().contains("package 'mech_pkg' not found"), qPrintable(w.status()->bannerText()));
       QCOMPARE(armCollisionShapes(w), 0);
       typePackagePaths(w.settingsPanel(), kPackages);
       QCOMPARE(w.settingsPanel()->packagePaths(), QStringList{kPackages});
       QVERIFY(w.settingsPanel()->packagePathsProblem().isEmpty());
-      QVERIFY2(w.bannerText().isEmpty(), qPrintable(w.bannerText()));
+      QVERIFY2(w.status()->bannerText().isEmpty(), qPrintable(w.status()->bannerText()));
       QCOMPARE(armCollisionShapes(w), 1);
       QCOMPARE(QString::fromStdString(w.sim().snapshot().system->model.bodies[0].visuals[0].meshFile),
                kPackages + "/mech_pkg/meshes/link.stl");
@@ -70,7 +72,7 @@ class TestUrdfPackagePaths : public QObject {
     w2.show();
     QCOMPARE(w2.settingsPanel()->packagePaths(), QStringList{kPackages});
     QVERIFY(w2.openModel(kArm));
-    QVERIFY2(w2.bannerText().isEmpty(), qPrintable(w2.bannerText()));
+    QVERIFY2(w2.status()->bannerText().isEmpty(), qPrintable(w2.status()->bannerText()));
     QCOMPARE(armCollisionShapes(w2), 1);
   }
 
@@ -83,15 +85,15 @@ class TestUrdfPackagePaths : public QObject {
       w.settingsPanel()->setPackagePaths({"/nonexistent-mechstudio-root"});
       QVERIFY(w.settingsPanel()->packagePathsProblem().contains("not a directory: /nonexistent-mechstudio-root"));
       w.addSessionPackagePaths({kPackages});
-      QCOMPARE(w.packagePaths(), (QStringList{kPackages, "/nonexistent-mechstudio-root"}));
+      QCOMPARE(w.documents()->packagePaths(), (QStringList{kPackages, "/nonexistent-mechstudio-root"}));
       QVERIFY(w.openModel(kArm));
-      QVERIFY2(w.bannerText().isEmpty(), qPrintable(w.bannerText()));
+      QVERIFY2(w.status()->bannerText().isEmpty(), qPrintable(w.status()->bannerText()));
       QCOMPARE(armCollisionShapes(w), 1);
       w.close();
     }
     MainWindow w2;
     w2.show();
-    QCOMPARE(w2.packagePaths(), QStringList{"/nonexistent-mechstudio-root"});
+    QCOMPARE(w2.documents()->packagePaths(), QStringList{"/nonexistent-mechstudio-root"});
     // "~" is the home directory; entries are separated as in ROS_PACKAGE_PATH.
     typePackagePaths(w2.settingsPanel(), QString("~/a%1 %2 %1").arg(QDir::listSeparator()).arg(kPackages));
     QCOMPARE(w2.settingsPanel()->packagePaths(), (QStringList{QDir::homePath() + "/a", kPackages}));

@@ -40,6 +40,21 @@ void stepN(Window& w, int n) {
   settle(w);
 }
 
+// A file's bytes ("" when it cannot be read).
+inline QByteArray readBytes(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// The text of models/double-pendulum.mech with a third link hung from the second.
+inline QString withThirdLink(const QString& text) {
+  QString t = text;
+  t.replace("(position 0)))))",
+            "(position 0))\n      (body link3 (mass 1) (shape box 0.1 0.1 0.1)\n"
+            "        (joint revolute joint3 (axis 1 0 0) (parent-anchor 0 0 0) (child-anchor 0 0 1) (position 0))))))");
+  return t;
+}
+
 // Removes this process's settings file and its config, cache and data folders (test mode).
 inline void removeTestFolders() {
   QStandardPaths::setTestModeEnabled(true);

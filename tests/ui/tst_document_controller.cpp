@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// DocumentController on its own: a model file opened from a temporary folder, edited in the
+// editor and saved atomically (the file is the buffer, nothing else is left in the folder), a
+// change on disk reloaded, drops of model files accepted and others refused, the unsaved-changes
+// question before another model opens, and the recent files list. Files are written only into a
+// QTemporaryDir.
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QMimeData>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTextCursor>
+#include <QUrl>
+#include <memory>
+
+#include "document_controller.h"
+#include "editor/editor_panel.h"
+#include "editor/model_editor.h"
+#include "main_window.h"
+#include "system/compiled_system.h"
+#include "ui_test_util.h"
+
+using namespace ms;
+using namespace ms::ui;
+using Q = DocumentController::Question;
+using A = DocumentController::Answer;
+using test::readBytes;
+
+namespace {
+bool writeBytes(const QString& path, const QByteArray& bytes) {
+  QFile f(path);
+  return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(bytes) == bytes.size();
+}
+}  // namespace
+
+class TestDocumentController : public QObject {
+  Q_OBJECT
+  QTemporaryDir dir_;
+  QString path_;  // a writable copy of the double pendulum
+  std::unique_ptr<MainWindow> w_;
+  DocumentController* docs_ = nullptr;
+  ModelEditor* ed_ = nullptr;
+  QList<Q> asked_;
+  A answer_ = A::Cancel;
+
+ private slots:
+  void init() {
+    QVERIFY(dir_.isValid());
+    path_ = dir_.filePath("double-pendulum.mech");
+    QFile::remove(path_);
+    QVERIFY(QFile::copy(MECHSTUDIO_SOURCE_DIR "/models/double-pendulum.mech", path_));
+    QFile::setPermissions(path_, QFile::ReadOwner | QFile::WriteOwner);
+    QFile::remove(DocumentController::recoveryPath(path_));
+    asked_.clear();
+    answer_ = A::Cancel;
+    w_ = std::make_unique<MainWindow>();
+    docs_ = w_->documents();
+    docs_->setAsker([this](Q q, const QString&) {
+      asked_.append(q);
+      return answer_;
+    });
+    w_->resize(1280, 800);
+    w_->show();
+    QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
+    QString err;
+    QVERIFY2(docs_->openModel(path_, &err), qPrintable(err));
+    ed_ = w_->editorPanel()->editor();
+  }
+  void cleanup() {
+    answer_ = A::Reject;
+    if (w_) w_->close();
+    w_.reset();
+    QFile::remove(DocumentController::recoveryPath(path_));
+  }
+
+  // Open: the source, the editor's file and the recent list name the file; no question asked.
+  void openSetsSourceAndRecent() {
+    QCOMPARE(docs_->source(), QFileInfo(path_).absoluteFilePath());
+    QCOMPARE(QFileInfo(ed_->fileName()).absoluteFilePath(), QFileInfo(path_).absoluteFilePath());
+    QVERIFY(docs_->recentFiles().contains(QFileInfo(path_).absoluteFilePath()));
+    QVERIFY(w_->loadedSystem());
+    QCOMPARE(int(w_->loadedSystem()->bodies.size()), 2);
+    QVERIFY(asked_.isEmpty());
+  }
+
+  // Edit and save: the file holds the buffer byte for byte, the buffer is unmodified, and the
+  // folder holds only the model (QSaveFile leaves no temporary behind).
+  void editAndSaveAtomically() {
+    QTextCursor c(ed_->document());
+    c.movePosition(QTextCursor::Start);
+    c.insertText("; edited by tst_document_controller\n");
+    QVERIFY(ed_->isModified());
+    QString err;
+    QVERIFY2(docs_->saveEditor(&err), qPrintable(err));
+    QVERIFY(!ed_->isModified());
+    QCOMPARE(readBytes(path_), ed_->toPlainText().toUtf8());
+    QVERIFY(readBytes(path_).startsWith("; edited by tst_document_controller\n"));
+    QCOMPARE(QDir(dir_.path()).entryList(QDir::Files | QDir::NoDotAndDotDot), QStringList{"double-pendulum.mech"});
+  }
+
+  // A change on disk (no unsaved edits): the model is read again — a third body appears.
+  void reloadsOnChangeOnDisk() {
+    QVERIFY(docs_->autoReloadAction()->isChecked());
+    const QString text = test::withThirdLink(QString::fromUtf8(readBytes(path_)));
+    QVERIFY(writeBytes(path_, text.toUtf8()));
+    QTRY_VERIFY_WITH_TIMEOUT(w_->loadedSystem() && w_->loadedSystem()->bodies.size() == 3, 10000);
+    QCOMPARE(ed_->toPlainText(), text);
+    QVERIFY(asked_.isEmpty());
+  }
+
+  // Drops: a local model file is accepted and opened; a text file and a remote URL are not.
+  void dropsOpenModelFiles() {
+    const QString other = dir_.filePath("pendulum.mech");
+    QFile::remove(other);
+    QVERIFY(QFile::copy(MECHSTUDIO_SOURCE_DIR "/models/pendulum.mech", other));
+    QMimeData text;
+    text.setUrls({QUrl::fromLocalFile(dir_.filePath("notes.txt")), QUrl("https://example.org/x.mech")});
+    QVERIFY(!DocumentController::canOpenDrop(&text));
+    QVERIFY(!docs_->openDrop(&text));
+    QMimeData model;
+    model.setUrls({QUrl::fromLocalFile(other)});
+    QVERIFY(DocumentController::canOpenDrop(&model));
+    QVERIFY(docs_->openDrop(&model));
+    QCOMPARE(docs_->source(), QFileInfo(other).absoluteFilePath());
+  }
+
+  // Unsaved edits before another model opens: Cancel keeps the buffer and the model; Discard opens.
+  void unsavedEditsAreAskedAbout() {
+    QTextCursor c(ed_->document());
+    c.movePosition(QTextCursor::End);
+    c.insertText("\n; unsaved\n");
+    answer_ = A::Cancel;
+    QVERIFY(!docs_->openFromUser("scene:pendulum"));
+    QCOMPARE(asked_, QList<Q>{Q::CloseUnsaved});
+    QCOMPARE(docs_->source(), QFileInfo(path_).absoluteFilePath());
+    QVERIFY(ed_->isModified());
+    answer_ = A::Reject;
+    QVERIFY(docs_->openFromUser("scene:pendulum"));
+    QCOMPARE(docs_->source(), QString("scene:pendulum"));
+  }
+};
+
+MECHSTUDIO_GUI_TEST_MAIN(TestDocumentController)
+#include "tst_document_controller.moc"
