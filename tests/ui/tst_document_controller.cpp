@@ -20,6 +20,7 @@
 #include "main_window.h"
 #include "system/compiled_system.h"
 #include "ui_test_util.h"
+#include "window_test_util.h"
 
 using namespace ms;
 using namespace ms::ui;
@@ -54,17 +55,9 @@ class TestDocumentController : public QObject {
     QFile::remove(DocumentController::recoveryPath(path_));
     asked_.clear();
     answer_ = A::Cancel;
-    w_ = std::make_unique<MainWindow>();
+    test::openAnsweredWindow(w_, path_, asked_, answer_);
+    if (QTest::currentTestFailed()) return;
     docs_ = w_->documents();
-    docs_->setAsker([this](Q q, const QString&) {
-      asked_.append(q);
-      return answer_;
-    });
-    w_->resize(1280, 800);
-    w_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
-    QString err;
-    QVERIFY2(docs_->openModel(path_, &err), qPrintable(err));
     ed_ = w_->editorPanel()->editor();
   }
   void cleanup() {

@@ -26,6 +26,7 @@
 #include "editor/model_tree.h"
 #include "main_window.h"
 #include "document_controller.h"
+#include "window_test_util.h"
 #include "system/initial_conditions.h"
 #include "ui_test_util.h"
 
@@ -57,16 +58,8 @@ class TestEditorFiles : public QObject {
   A answer_ = A::Cancel;
 
   void openWindow() {
-    w_ = std::make_unique<MainWindow>();
-    w_->documents()->setAsker([this](Q q, const QString&) {
-      asked_.append(q);
-      return answer_;
-    });
-    w_->resize(1280, 800);
-    w_->show();
-    QVERIFY(QTest::qWaitForWindowExposed(w_.get()));
-    QString err;
-    QVERIFY2(w_->openModel(path_, &err), qPrintable(err));
+    test::openAnsweredWindow(w_, path_, asked_, answer_);
+    if (QTest::currentTestFailed()) return;
     ed_ = w_->editorPanel()->editor();
   }
 
