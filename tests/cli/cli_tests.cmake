@@ -2,7 +2,7 @@
 # CTest tests of mechstudio-cli: each runs the CLI once through run_cli.cmake and checks the exit
 # status and the output. Included by tests/CMakeLists.txt when the mechstudio-cli target exists.
 
-set(MECHSTUDIO_CLI_WORKDIR "${CMAKE_CURRENT_BINARY_DIR}/${MECHSTUDIO_TEST_PREFIX}cli")
+set(MECHSTUDIO_CLI_WORKDIR "${CMAKE_CURRENT_BINARY_DIR}/cli")
 
 # mechstudio_cli_test(<name> EXIT <code> ARGS <arg>... [CHECKS <KEY=value>...])
 # CHECKS are passed to run_cli.cmake as -D<KEY=value> (see there).
@@ -13,10 +13,10 @@ function(mechstudio_cli_test name)
   foreach(c IN LISTS T_CHECKS)
     list(APPEND defs "-D${c}")
   endforeach()
-  add_test(NAME ${MECHSTUDIO_TEST_PREFIX}cli.${name}
-           COMMAND ${CMAKE_COMMAND} "-DEXE=$<TARGET_FILE:${MECHSTUDIO_CLI}>" "-DARGS=${joined}" "-DEXPECT_EXIT=${T_EXIT}"
+  add_test(NAME cli.${name}
+           COMMAND ${CMAKE_COMMAND} "-DEXE=$<TARGET_FILE:mechstudio-cli>" "-DARGS=${joined}" "-DEXPECT_EXIT=${T_EXIT}"
                    "-DWORKDIR=${MECHSTUDIO_CLI_WORKDIR}/${name}" ${defs} -P ${CMAKE_CURRENT_LIST_DIR}/run_cli.cmake)
-  set_tests_properties(${MECHSTUDIO_TEST_PREFIX}cli.${name} PROPERTIES LABELS cli TIMEOUT 300)
+  set_tests_properties(cli.${name} PROPERTIES LABELS cli TIMEOUT 300)
 endfunction()
 
 # Bad input: exit 1 and exactly one line "mechstudio-cli: error: <reason>".

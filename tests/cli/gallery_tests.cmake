@@ -23,15 +23,15 @@ endif()
 foreach(model IN LISTS MECHSTUDIO_GALLERY_FILES)
   file(RELATIVE_PATH rel "${MECHSTUDIO_GALLERY_DIR}" "${model}")
   string(REPLACE "/" "." name "${rel}")
-  set(workdir "${CMAKE_CURRENT_BINARY_DIR}/${MECHSTUDIO_TEST_PREFIX}gallery/${name}")
+  set(workdir "${CMAKE_CURRENT_BINARY_DIR}/gallery/${name}")
 
-  add_test(NAME ${MECHSTUDIO_TEST_PREFIX}gallery.check.${name}
-           COMMAND ${CMAKE_COMMAND} "-DEXE=$<TARGET_FILE:${MECHSTUDIO_CLI}>" "-DARGS=check|${model}" -DEXPECT_EXIT=0
+  add_test(NAME gallery.check.${name}
+           COMMAND ${CMAKE_COMMAND} "-DEXE=$<TARGET_FILE:mechstudio-cli>" "-DARGS=check|${model}" -DEXPECT_EXIT=0
                    "-DWORKDIR=${workdir}/check" "-DSTDERR_LAST_LINE_REGEX=: 0 error\\(s\\), [0-9]+ warning\\(s\\); compiles$"
                    -P ${CMAKE_CURRENT_LIST_DIR}/run_cli.cmake)
-  add_test(NAME ${MECHSTUDIO_TEST_PREFIX}gallery.simulate.${name}
-           COMMAND ${CMAKE_COMMAND} "-DEXE=$<TARGET_FILE:${MECHSTUDIO_CLI}>" "-DMODEL=${model}" -DDURATION=10
+  add_test(NAME gallery.simulate.${name}
+           COMMAND ${CMAKE_COMMAND} "-DEXE=$<TARGET_FILE:mechstudio-cli>" "-DMODEL=${model}" -DDURATION=10
                    -DMIN_LAST_TIME=9.99 -DMAX_VIOLATION=1e-9 "-DWORKDIR=${workdir}/simulate"
                    -P ${CMAKE_CURRENT_LIST_DIR}/run_gallery.cmake)
-  set_tests_properties(${MECHSTUDIO_TEST_PREFIX}gallery.check.${name} ${MECHSTUDIO_TEST_PREFIX}gallery.simulate.${name} PROPERTIES LABELS "cli;gallery" TIMEOUT 120)
+  set_tests_properties(gallery.check.${name} gallery.simulate.${name} PROPERTIES LABELS "cli;gallery" TIMEOUT 120)
 endforeach()

@@ -22,14 +22,14 @@ mechstudio_cli_test(urdf.convert_package_path EXIT 0 ARGS convert ${URDF_ARM} --
 # The roots of ROS_PACKAGE_PATH (here the packages lie 2 and 4 levels below tests/data/urdf).
 mechstudio_cli_test(urdf.check_ros_package_path EXIT 0 ARGS check ${URDF_ARM}
   CHECKS STDERR_ONE_LINE=ON "STDERR_LAST_LINE_REGEX=0 error\\(s\\), 0 warning\\(s\\); compiles$")
-set_tests_properties(${MECHSTUDIO_TEST_PREFIX}cli.urdf.check_ros_package_path PROPERTIES
+set_tests_properties(cli.urdf.check_ros_package_path PROPERTIES
   ENVIRONMENT "ROS_PACKAGE_PATH=/nonexistent-mechstudio-root:${CMAKE_SOURCE_DIR}/tests/data/urdf")
 # Not found: a warning per mesh at its <mesh> line naming the package, the paths tried and the
 # ways to add a root; the model still compiles (without those collision meshes).
 mechstudio_cli_test(urdf.check_package_not_found EXIT 0 ARGS check ${URDF_ARM} --package-path ${CMAKE_SOURCE_DIR}/models
   CHECKS "STDERR_REGEX=arm.urdf:25: warning: link 'arm', collision 1: mesh 'package://mech_pkg/meshes/link.stl': package 'mech_pkg' not found. tried [^ ]*/models/mech_pkg/meshes/link.stl .and searched [^ ]*/models for a directory 'mech_pkg' holding a package.xml, up to 4 levels down.. give the directory that holds the package 'mech_pkg' with --package-path DIR, the ROS_PACKAGE_PATH environment variable or the Settings field 'Package paths' .the URI is kept as written. the mesh does not collide."
          "STDERR_LAST_LINE_REGEX=0 error\\(s\\), 4 warning\\(s\\); compiles$")
-set_tests_properties(${MECHSTUDIO_TEST_PREFIX}cli.urdf.check_package_not_found PROPERTIES ENVIRONMENT "ROS_PACKAGE_PATH=")
+set_tests_properties(cli.urdf.check_package_not_found PROPERTIES ENVIRONMENT "ROS_PACKAGE_PATH=")
 mechstudio_cli_bad(package_path_not_a_directory REASON "--package-path '[^']*none' is not a directory"
   ARGS check ${URDF_ARM} --package-path ${URDF_PACKAGES}/none)
 mechstudio_cli_bad(package_path_without_value REASON "option --package-path needs a directory" ARGS check ${URDF_ARM} --package-path)
@@ -42,10 +42,10 @@ mechstudio_cli_bad(simulate_package_path_not_a_directory REASON "--package-path 
 mechstudio_cli_test(urdf.convert_to_urdf EXIT 0 ARGS convert ${CMAKE_SOURCE_DIR}/models/double-pendulum.mech -o dp.urdf
   CHECKS FILE=dp.urdf
          "STDERR_REGEX=^dp.urdf: note: URDF has no initial configuration: joint 'joint1' .1.5707963267948966. starts at non-zero coordinates")
-set_tests_properties(${MECHSTUDIO_TEST_PREFIX}cli.urdf.convert_to_urdf PROPERTIES FIXTURES_SETUP ${MECHSTUDIO_TEST_PREFIX}urdf_export)
+set_tests_properties(cli.urdf.convert_to_urdf PROPERTIES FIXTURES_SETUP urdf_export)
 mechstudio_cli_test(urdf.check_converted EXIT 0 ARGS check ${MECHSTUDIO_CLI_WORKDIR}/urdf.convert_to_urdf/dp.urdf
   CHECKS STDERR_ONE_LINE=ON "STDERR_LAST_LINE_REGEX=dp.urdf: 0 error\\(s\\), 0 warning\\(s\\); compiles$")
-set_tests_properties(${MECHSTUDIO_TEST_PREFIX}cli.urdf.check_converted PROPERTIES FIXTURES_REQUIRED ${MECHSTUDIO_TEST_PREFIX}urdf_export)
+set_tests_properties(cli.urdf.check_converted PROPERTIES FIXTURES_REQUIRED urdf_export)
 # A loop (models/four-bar.mech): exit 1, the loop joint named, nothing written.
 mechstudio_cli_test(urdf.convert_loop_refused EXIT 1 ARGS convert ${CMAKE_SOURCE_DIR}/models/four-bar.mech -o fb.urdf
   CHECKS STDERR_ONE_LINE=ON FILE_ABSENT=fb.urdf
