@@ -16,10 +16,6 @@
 namespace ms::contact {
 namespace {
 
-// Below this distance two closest points are taken as coincident (normal from the fallback rules).
-constexpr double kTinyDistance = 1e-12;
-// Below this sin² of the angle two segments are treated as parallel.
-constexpr double kParallelSin2 = 1e-12;
 
 double clampTo(double v, double lo, double hi) { return v < lo ? lo : (v > hi ? hi : v); }
 

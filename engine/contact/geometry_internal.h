@@ -9,6 +9,12 @@
 
 namespace ms::contact {
 
+// Below this distance two witness (or closest) points coincide, or a point lies on a curved
+// feature's core: the normal then comes from the edges' cross product or a fallback rule.
+constexpr double kTinyDistance = 1e-12;
+// Below this |u_A × u_B|² (sin² of their angle) two directions or segments are treated as parallel.
+constexpr double kParallelSin2 = 1e-12;
+
 // A shape placed in the world: centre o and shape-to-world rotation Rs = Q(q) R_shape.
 struct Placed {
   Mat3 Q;   // body → world

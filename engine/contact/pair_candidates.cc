@@ -21,10 +21,6 @@ namespace {
 
 using K = ContactShape::Kind;
 
-// Below this |u_A × u_B|² two directions are treated as parallel.
-constexpr double kParallelSin2 = 1e-12;
-// Below this distance two witness points coincide (normal from the edges' cross product or a fallback).
-constexpr double kTinyDistance = 1e-12;
 // φ of a side–side candidate of two cylinders whose axes' closest points leave the segments: far
 // (the rims hold that contact), finite so that the interior point's residual stays finite.
 constexpr double kFarGap = 1e3;

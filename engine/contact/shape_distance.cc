@@ -15,8 +15,6 @@
 namespace ms::contact {
 namespace {
 
-// Below this distance a point is taken to be on a curved feature's core (normal from a fallback).
-constexpr double kTinyDistance = 1e-12;
 
 // A point and a distance from its core point c (sphere centre, capsule segment point): n = (p − c)/|p − c|.
 SurfacePoint aroundPoint(const Vec3& p, const Vec3& core, double radius, const Vec3& fallback) {

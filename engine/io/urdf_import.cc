@@ -252,14 +252,13 @@ bool Importer::readUrdfdom(const std::string& xml) {
 
 namespace ms {
 
-using urdf_detail::Importer;
 namespace fs = std::filesystem;
 
 bool importUrdfString(const std::string& xml, const std::string& fileNameForMessages, const std::string& baseDir,
                       Model& out, Diagnostics& diags, const UrdfImportOptions& options) {
   // Nothing escapes: any unexpected exception becomes a diagnostic.
   try {
-    Importer importer(fileNameForMessages, baseDir, options, diags);
+    urdf_detail::Importer importer(fileNameForMessages, baseDir, options, diags);
     return importer.run(xml, out);
   } catch (const std::exception& e) {
     diags.error(fileNameForMessages, 0, 0, std::string("internal error while importing URDF: ") + e.what());
