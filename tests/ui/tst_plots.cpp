@@ -76,12 +76,7 @@ std::pair<double, double> graphValueRange(const QCPGraph* g) {
   return {lo, hi};
 }
 
-// CPU time of this thread in ms (unaffected by other processes sharing the cores).
-double threadCpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
+using ms::ui::test::threadCpuMs;
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

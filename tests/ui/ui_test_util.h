@@ -11,6 +11,7 @@
 #include <QTest>
 #include <QElapsedTimer>
 #include <QThread>
+#include <time.h>
 
 namespace ms::ui::test {
 
@@ -62,6 +63,14 @@ inline void removeTestFolders() {
   for (const auto location : {QStandardPaths::AppConfigLocation, QStandardPaths::CacheLocation,
                               QStandardPaths::AppDataLocation, QStandardPaths::AppLocalDataLocation})
     QDir(QStandardPaths::writableLocation(location)).removeRecursively();
+}
+
+// CPU time of this thread in ms: the cost of synchronous GUI work, which other processes sharing
+// the cores do not inflate (a timed check on wall time fails on a busy machine).
+inline double threadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) / 1e6;
 }
 
 // Where a test writes what it produces (screenshots to look at): the test executable's own folder,

@@ -81,7 +81,8 @@ class ModelEditor : public QPlainTextEdit {
   // True while an edit waits for the debounced check (the model and spans are not the text's yet).
   bool checkPending() const { return checkTimer_.isActive(); }
   const std::vector<Problem>& problems() const { return problems_; }
-  // Wall time of the last checkNow(): parse + compile + underlines + problems list, in ms.
+  // CPU time (of the GUI thread) of the last checkNow(): parse + compile + underlines + problems
+  // list, in ms; unlike wall time it does not grow when other processes share the cores.
   double lastCheckMs() const { return lastCheckMs_; }
   // The wavy underlines now shown (one per located problem).
   QList<QTextEdit::ExtraSelection> diagnosticSelections() const { return diagnosticSelections_; }
