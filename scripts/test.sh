@@ -23,15 +23,20 @@ timings=()
 # (bash runs a trap only after a foreground child ends); a signal stops the child and fails the run.
 child=0
 interrupted=""
+current=""        # the phase running now (named in the timings when a signal stops it)
+current_t0=0
 phase() {  # phase <name> <command...>: runs the command, records its wall time, returns its status
   local name="$1"; shift
   local t0 t1 rc=0
   t0=$(date +%s)
+  current="$name"
+  current_t0=$t0
   echo "==> $name"
   "$@" &
   child=$!
   wait "$child" || rc=$?
   child=0
+  current=""
   [ -z "$interrupted" ] || rc=1
   t1=$(date +%s)
   timings+=("$(printf '%-28s %5d s%s' "$name" $((t1 - t0)) "$([ $rc -eq 0 ] || echo '  FAILED')")")
@@ -66,6 +71,7 @@ kill_tree() {  # kill_tree <pid>: SIGTERM to a process and all its descendants, 
 on_signal() {  # stops the running phase (its whole process tree) and exits with 128 + the signal
   interrupted="$1"
   [ "$child" -eq 0 ] || kill_tree "$child"
+  [ -z "$current" ] || timings+=("$(printf '%-28s %5d s  INTERRUPTED' "$current" $(($(date +%s) - current_t0)))")
   trap - EXIT
   report
   exit "$2"
