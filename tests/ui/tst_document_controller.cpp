@@ -60,12 +60,7 @@ class TestDocumentController : public QObject {
     docs_ = w_->documents();
     ed_ = w_->editorPanel()->editor();
   }
-  void cleanup() {
-    answer_ = A::Reject;
-    if (w_) w_->close();
-    w_.reset();
-    QFile::remove(DocumentController::recoveryPath(path_));
-  }
+  void cleanup() { test::closeAnsweredWindow(w_, path_, answer_); }
 
   // Open: the source, the editor's file and the recent list name the file; no question asked.
   void openSetsSourceAndRecent() {

@@ -79,13 +79,8 @@ class TestEditorFiles : public QObject {
     answer_ = A::Cancel;
     openWindow();
   }
-  void cleanup() {
-    // Closing without a prompt: the test's own edits are thrown away.
-    answer_ = A::Reject;
-    if (w_) w_->close();
-    w_.reset();
-    QFile::remove(DocumentController::recoveryPath(path_));
-  }
+  // Closing without a prompt: the test's own edits are thrown away.
+  void cleanup() { test::closeAnsweredWindow(w_, path_, answer_); }
 
   // Paused: Apply loads the buffer's model at once (two bodies → three); the file stays as it was.
   void applyWhilePausedSwapsModel() {

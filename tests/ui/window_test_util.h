@@ -3,6 +3,7 @@
 // answered by a script and recorded, a model file opened.
 #pragma once
 
+#include <QFile>
 #include <QList>
 #include <QString>
 #include <QTest>
@@ -27,6 +28,15 @@ inline void openAnsweredWindow(std::unique_ptr<MainWindow>& w, const QString& pa
   QVERIFY(QTest::qWaitForWindowExposed(w.get()));
   QString err;
   QVERIFY2(w->documents()->openModel(path, &err), qPrintable(err));
+}
+
+// Closes `w` without a prompt (unsaved edits discarded: `answer` becomes Reject) and removes the
+// recovery file of `path`.
+inline void closeAnsweredWindow(std::unique_ptr<MainWindow>& w, const QString& path, DocumentController::Answer& answer) {
+  answer = DocumentController::Answer::Reject;
+  if (w) w->close();
+  w.reset();
+  QFile::remove(DocumentController::recoveryPath(path));
 }
 
 }  // namespace ms::ui::test
