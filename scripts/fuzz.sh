@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-3.0-or-later
 # Builds the libFuzzer targets with clang in build-fuzz/ and runs fuzz_mech_reader for
-# ${FUZZ_SECONDS:-60} s, fuzz_sexpr for a third of that and fuzz_mjcf_import for half, each on a copy
-# of its seeds.
+# ${FUZZ_SECONDS:-60} s and, beside it, fuzz_sexpr for a third of that then fuzz_mjcf_import for
+# half, each on a copy of its seeds.
 # Exits non-zero on any crash, leak, timeout (> 5 s for one input) or out-of-memory (> 2048 MB); the failing input is written to
 # build-fuzz/artifacts/. Usage: FUZZ_SECONDS=300 bash scripts/fuzz.sh
 # The build uses tests/fuzz/CMakeLists.txt as its own project (no Qt, Eigen headers only, nothing gcc-built).
@@ -44,18 +44,30 @@ run() {
   echo "fuzz.sh: $target: no crash, leak or timeout in $secs s ($(ls "$corpus" | wc -l) corpus entries)"
 }
 
-# The .mech reader (s-expressions, parameters, arithmetic, repeat, every form, the writer) gets the
-# full time; the s-expression layer alone (round trip byte-identical) a third of it.
+# Two lanes side by side (each fuzzer is one process on one core): the .mech reader (s-expressions,
+# parameters, arithmetic, repeat, every form, the writer) for the full time; the s-expression layer
+# alone (round trip byte-identical) for a third of it, then the MJCF importer for half of it. Each
+# lane writes its own log, shown when both are done.
 tmpseeds="$build/seeds-mech"
 rm -rf "$tmpseeds" && mkdir -p "$tmpseeds"
 cp models/*.mech tests/data/mech/bad/*.mech "$tmpseeds/"
-run fuzz_mech_reader "$seconds" tests/fuzz/mech.dict tests/fuzz/corpus "$tmpseeds"
-run fuzz_sexpr "$(( (seconds + 2) / 3 ))" tests/fuzz/sexpr.dict tests/fuzz/corpus
-# The MJCF importer: half the time, from the test files and the malformed corpus.
 mjcfseeds="$build/seeds-mjcf"
 rm -rf "$mjcfseeds" && mkdir -p "$mjcfseeds"
 cp tests/data/mjcf/*.xml tests/data/mjcf/bad/*.xml "$mjcfseeds/"
-run fuzz_mjcf_import "$(( (seconds + 1) / 2 ))" tests/fuzz/mjcf.dict "$mjcfseeds"
+laneA() { run fuzz_mech_reader "$seconds" tests/fuzz/mech.dict tests/fuzz/corpus "$tmpseeds"; }
+laneB() {
+  run fuzz_sexpr "$(( (seconds + 2) / 3 ))" tests/fuzz/sexpr.dict tests/fuzz/corpus &&
+    run fuzz_mjcf_import "$(( (seconds + 1) / 2 ))" tests/fuzz/mjcf.dict "$mjcfseeds"
+}
+laneA >"$build/lane-a.log" 2>&1 &
+pidA=$!
+laneB >"$build/lane-b.log" 2>&1 &
+pidB=$!
+rcA=0 rcB=0
+wait "$pidA" || rcA=$?
+wait "$pidB" || rcB=$?
+cat "$build/lane-a.log" "$build/lane-b.log"
+[ "$rcA" -eq 0 ] && [ "$rcB" -eq 0 ] || { echo "fuzz.sh: a fuzzer failed (exit $rcA, $rcB)" >&2; exit 1; }
 
 # Belt and braces: any artifact means a failure even if the exit status did not say so.
 if [ -n "$(ls -A "$build/artifacts")" ]; then

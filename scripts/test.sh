@@ -5,8 +5,9 @@
 #      the Python module's pytest suite).
 #   1b. The .deb of that build (cpack -G DEB) checked by lintian, installed, run and removed again
 #       (scripts/package-test.sh; dpkg needs root or sudo).
-#   2. Engine + tests + CLI with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/, then ctest.
-#   2b. libFuzzer runs of the .mech reader and the s-expression layer (scripts/fuzz.sh, clang, FUZZ_SECONDS=60).
+#   2. Engine + tests + CLI with AddressSanitizer and UndefinedBehaviorSanitizer in build-asan/ (clang), then ctest.
+#   2b. libFuzzer runs of the .mech reader, the s-expression layer and the MJCF importer
+#       (scripts/fuzz.sh, clang, FUZZ_SECONDS=60, two fuzzers at a time).
 #   3. A smoke run of mechstudio-cli on a built-in scene.
 # Uses ccache (CCACHE_DIR defaults to ~/.cache/ccache so it persists between runs).
 set -euo pipefail
@@ -91,10 +92,17 @@ check "ctest (Release)" ctest --test-dir build --output-on-failure -j "$jobs"
 # 1b. The Debian package of that build: lintian, contents, validators, install, run, remove.
 check "package (install test)" bash scripts/package-test.sh build
 
-# 2. Sanitizer build of the engine, its tests and the CLI. -g1 (line tables only) keeps file:line in
-#    sanitizer reports and compiles Eigen-heavy files ~40 % faster than full -g; -O1 keeps the build
-#    within the CI budget (the optimised build is tested in step 1).
+# 2. Sanitizer build of the engine, its tests and the CLI, with clang (as the fuzzers in 2b): it
+#    compiles the sanitized engine and tests in 36 % less CPU time than g++ (measured: engine
+#    870 -> 555 s as a unity build), and a second compiler's warnings and evaluation orders come
+#    with it. -g1 (line tables only) keeps file:line in sanitizer reports and compiles Eigen-heavy
+#    files ~40 % faster than full -g; -O1 keeps the build within the CI budget (the optimised build
+#    is tested in step 1). A build-asan/ configured with another compiler is started afresh.
+if [ -f build-asan/CMakeCache.txt ] && ! grep -q '^CMAKE_CXX_COMPILER:[A-Z]*=.*clang++' build-asan/CMakeCache.txt; then
+  rm -rf build-asan
+fi
 phase "configure (ASan+UBSan)" cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
   "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" -DMECHSTUDIO_SANITIZE=ON -DMECHSTUDIO_ENGINE_ONLY=ON -DMECHSTUDIO_BUILD_BENCHMARKS=OFF -DMECHSTUDIO_BUILD_TESTS=ON
 phase "build (ASan+UBSan)" cmake --build build-asan -j "$jobs"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1

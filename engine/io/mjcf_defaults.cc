@@ -16,34 +16,45 @@ namespace ms::mjcf_detail {
 // Attributes read per element (anything else gets a "not supported" warning). Attributes that only
 // name or group things in MuJoCo and mean nothing here ("user") are listed as well.
 const std::map<std::string, std::set<std::string>>& knownAttributes() {
-  static const std::map<std::string, std::set<std::string>> k = {
-      {"mujoco", {"model"}},
-      {"compiler", {"angle", "eulerseq", "meshdir", "assetdir", "texturedir", "inertiafromgeom", "autolimits",
-                    "coordinate", "inertiagrouprange"}},
-      {"option", {"timestep", "gravity"}},
-      {"body", {"name", "childclass", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis"}},
-      {"inertial", {"pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "mass", "diaginertia", "fullinertia"}},
-      {"joint", {"name", "class", "type", "pos", "axis", "ref", "range", "limited", "stiffness", "springref",
-                 "damping"}},
-      {"freejoint", {"name"}},
-      {"geom", {"name", "class", "type", "size", "fromto", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis",
-                "rgba", "material", "mass", "density", "friction", "contype", "conaffinity", "group", "mesh",
-                "condim"}},
-      {"mesh", {"name", "class", "file", "scale", "vertex"}},
-      {"material", {"name", "class", "rgba"}},
-      {"connect", {"name", "class", "body1", "body2", "anchor", "active"}},
-      {"weld", {"name", "class", "body1", "body2", "relpose", "active"}},
-      {"motor", {"name", "class", "joint", "gear", "ctrlrange", "ctrllimited", "forcerange", "forcelimited"}},
-      {"position", {"name", "class", "joint", "kp", "kv", "gear", "ctrlrange", "ctrllimited", "forcerange",
-                    "forcelimited"}},
-      {"general", {"name", "class", "joint", "gaintype", "gainprm", "biastype", "biasprm", "gear", "ctrlrange",
-                   "ctrllimited", "forcerange", "forcelimited"}},
-      {"exclude", {"name", "body1", "body2"}},
-      {"pair", {"name", "class", "geom1", "geom2", "friction", "condim"}},
-      {"default", {"class"}},
-      {"numeric", {"name", "data", "size"}},
-      {"text", {"name", "data"}},
+  // One "element: attributes" string per element, split once (a nested braced initializer of the
+  // map cost the compiler 13 s of overload resolution).
+  static const char* const kTable[] = {
+      "mujoco: model",
+      "compiler: angle eulerseq meshdir assetdir texturedir inertiafromgeom autolimits coordinate "
+      "inertiagrouprange",
+      "option: timestep gravity",
+      "body: name childclass pos quat axisangle euler xyaxes zaxis",
+      "inertial: pos quat axisangle euler xyaxes zaxis mass diaginertia fullinertia",
+      "joint: name class type pos axis ref range limited stiffness springref damping",
+      "freejoint: name",
+      "geom: name class type size fromto pos quat axisangle euler xyaxes zaxis rgba material mass density "
+      "friction contype conaffinity group mesh condim",
+      "mesh: name class file scale vertex",
+      "material: name class rgba",
+      "connect: name class body1 body2 anchor active",
+      "weld: name class body1 body2 relpose active",
+      "motor: name class joint gear ctrlrange ctrllimited forcerange forcelimited",
+      "position: name class joint kp kv gear ctrlrange ctrllimited forcerange forcelimited",
+      "general: name class joint gaintype gainprm biastype biasprm gear ctrlrange ctrllimited forcerange "
+      "forcelimited",
+      "exclude: name body1 body2",
+      "pair: name class geom1 geom2 friction condim",
+      "default: class",
+      "numeric: name data size",
+      "text: name data",
   };
+  static const std::map<std::string, std::set<std::string>> k = [] {
+    std::map<std::string, std::set<std::string>> m;
+    for (const char* row : kTable) {
+      std::istringstream in(row);
+      std::string element, name;
+      in >> element;
+      element.pop_back();  // the ':'
+      std::set<std::string>& names = m[element];
+      while (in >> name) names.insert(name);
+    }
+    return m;
+  }();
   return k;
 }
 

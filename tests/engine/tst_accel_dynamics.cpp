@@ -4,7 +4,7 @@
 // the constant-velocity path, the KKT solution against a dense check of both block rows, applied
 // forces against the potential energy and the variational integrator's conventions, and no heap
 // allocation in accelerations().
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <random>
 

@@ -4,10 +4,11 @@
 // missed by the broad phase is caught after the step and the step solved again; states of
 // another pair set are restored exactly; contact signals follow the pairs. Penetration is measured
 // independently of the solver, by the bodies' signed distance over every pair of bodies.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 
+#include "sanitizer_build.h"
 #include "core/diagnostics.h"
 #include "io/mech_reader.h"
 #include "scenes/scenes.h"
@@ -22,7 +23,6 @@ using namespace ms;
 
 namespace {
 
-bool sanitizer() { return qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD"); }
 
 
 // A block on the ground, a tilted cube dropped on it, a sphere and a capsule dropped on that;
@@ -243,7 +243,7 @@ void TestAutoCollisions::baselinesUseTheModelsContacts() {
 void TestAutoCollisions::spheresInABoxNeverOverlap() {
   // The broad-phase scene: 50 spheres rolling and colliding in a box of walls (sanitizer build: 0.2 s).
   Simulation sim(compile(buildScene("spheres-in-box", {{"n", "50"}})));
-  const int steps = sanitizer() ? 20 : 200;
+  const int steps = test::sanitizerBuild() ? 20 : 200;
   const auto [overlap, ground] = run(sim, steps);
   qInfo("50 spheres, %d steps: overlap %.3g m, walls %.3g m, %ld pair changes", steps, overlap, ground, sim.pairChanges());
   QVERIFY(overlap <= 1e-5);

@@ -7,12 +7,13 @@
 // distance of the capsules' core segments by a ternary search). Before the fix (docs/engine.md,
 // "Capsule pairs, contact candidates and interval growth") the 20-link chain took up to ~2000
 // iterations in a step and the 95-link chain failed at t = 4.21 s even at Δt/64.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>
 #include <string>
 
+#include "sanitizer_build.h"
 #include "contact/contact_geometry.h"
 #include "core/diagnostics.h"
 #include "core/quaternion.h"
@@ -25,7 +26,6 @@ using namespace ms;
 
 namespace {
 
-bool sanitizer() { return qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD"); }
 
 
 // n capsules (radius 1 cm, 10 cm between cap centres, density 1000, μ = 1: MuJoCo's defaults),
@@ -166,7 +166,7 @@ void TestCapsuleChain::sideBySideCapsulesHaveACandidateAtEachEnd() {
 // max 1316, in these 3 s; with the corrected contact solves and the polish of stalled steps
 // (docs/engine.md) mean 17.9, max 629, joint violation 9.7e-11.
 void TestCapsuleChain::foldingChainConverges() {
-  const RunStats r = runChain(20, sanitizer() ? 1.5 : 3.0);
+  const RunStats r = runChain(20, test::sanitizerBuild() ? 1.5 : 3.0);
   if (QTest::currentTestFailed()) return;
   QVERIFY(double(r.iterations) / r.steps <= 30);
   QVERIFY(r.maxIterations <= 1000);
@@ -181,7 +181,7 @@ void TestCapsuleChain::foldingChainConverges() {
 void TestCapsuleChain::longFoldingChainsConverge() {
   if (!qEnvironmentVariableIsSet("MECHSTUDIO_SLOW_TESTS")) QSKIP("10 s chains of 20 and 40 links: ctest -L slow");
   // Two minutes in the Release build, ~10× that under the sanitizers: Release only.
-  if (sanitizer()) QSKIP("10 s chains of 20 and 40 links: Release only");
+  if (test::sanitizerBuild()) QSKIP("10 s chains of 20 and 40 links: Release only");
   for (const int n : {20, 40}) {
     const RunStats r = runChain(n, 10.0);
     if (QTest::currentTestFailed()) return;

@@ -4,10 +4,11 @@
 // and a convex mesh (the gallery's rock) sticks on a 20° ramp with μ 0.5 and slides with μ 0.2. The
 // penetration is measured independently of the solver's candidates, by the exact signed distance of
 // the polytopes (contact::polytopeSignedDistance) or of the hull's vertices to the ramp.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 
+#include "sanitizer_build.h"
 #include "contact/contact_geometry.h"
 #include "core/diagnostics.h"
 #include "io/mech_reader.h"
@@ -32,7 +33,6 @@ std::unique_ptr<Simulation> makeGallery(const std::string& file, const std::map<
 }
 
 // The sanitizer build (scripts/test.sh) runs the long runs shortened; the Release build measures them.
-bool sanitizer() { return qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD"); }
 
 contact::BodyPose poseOf(const Simulation& sim, int body) {
   contact::BodyPose z;
@@ -62,8 +62,8 @@ class TestCollisions : public QObject {
   // penetration stays ≤ 1e-5 m (between the cubes, exactly; with the ground, the corners' gaps) and
   // the top cube moves less than 1 mm.
   void boxStackStands() {
-    const int n = sanitizer() ? 4 : 10;
-    const double duration = sanitizer() ? 1.0 : 10.0;
+    const int n = test::sanitizerBuild() ? 4 : 10;
+    const double duration = test::sanitizerBuild() ? 1.0 : 10.0;
     auto sim = makeScene("box-stack", {{"n", std::to_string(n)}});
     const int top = n - 1;
     const Vec3 start = sim->state().bodies[top].x;
@@ -207,7 +207,7 @@ class TestCollisions : public QObject {
     auto sim = std::make_unique<Simulation>(compile(r.model));
     double pen = 0;
     long iterations = 0;
-    const double duration = sanitizer() ? 0.3 : 3.0;
+    const double duration = test::sanitizerBuild() ? 0.3 : 3.0;
     while (sim->state().time < duration - 1e-9) {
       QVERIFY2(sim->step(), sim->metrics().message.c_str());
       iterations += sim->metrics().iterations;

@@ -3,11 +3,12 @@
 // never penetrates and comes to rest on the ground; a box on an incline sticks while tan θ < μ and
 // otherwise slides with acceleration g (sin θ − μ cos θ), for planes tilted about x and about y
 // (the friction cone is built in the plane's tangent space, not from world axes).
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>
 
+#include "sanitizer_build.h"
 #include "model_text.h"
 #include "io/mech_reader.h"
 #include "scenes/scenes.h"
@@ -117,7 +118,7 @@ class TestContact : public QObject {
 
   // The range up to n = 200 for 10 s (about 20 s in Release; skipped in the sanitizer build).
   void longSphereChainsConvergeAtEveryStep() {
-    if (qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD")) QSKIP("10 s chains of 100 and 200 spheres: Release only");
+    if (test::sanitizerBuild()) QSKIP("10 s chains of 100 and 200 spheres: Release only");
     runSphereChain(100, 10.0);
     runSphereChain(200, 10.0);
   }

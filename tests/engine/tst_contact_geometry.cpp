@@ -4,7 +4,7 @@
 // perturbed as the engine does, q ← q·exp(δθ/2) in the body frame), the friction basis (orthonormal,
 // continuous) and the tangential velocity rows against finite differences of the contact point along
 // a velocity step, and that the evaluation functions never allocate.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <atomic>

@@ -3,7 +3,7 @@
 // edge points, the icosahedron of models/meshes, a prism (no diagonals among the edges), random point clouds (containment, Euler's formula,
 // a closed surface), mass properties against closed forms, degenerate inputs with their messages,
 // the count of points inside, that Qhull prints nothing, and the time to build the rock's hull.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <chrono>

@@ -4,7 +4,7 @@
 // experiment for every lesson and for one that uses every form, malformed files are reported at
 // their line:column, and the model of an experiment (scene, relative file with parameters, inline
 // (mechanism …)) builds, its errors located in the experiment file.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <filesystem>

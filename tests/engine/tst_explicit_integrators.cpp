@@ -3,10 +3,11 @@
 // RK4 on a smooth constrained problem, the claims of the lessons (engine/scenes/lessons.h) that
 // compare the baselines with the variational integrator, measured; failure handling, switching
 // integrators mid-run, the soft-contact hook and no allocation per step.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 
+#include "sanitizer_build.h"
 #include "allocation_counter.h"
 #include "core/check.h"
 #include "core/quaternion.h"
@@ -49,7 +50,6 @@ const LessonVariant& variant(const Lesson& l, IntegratorKind k) {
   throw std::runtime_error("lesson " + l.id + " has no variant " + toString(k));
 }
 
-bool sanitizer() { return qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD"); }
 
 // Steps until time T (to within half a step).
 bool runTo(Simulation& sim, double T) {

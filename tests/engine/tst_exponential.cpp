@@ -4,13 +4,14 @@
 // a closed form and a fine RK4 quadrature; the claims of lessons 4 (soft contacts penetrate, rigid
 // ones do not) and 6 (at Δt = 10 ms, K = 1e5 N/m the exponential integrator stays bounded while
 // explicit Euler diverges).
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>
 
 #include <unsupported/Eigen/MatrixFunctions>
 
+#include "sanitizer_build.h"
 #include "allocation_counter.h"
 #include "integrator/exponential_step.h"
 #include "scenes/lessons.h"
@@ -22,7 +23,6 @@ using namespace ms;
 
 namespace {
 
-bool sanitizerBuild() { return qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD"); }
 
 // x_int, x_int2 by RK4 on the extended system (x, x_int, x_int2)' = (A x + b, x, x_int), N steps.
 void quadrature(const MatX& A, const VecX& b, const VecX& x0, double t, int N, VecX& xint, VecX& xint2) {
@@ -203,7 +203,7 @@ class TestExponential : public QObject {
 
   void lessonContactSoftPenetratesRigidDoesNot() {
     const Lesson& l = findLesson("contact");
-    const double duration = sanitizerBuild() ? 0.6 : 1.5;  // the box lands at t ≈ 0.29 s
+    const double duration = test::sanitizerBuild() ? 0.6 : 1.5;  // the box lands at t ≈ 0.29 s
     for (const LessonVariant& v : l.variants) {
       const RunResult r = runVariant(l, v, duration);
       qInfo("lesson 4, %s (dt = %g s): max penetration %.3g m, final speed %.2g m/s%s", v.label.c_str(), v.dt,
@@ -218,7 +218,7 @@ class TestExponential : public QObject {
   // its start, box at rest), explicit Euler diverges (step failure or energy blow-up).
   void lessonStiffContactExponentialStableEulerDiverges() {
     const Lesson& l = findLesson("stiff-contact");
-    const double duration = sanitizerBuild() ? 1.0 : 3.0;
+    const double duration = test::sanitizerBuild() ? 1.0 : 3.0;
     bool sawExp = false, sawEuler = false;
     for (const LessonVariant& v : l.variants) {
       QCOMPARE(v.dt, 0.01);

@@ -6,7 +6,7 @@
 // μmg·cos(π/n_f) for a pull halfway between two directions (n_f = 4 and 8), the incline with
 // n_f = 8, box drop and sphere chain with n_f = 8 against n_f = 4 (iterations, time), no heap
 // allocation per step, and the compiler's check of n_f.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <array>
 #include <chrono>

@@ -6,7 +6,7 @@
 // their loops closed, keep their energy bounded and turn their cranks all the way round. Each test
 // states the acceptance criterion it checks. (tst_mech_reader checks that every gallery file reads
 // without diagnostics and simulates 10 s; tests/cli/gallery_tests.cmake runs them through the CLI.)
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

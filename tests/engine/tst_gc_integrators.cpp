@@ -6,11 +6,12 @@
 // through the bodies), and the acceptance claims: bounded energy over 3600 s, observed order 2,
 // loops held to 1e-9, agreement with a fine RK4 reference, chart re-centring on a tumbling body,
 // refusals with reasons, restart, no allocation per step.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>
 
+#include "sanitizer_build.h"
 #include "allocation_counter.h"
 #include "core/check.h"
 #include "core/quaternion.h"
@@ -48,7 +49,6 @@ std::unique_ptr<Simulation> make(const std::string& scene, IntegratorKind k, dou
   return make(buildScene(scene, p), k, dt);
 }
 
-bool sanitizer() { return qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD"); }
 
 // A lesson's copies in lockstep (as `mechstudio-cli lesson`), run for T seconds; per copy the
 // total iterations and steps.
@@ -365,7 +365,7 @@ class TestGcIntegrators : public QObject {
   void doublePendulumEnergyBounded() {
     for (IntegratorKind k : {IntegratorKind::MidpointGC, IntegratorKind::RIQN}) {
       auto sim = make("double-pendulum", k, 0.01);
-      const Tenths t = energyTenths(*sim, sanitizer() ? 360 : 3600);
+      const Tenths t = energyTenths(*sim, test::sanitizerBuild() ? 360 : 3600);
       qInfo("%s: max|E-E0| first tenth %.4g J, last tenth %.4g J (ratio %.3f)", toString(k), t.first, t.last,
             t.last / t.first);
       QVERIFY(t.ok);
@@ -489,7 +489,7 @@ class TestGcIntegrators : public QObject {
   // completes at 1e-6 and 1e-8 and stops at 1e-10 within 3.5 s; riqn stops at every tolerance, and
   // no later at a tighter one.
   void lessonToleranceClaim() {
-    if (sanitizer()) QSKIP("five seconds of a 300-link chain in seven copies: Release only");
+    if (test::sanitizerBuild()) QSKIP("five seconds of a 300-link chain in seven copies: Release only");
     const Lesson& l = findLesson("tolerance");
     const LessonRun r = runLesson(l, l.duration);
     for (int i = 0; i < r.cmp->size(); ++i)
@@ -516,7 +516,7 @@ class TestGcIntegrators : public QObject {
   // least 10 times smaller, and both stay bounded (last tenth of the run within 1.5× the maximum).
   void lessonSingularClaim() {
     const Lesson& l = findLesson("singular");
-    const LessonRun r = runLesson(l, sanitizer() ? 10 : l.duration);
+    const LessonRun r = runLesson(l, test::sanitizerBuild() ? 10 : l.duration);
     for (int i = 0; i < r.cmp->size(); ++i)
       qInfo("%s: %ld steps, max violation %.2e, max|E-E0| %.4g J", r.cmp->copy(i).label.c_str(), r.steps[i],
             r.maxViolation[i], r.maxEnergyError[i]);

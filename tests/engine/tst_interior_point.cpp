@@ -5,7 +5,7 @@
 // LCPs, one implicit step of a block pushed on a plane with a linearised friction cone (stick and
 // slide in closed form), the fraction-to-the-boundary rule at every iterate, and no allocation
 // per iteration. Every case runs with both μ rules (monotone and Mehrotra).
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <atomic>

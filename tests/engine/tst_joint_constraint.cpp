@@ -2,7 +2,7 @@
 // Tests for engine/dynamics/joint_constraint: analytic Jacobians against central finite
 // differences for every joint type at random poses, minimal coordinates, forward kinematics, and
 // the degrees of freedom each joint removes (Table B.2).
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <random>
 

@@ -6,7 +6,7 @@
 // node (variational_step.cc), so Newton is exact and converges in a few iterations; measured here:
 // iterations per step, energy never rising, the relative motion damped out, a servo tracking its
 // target, and (the reason for all this) the same servo evaluated explicitly diverging.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

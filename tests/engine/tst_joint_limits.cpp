@@ -4,7 +4,7 @@
 // double pendulum whose elbow has limits (a limit node between two bodies: a cycle in the graph),
 // a slider coming to rest at its travel limit, the Newton matrix against finite differences, the
 // gallery's limited-pendulum.mech, and the compile error for limits on other joint types.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <random>

@@ -2,7 +2,7 @@
 // Tests of the graph-based sparse block LDU (Brüdigam et al. 2023, §4, Algorithms 1–4):
 // elimination order (graph.h), numeric factor/solve (ldu_graph.h), invert6, and the dense block
 // LDU reference (dense_ldu.h), against Eigen's FullPivLU.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <atomic>

@@ -2,7 +2,7 @@
 // The lockstep runner of engine/comparison.h: copies with different time steps stay at the same
 // simulated time, a failing copy stops while the others go on, a branch starts every copy from one
 // state, and invalid copies are refused with the copy's name. Also the lessons table's integrity.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // Structure edits of .mech documents (io/mech_edit.h): every edit yields a readable, compilable
 // model with the intended structure, leaves every byte outside the edited spans as it was, follows
 // references on delete and rename, and refuses what it cannot do without changing the text.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <fstream>
 #include <sstream>

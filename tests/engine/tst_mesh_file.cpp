@@ -3,7 +3,7 @@
 // forms (a/b/c corners, negative indices, polygons, ignored records, CRLF), binary STL (also one
 // whose header starts with "solid") and ASCII STL, and every malformed input with its message and
 // its line:column or byte offset; files that cannot be read.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <QTemporaryDir>
 #include <cmath>

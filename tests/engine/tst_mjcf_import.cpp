@@ -5,7 +5,7 @@
 // the malformed corpus tests/data/mjcf/bad reports each problem at its line:column; frames, default
 // classes, angle units and mass from geoms follow MuJoCo's rules; with MuJoCo built in, MuJoCo's
 // own compiler is asked for the masses, centres of mass and inertias of the same files.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <filesystem>

@@ -2,7 +2,7 @@
 // Tests for engine/io/mjcf_writer: the MJCF text of the conversion (no MuJoCo needed; loading and
 // stepping it are tested in tst_mujoco_copy): bodies nested along the joint tree at the reference
 // coordinates, hinge `ref` = the initial angle, loops as connects, grounds and contacts, refusals.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include "core/check.h"
 #include "io/mjcf_writer.h"

@@ -4,7 +4,7 @@
 // conversion checked against the variational integrator at small steps (double pendulum, spherical
 // chain, damped pendulum), refusals with their reasons, states set from outside, failure handling
 // and no allocation per step. Built only when CMake found MuJoCo.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 

@@ -13,7 +13,7 @@
 //   - rubberFeetTrots: foot friction 1.5 and 2.0 for 10 s, as above. μ = 1.5 stopped at 6.995 s until
 //     a failed contact step was retried with the friction polygons turned by half a sector.
 // Each test prints its measured figures with qInfo().
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <QElapsedTimer>
 
@@ -22,6 +22,7 @@
 #include <map>
 #include <string>
 
+#include "sanitizer_build.h"
 #include "io/model_file.h"
 #include "simulation.h"
 #include "system/compiled_system.h"
@@ -116,7 +117,7 @@ class TestQuadruped : public QObject {
   // physics) only `sanitizerMu` over `sanitizerDuration`.
   void trotsEach(std::initializer_list<const char*> mus, const char* sanitizerMu, double sanitizerDuration,
                  double minSpeed) {
-    const bool sanitizer = qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD");
+    const bool sanitizer = test::sanitizerBuild();
     for (const char* mu : mus) {
       if (sanitizer && std::string(mu) != sanitizerMu) continue;
       trots(mu, sanitizer ? sanitizerDuration : 10.0, minSpeed);
@@ -133,7 +134,7 @@ class TestQuadruped : public QObject {
 
   // a1 = a2 = 0: Algorithm 6's stance for 10 s, in place.
   void standsFor10s() {
-    const bool sanitizer = qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD");
+    const bool sanitizer = test::sanitizerBuild();
     const QuadRun r = run({{"a1", "0"}, {"a2", "0"}}, sanitizer ? 2.0 : 10.0);
     QVERIFY2(r.loaded, r.failure.c_str());
     report("quadruped (stand)", r);

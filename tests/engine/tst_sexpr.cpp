@@ -3,7 +3,7 @@
 // (engine/core/diagnostics.h): byte-identical round trips, node positions, every kind of syntax
 // error at its exact line:column with recovery, single-span edits, number formatting that
 // round-trips, and robustness against deep nesting and random bytes.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <chrono>
 #include <cmath>

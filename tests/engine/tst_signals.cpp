@@ -2,7 +2,7 @@
 // The signal catalogue (engine/signals): names and units, selection by glob with a clear error,
 // joint coordinates as the minimal-coordinate readout, degrees, body angles, and the reaction
 // wrenches of joints checked against statics and Newton's second law (issue 15's acceptance).
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <set>

@@ -2,12 +2,13 @@
 // Physical claims of the variational integrator, measured on the shared scenes (engine/scenes):
 // bounded energy error, zero constraint drift, accurate dissipation, conserved momentum, robustness
 // through singular configurations. Each test states the acceptance criterion it checks.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <fstream>
 #include <sstream>
 
+#include "sanitizer_build.h"
 #include "state_checks.h"
 #include "core/check.h"
 #include "core/quaternion.h"
@@ -59,7 +60,7 @@ void TestSimulation::doublePendulumEnergyStaysBounded() {
   const double E0 = sim->metrics().energy;
   QVERIFY(std::abs(E0) < 1e-12);  // both links horizontal: E0 = 0 J
   // The sanitizer build (scripts/test.sh) looks for memory errors, not drift: 360 s there.
-  const bool sanitizer = qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD");
+  const bool sanitizer = test::sanitizerBuild();
   const long steps = sanitizer ? 36000 : 360000, tenth = steps / 10;
   double first = 0, last = 0;
   for (long s = 1; s <= steps; ++s) {

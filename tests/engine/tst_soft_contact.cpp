@@ -3,10 +3,11 @@
 // exponential integrator and explicit Euler: the cone projection, forces as generalised forces,
 // a resting box at the static penetration m g/(4K), a box sliding down a 30° incline with
 // a = g (sin θ − μ cos θ) and sticking on a 20° one.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 
+#include "sanitizer_build.h"
 #include "allocation_counter.h"
 #include "contact/soft_contact.h"
 #include "integrator/explicit_rk.h"
@@ -22,7 +23,6 @@ namespace {
 
 constexpr double kG = 9.81;
 
-bool sanitizerBuild() { return qEnvironmentVariableIsSet("MECHSTUDIO_SANITIZER_BUILD"); }
 
 std::unique_ptr<Simulation> makeSoft(const std::string& scene, const std::map<std::string, std::string>& p,
                                      IntegratorKind kind, double dt, double K = 1e5, double B = 300) {
@@ -101,7 +101,7 @@ class TestSoftContact : public QObject {
     } cases[] = {{IntegratorKind::Exponential, 0.01}, {IntegratorKind::ExplicitEuler, 0.0005}};
     for (const Case& cs : cases) {
       auto sim = makeSoft("box-drop", {{"height", "0"}}, cs.kind, cs.dt, K);
-      runUntil(*sim, sanitizerBuild() ? 0.5 : 1.0);
+      runUntil(*sim, test::sanitizerBuild() ? 0.5 : 1.0);
       const double pen = sim->metrics().penetration, speed = sim->state().bodies[0].v.norm();
       qInfo("resting box, %s dt = %g s: penetration %.4g m (m g/(4K) = %.4g m, error %.2f %%), %d contacts, "
             "speed %.2g m/s",
@@ -146,7 +146,7 @@ class TestSoftContact : public QObject {
       const Vec3 x0 = sim->state().bodies[0].x;
       runUntil(*sim, 0.5);
       const double s1 = (sim->state().bodies[0].x - x0).dot(d);
-      runUntil(*sim, sanitizerBuild() ? 1.0 : 2.0);
+      runUntil(*sim, test::sanitizerBuild() ? 1.0 : 2.0);
       const double s2 = (sim->state().bodies[0].x - x0).dot(d), speed = sim->state().bodies[0].v.norm();
       qInfo("20 deg incline, mu 0.5, %s dt = %g s: downhill displacement %.3g m at 0.5 s, %.3g m at the end, "
             "speed %.2g m/s",

@@ -4,7 +4,7 @@
 // offsets, compound joints, the point-mass regularisation and its measured effect, located errors
 // for malformed files, and the 5-segment scissor lift of §VI-C against its one-degree-of-freedom
 // reference. Each test states the acceptance criterion it checks.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <fstream>

@@ -3,7 +3,7 @@
 // gallery's URDF models (models/urdf): frames and anchors, lumping of massless links, rotated
 // inertial frames, meshes and materials, the loop-closure extension, and diagnostics for
 // malformed files (file and line, no crash).
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <filesystem>

@@ -4,7 +4,7 @@
 // when a package is not found (its line, the paths tried, how to add a root), and that a resolved
 // collision mesh collides while an unresolved one does not. Test data: tests/data/urdf/packages
 // (mech_pkg directly under the root, tool_pkg three directories down in workspace/src).
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <QTemporaryDir>
 #include <filesystem>

@@ -4,7 +4,7 @@
 // pendulum, the chain scene, and a model with a free body, prismatic, planar, limited revolute and
 // fixed joints); loops, joint types URDF lacks and bodies with two parent joints are refused with
 // their names; what URDF cannot hold is listed in notes.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <cmath>
 #include <filesystem>

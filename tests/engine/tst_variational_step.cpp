@@ -2,7 +2,7 @@
 // Tests for engine/integrator/variational_step: the assembled Newton matrix equals the finite-
 // difference derivative of the residual (20a)–(20b) for every joint type; the graph LDU solves the
 // Newton system like a dense solver; failures are reported, never stepped through.
-#include <QtTest/QtTest>
+#include <QTest>
 
 #include <atomic>
 #include <cstdlib>

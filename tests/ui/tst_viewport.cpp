@@ -16,7 +16,7 @@
 #include <QMouseEvent>
 #include <QSignalSpy>
 #include <QWheelEvent>
-#include <QtTest>
+#include <QTest>
 
 #include <osg/ComputeBoundsVisitor>
 #include <osg/MatrixTransform>
