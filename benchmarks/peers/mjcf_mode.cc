@@ -207,6 +207,7 @@ int runMjcfMode(const std::string& file, int steps, int reps) {
 
     std::vector<double> oursUs, mjUs;
     std::vector<double> iters;
+    iters.reserve(size_t(steps));
     int subdivided = 0;
     double oursZ = kNaN, mjZ = kNaN, maxPenetration = 0;
     std::string note;
