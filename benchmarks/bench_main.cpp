@@ -20,6 +20,15 @@
 //  (g) gc-chain     — revolute chains for vi, midpoint-gc and riqn at Δt 0.01 and 1 ms, tol 1e-8
 //                      (RIQN against Newton on the same midpoint DEL, Lee et al. 2016 §4.3); the
 //                      tolerance family (e) also runs midpoint-gc and riqn.
+//  (i) contact      — issue 31's cases at each model's own Δt and default tolerances (the models'
+//                      files, loaded as the CLI loads them): quadruped.mech at Δt 1 and 5 ms,
+//                      spheres-in-box.mech (64 spheres), box-stack.mech (10 cubes),
+//                      contact-pairs.mech, scene sphere-chain n = 100, the 200-sphere pile
+//                      (spheres-in-box.mech in three layers) and the folding capsule chain n = 20 of
+//                      tst_capsule_chain; a few hundred steps per iteration. Reported besides the
+//                      time: the real-time factor Δt / (median time per step), the interior-point
+//                      iterations per step (median and max over the steps of one run), the
+//                      subdivided steps and the largest penetration of that run.
 //  (f) scaled-pendulum — the paper's Fig. 11: the `scaled-pendulum` scene at scales s = 1, 0.5, 0.1
 //                      with Δt/s from 1e-4 to 1e-2 (two decades), released at π/2 and simulated for
 //                      half the small-swing period T/2 = π √(2l/(3g)); one benchmark iteration is the
@@ -54,6 +63,8 @@
 #include "core/types.h"
 #include "integrator/integrator_options.h"
 #include "integrator/variational_step.h"
+#include "io/mech_reader.h"
+#include "io/model_file.h"
 #include "scenes/scenes.h"
 #include "simulation.h"
 #include "solver/dense_ldu.h"
@@ -104,6 +115,7 @@ struct Row {
   int nodes = -1;        // graph nodes (bodies + constrained joints)
   int fillIn = -1;       // fill-in node pairs of the elimination order
   double relDiff = kNaN; // ‖x_sparse − x_dense‖ / ‖x_dense‖ for LDU rows
+  double dt = kNaN;      // (i): the case's Δt, s
   std::vector<Role> roles;
   std::map<Role, RoleResult> results;
   std::string error;
@@ -205,6 +217,124 @@ void benchSimulation(benchmark::State& st, int row, const std::string& scene,
       st.counters["final_time"] = sim.state().time;
     }
   }
+}
+
+// ----------------------------------------------------------------------------------------------
+// (i): contact cases (issue 31).
+
+// Where a contact case's model comes from: a model file or scene:NAME with parameters (as
+// `mechstudio-cli simulate SOURCE --set K=V` reads it), or model-language text; dt > 0 replaces
+// the model's Δt.
+struct ContactSource {
+  std::string source;
+  std::map<std::string, std::string> params;
+  std::string mechText;
+  double dt = 0;
+};
+
+// What one run of a contact case's steps showed (the run is deterministic: every repetition
+// repeats it, so the first complete run is kept).
+struct ContactStats {
+  bool filled = false;
+  std::vector<double> iterations;  // interior-point (Newton) iterations of each step
+  int subdivided = 0;              // steps with StepMetrics::substeps > 1
+  double penetration = 0;          // largest StepMetrics::penetration, m
+};
+std::map<int, ContactStats> g_contactStats;  // by row
+
+// The models directory of the source tree (the contact cases read the committed models).
+std::string modelsDir() { return std::string(MECHSTUDIO_SOURCE_DIR) + "/models"; }
+
+SimCase& contactCase(int row, const ContactSource& src) {
+  static std::map<int, SimCase> cache;
+  auto it = cache.find(row);
+  if (it != cache.end()) return it->second;
+  SimCase& c = cache[row];
+  try {
+    Model model;
+    Diagnostics diags;
+    bool ok = false;
+    if (!src.mechText.empty()) {
+      MechParseResult r;
+      ok = readMechText(src.mechText, g_rows[row].variant + ".mech", src.params, r, diags);
+      if (ok) model = r.model;
+    } else {
+      ok = loadModel(src.source, src.params, model, diags);
+    }
+    if (!ok) throw std::runtime_error(diags.format());
+    c.sys = compile(model);
+    c.sim = std::make_unique<Simulation>(c.sys);
+    if (src.dt > 0) c.sim->settings().dt = src.dt;
+    c.sim->reset();  // initial conditions depend on Δt
+    g_rows[row].dt = c.sim->settings().dt;
+    g_rows[row].n = int(c.sys->bodies.size());
+    g_rows[row].nodes = c.sys->numNodes;
+    g_rows[row].fillIn = c.sys->order.fillIn;
+  } catch (const std::exception& e) {
+    c.error = std::string("setup failed: ") + e.what();
+  }
+  return c;
+}
+
+void benchContact(benchmark::State& st, int row, const ContactSource& src) {
+  SimCase& c = contactCase(row, src);
+  if (!c.error.empty()) {
+    st.SkipWithError(c.error.c_str());
+    for (auto _ : st) (void)_;
+    return;
+  }
+  Simulation& sim = *c.sim;
+  ContactStats& stats = g_contactStats[row];
+  const int stepsPerIteration = g_rows[row].steps;
+  long steps = 0, iterations = 0;
+  double violation = 0;
+  std::vector<double> its;
+  its.reserve(size_t(stepsPerIteration));
+  for (auto _ : st) {
+    sim.reset();  // outside the (manual) timing
+    its.clear();
+    int subdivided = 0;
+    double penetration = 0;
+    bool ok = true;
+    const auto t0 = Clock::now();
+    for (int s = 0; s < stepsPerIteration; ++s) {
+      if (!sim.step()) {
+        ok = false;
+        break;
+      }
+      const StepMetrics& m = sim.metrics();
+      its.push_back(m.iterations);
+      subdivided += m.substeps > 1;
+      penetration = std::max(penetration, m.penetration);
+      violation = std::max(violation, m.constraintViolation);
+    }
+    const auto t1 = Clock::now();
+    if (!ok) {
+      c.error = sim.metrics().message;
+      st.SkipWithError(c.error.c_str());
+      break;
+    }
+    st.SetIterationTime(seconds(t0, t1));
+    steps += stepsPerIteration;
+    for (double k : its) iterations += long(k);
+    if (!stats.filled) {
+      stats.filled = true;
+      stats.iterations = its;
+      stats.subdivided = subdivided;
+      stats.penetration = penetration;
+    }
+  }
+  if (steps > 0) {
+    st.counters["iters_per_step"] = double(iterations) / double(steps);
+    st.counters["max_violation"] = violation;
+  }
+}
+
+double medianOf(std::vector<double> v) {
+  if (v.empty()) return kNaN;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // (f): the exact angle of the scaled pendulum (a rod hinged at one end, at rest at θ0) at time t:
@@ -423,6 +553,62 @@ void registerSimulation(const std::string& family, const std::string& scene, con
             g_opt.repetitions, g_opt.minTime);
 }
 
+// (i): one contact case of `steps` steps per benchmark iteration (at least 0.05 s per repetition:
+// one iteration of every case takes longer), at most `maxReps` repetitions.
+void registerContact(const std::string& variant, const std::string& size, int steps, ContactSource src,
+                     int maxReps = 1 << 30) {
+  Row r;
+  r.family = "contact";
+  r.variant = variant;
+  r.size = size;
+  r.steps = steps;
+  r.roles = {Role::Simulation};
+  const int row = addRow(r);
+  const std::string name = "contact/" + variant + "/" + size;
+  g_byName[name] = {row, Role::Simulation};
+  configure(benchmark::RegisterBenchmark(name.c_str(), [row, src](benchmark::State& st) { benchContact(st, row, src); }),
+            std::min(g_opt.repetitions, maxReps), 0.05);
+}
+
+// The folding capsule chain of tests/engine/tst_capsule_chain.cpp (chainText): n capsules (radius
+// 1 cm, 10 cm between cap centres, density 1000, μ = 1) hinged end to end about x, lying along +y
+// from the world origin, no ground, Δt = 0.01; they collide automatically unless joined.
+std::string capsuleChainText(int n) {
+  return "(mechanism \"capsule-chain\"\n"
+         "  (param n " + std::to_string(n) + ")\n"
+         "  (gravity 0 0 -9.81)\n"
+         "  (solver (dt 0.01))\n"
+         "  (chain (i 1 n)\n"
+         "    (body link{i}\n"
+         "      (density 1000)\n"
+         "      (shape capsule 0.01 0.1 (rotation (deg -90) 0 0))\n"
+         "      (friction 1)\n"
+         "      (position 0 (* (- i 0.5) 0.1) 0)\n"
+         "      (joint revolute joint{i}\n"
+         "        (axis 1 0 0)\n"
+         "        (parent-anchor 0 (if (= i 1) 0 0.05) 0)\n"
+         "        (child-anchor 0 -0.05 0)))))\n";
+}
+
+// (i): issue 31's contact cases. Steps per iteration: about one simulated second (the capsule
+// chain: its first 3 s, as in tst_capsule_chain; the pile: its first second, the drop of the upper
+// layers onto the lower; 0.3 s per step now, so at most 5 repetitions). --quick: a tenth of the
+// steps, without the pile.
+void registerContactFamily() {
+  const std::string models = modelsDir() + "/";
+  const int div = g_opt.quick ? 10 : 1;
+  registerContact("quadruped", "dt=1ms", 1000 / div, {models + "quadruped.mech", {}, "", 0.001});
+  registerContact("quadruped", "dt=5ms", 200 / div, {models + "quadruped.mech", {}, "", 0.005});
+  registerContact("spheres-in-box", "n=64", 100 / div, {models + "spheres-in-box.mech", {}, "", 0});
+  registerContact("box-stack", "n=10", 200 / div, {models + "box-stack.mech", {}, "", 0});
+  registerContact("contact-pairs", "default", 200 / div, {models + "contact-pairs.mech", {}, "", 0});
+  registerContact("sphere-chain", "n=100", 200 / div, {"scene:sphere-chain", {{"n", "100"}}, "", 0});
+  if (!g_opt.quick)
+    registerContact("pile", "n=200/layers=3", 100,
+                    {models + "spheres-in-box.mech", {{"rows", "9"}, {"layers", "3"}, {"n", "200"}}, "", 0}, 5);
+  registerContact("capsule-chain", "n=20", 300 / div, {"", {}, capsuleChainText(20), 0});
+}
+
 void registerLdu(const std::string& variant, const std::string& size, int n, int nodes, const LduBuilder& build) {
   Row r;
   r.family = "ldu";
@@ -477,6 +663,8 @@ void registerAll() {
   // (100 steps; the floor grows with n, so the work per sphere stays the same).
   for (int n : {50, 100, 200, 400})
     registerSimulation("spheres-in-box", "spheres-in-box", "", n, {{"n", std::to_string(n)}}, {}, 100);
+  // (i) issue 31: contacts at each model's own Δt.
+  registerContactFamily();
   unsigned seed = 1;
   // Ladder numbered rung by rung (along the ladder), then the same graphs numbered row by row.
   for (int k : {4, 8, 16, 32, 64, 128, 256}) {
@@ -557,7 +745,8 @@ const char* kHeader =
     "family,variant,size,n,nodes,fill_in,reps,us_per_step_best,us_per_step_median,newton_iters_per_step,"
     "max_violation,sparse_us_best,sparse_us_median,dense_us_best,dense_us_median,dense_reps,eigen_lu_us_best,"
     "eigen_lu_us_median,speedup_dense_best,speedup_dense_median,speedup_eigen_lu_best,rel_diff_sparse_dense,"
-    "angle_error_paper,angle_error_exact,error";
+    "angle_error_paper,angle_error_exact,dt,real_time_factor,ip_iters_median,ip_iters_max,subdivided_steps,"
+    "max_penetration,error";
 
 std::string num(double v, int digits = 4) {
   if (!std::isfinite(v)) return "";
@@ -617,6 +806,20 @@ std::string csvRow(const Row& r) {
     f.push_back(sci(r.relDiff));
     f.push_back("");
     f.push_back("");
+  }
+  // (i): Δt, the real-time factor (Δt over the median time per step) and one run's interior-point work.
+  const auto cs = g_contactStats.find(int(&r - g_rows.data()));
+  if (r.family == "contact" && cs != g_contactStats.end() && cs->second.filled && !cs->second.iterations.empty()) {
+    const ContactStats& c = cs->second;
+    const RoleResult s = get(Role::Simulation);
+    f.push_back(num(r.dt));
+    f.push_back(num(r.dt / (s.median / r.steps * 1e-6), 3));
+    f.push_back(num(medianOf(c.iterations)));
+    f.push_back(num(*std::max_element(c.iterations.begin(), c.iterations.end())));
+    f.push_back(std::to_string(c.subdivided));
+    f.push_back(sci(c.penetration));
+  } else {
+    for (int i = 0; i < 6; ++i) f.push_back("");
   }
   f.push_back(quoted(r.error));
   std::string line;
@@ -709,6 +912,14 @@ class CsvReporter : public benchmark::BenchmarkReporter {
              " it/step";
       if (std::isfinite(r.angleErrorExact))
         msg += ", final angle error " + sci(r.angleErrorPaper) + " (paper's), " + sci(r.angleErrorExact) + " (exact)";
+      const auto cs = g_contactStats.find(int(&r - g_rows.data()));
+      if (r.family == "contact" && cs != g_contactStats.end() && !cs->second.iterations.empty()) {
+        const ContactStats& c = cs->second;
+        msg += ", real time x" + num(r.dt / (s.median / r.steps * 1e-6), 3) + ", iterations median " +
+               num(medianOf(c.iterations)) + " max " +
+               num(*std::max_element(c.iterations.begin(), c.iterations.end())) + ", " + std::to_string(c.subdivided) +
+               " subdivided, penetration " + sci(c.penetration);
+      }
     } else {
       const RoleResult &s = r.results[Role::Sparse], &d = r.results[Role::Dense], &e = r.results[Role::EigenLU];
       msg += "sparse " + num(s.best) + " us, dense " + num(d.best) + " us (x" + num(d.best / s.best, 3) +

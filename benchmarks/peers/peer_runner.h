@@ -54,6 +54,9 @@ PeerEngine makePeerEngine(std::string name, std::string version, std::string des
 PeerEngine oursEngine();
 #ifdef PEERS_HAVE_MUJOCO
 PeerEngine mujocoEngine();
+// --mjcf=FILE (mjcf_mode.cc): the file in our engine and in MuJoCo; the process's exit code
+// (0; 2: an engine refuses the file; 3: a step failed).
+int runMjcfMode(const std::string& file, int steps, int reps);
 #endif
 #ifdef PEERS_HAVE_DART
 PeerEngine dartEngine();

@@ -138,19 +138,66 @@ std::string loadAverage() {
 
 int main(int argc, char** argv) {
   Options opt;
+  std::string mjcf;                 // --mjcf=FILE: the MJCF mode (mjcf_mode.cc)
+  bool stepsGiven = false, repsGiven = false, sceneOption = false;
+  // A positive integer option value; false (with a message) for anything else.
+  auto positive = [](const std::string& a, size_t prefix, int& out) {
+    const std::string v = a.substr(prefix);
+    char* end = nullptr;
+    const long n = std::strtol(v.c_str(), &end, 10);
+    if (v.empty() || *end != '\0' || n < 1 || n > 100000000) {
+      std::cerr << "mechstudio-peers: " << a.substr(0, prefix) << " needs a positive integer, got '" << v << "'\n";
+      return false;
+    }
+    out = int(n);
+    return true;
+  };
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--quick") opt.quick = true;
-    else if (a.rfind("--reps=", 0) == 0) opt.reps = std::max(1, std::atoi(a.c_str() + 7));
-    else if (a.rfind("--steps=", 0) == 0) opt.steps = std::max(1, std::atoi(a.c_str() + 8));
-    else if (a.rfind("--dt=", 0) == 0) opt.dt = std::atof(a.c_str() + 5);
-    else if (a.rfind("--filter=", 0) == 0) opt.filter = a.substr(9);
-    else if (a.rfind("--engines=", 0) == 0) opt.engines = a.substr(10);
-    else {
+    if (a == "--quick") opt.quick = sceneOption = true;
+    else if (a.rfind("--reps=", 0) == 0) {
+      if (!positive(a, 7, opt.reps)) return 1;
+      repsGiven = true;
+    } else if (a.rfind("--steps=", 0) == 0) {
+      if (!positive(a, 8, opt.steps)) return 1;
+      stepsGiven = true;
+    } else if (a.rfind("--dt=", 0) == 0) {
+      char* end = nullptr;
+      opt.dt = std::strtod(a.c_str() + 5, &end);
+      if (a.size() == 5 || *end != '\0') opt.dt = kNaN;
+      sceneOption = true;
+    } else if (a.rfind("--filter=", 0) == 0) opt.filter = a.substr(9), sceneOption = true;
+    else if (a.rfind("--engines=", 0) == 0) opt.engines = a.substr(10), sceneOption = true;
+    else if (a.rfind("--mjcf=", 0) == 0) {
+      mjcf = a.substr(7);
+      if (mjcf.empty()) {
+        std::cerr << "mechstudio-peers: --mjcf needs a file name\n";
+        return 1;
+      }
+    } else {
       std::cerr << "usage: mechstudio-peers [--quick] [--reps=N] [--steps=N] [--dt=SECONDS] [--filter=SUBSTRING] [--engines=ours,mujoco,dart,ode]\n"
-                   "  One CSV on stdout: our engine and the peers found at build time on the same scenes.\n";
-      return a == "--help" || a == "-h" ? 0 : 1;
+                   "       mechstudio-peers --mjcf=FILE [--steps=N] [--reps=N]\n"
+                   "  One CSV on stdout: our engine and the peers found at build time on the same scenes;\n"
+                   "  with --mjcf, one MJCF file in our engine and in MuJoCo at the file's own timestep\n"
+                   "  (defaults: 1000 steps, 10 repetitions).\n";
+      if (a == "--help" || a == "-h") return 0;
+      std::cerr << "mechstudio-peers: unknown option '" << a << "'\n";
+      return 1;
     }
+  }
+  // The MJCF mode: one file, both engines at its own timestep.
+  if (!mjcf.empty()) {
+    if (sceneOption) {
+      std::cerr << "mechstudio-peers: --mjcf takes only --steps and --reps (the time step is the file's; "
+                   "--quick, --dt, --filter and --engines are for the built-in scenes)\n";
+      return 1;
+    }
+#ifdef PEERS_HAVE_MUJOCO
+    return runMjcfMode(mjcf, stepsGiven ? opt.steps : 1000, repsGiven ? opt.reps : 10);
+#else
+    std::cerr << "mechstudio-peers: --mjcf needs MuJoCo, which was not found when this was built (libmujoco-dev)\n";
+    return 1;
+#endif
   }
   if (opt.quick) opt.reps = 2, opt.steps = 10;
   if (!(opt.dt > 0 && opt.dt <= 0.1)) {

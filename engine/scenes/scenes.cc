@@ -440,18 +440,28 @@ Model buildSpheresInBox(const Args& a) {
   // 1 m/s at the angle i · π(3 − √5) (the golden angle), and drop, roll and bounce off each other and
   // the walls. The box is the grid's size (k · 0.15 m square), so the spheres cover the same share
   // of the floor for every n and the work per sphere stays the same: the scaling benchmark.
+  // With layers > 1 (issue 31, the pile) the grid is sized for ⌈n / layers⌉ spheres per layer
+  // (k = max(8, ⌈√⌈n/layers⌉⌉)) and filled layer by layer from the bottom, each layer 0.15 m above
+  // the one below: the upper layers drop onto the lower ones (n = 200, layers = 3: k = 9, layers of
+  // 81, 81 and 38 spheres in a 1.35 m box).
   Model m;
   m.name = "spheres-in-box";
   const int n = int(a.num("n", 1, 5000));
+  const double layersValue = a.num("layers", 1, 100);
+  if (layersValue != std::floor(layersValue))
+    throw UserError("scene 'spheres-in-box': layers must be a whole number, not " + a.str("layers"));
+  const int layers = int(layersValue);
   const double r = 0.05, gap = 0.15, mu = a.num("mu", 0, 10);
-  const int perRow = std::max(8, int(std::ceil(std::sqrt(double(n)))));
+  const int perLayer = (n + layers - 1) / layers;
+  const int perRow = std::max(8, int(std::ceil(std::sqrt(double(perLayer)))));
   const double side = perRow * gap;
   const double golden = 2.399963229728653;  // π (3 − √5): directions that never repeat
   for (int i = 0; i < n; ++i) {
     const double c = std::cos(0.7 * i);
     BodyDesc b = sphereBody("ball" + std::to_string(i + 1), 0.1, r, Vec4(0.55 - 0.3 * c, 0.5, 0.5 + 0.3 * c, 1));
     b.friction = mu;
-    b.position = Vec3(0.5 * gap + (i % perRow) * gap, 0.5 * gap + (i / perRow) * gap, r + r);
+    const int layer = i / (perRow * perRow), j = i % (perRow * perRow);
+    b.position = Vec3(0.5 * gap + (j % perRow) * gap, 0.5 * gap + (j / perRow) * gap, r + r + layer * gap);
     const double angle = golden * i;
     b.linearVelocity = Vec3(std::cos(angle), std::sin(angle), 0);
     m.bodies.push_back(b);
@@ -521,7 +531,9 @@ const std::vector<SceneEntry>& entries() {
         {{"mu", "0.5", "friction coefficient between the cubes"}, {"push", "0", "force on the cube along x [N]"}}},
        buildBoxOnBox},
       {{"spheres-in-box", "n free 0.05 m spheres rolling in a box of walls (0.15 m of side per sphere row), colliding automatically",
-        {{"n", "200", "number of spheres"}, {"mu", "0.3", "friction coefficient"}}},
+        {{"n", "200", "number of spheres"},
+         {"layers", "1", "layers the spheres start in, 0.15 m apart (3 with n = 200: the pile of issue 31)"},
+         {"mu", "0.3", "friction coefficient"}}},
        buildSpheresInBox},
   };
   return e;

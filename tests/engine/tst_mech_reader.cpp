@@ -547,7 +547,12 @@ void TestMechReader::galleryFilesEqualTheirScenes() {
        {{"angle_deg", "30"}, {"mu", "0.3"}, {"tilt_y", "1"}}},
       {"box-stack", "box-stack", {{"n", "4"}}, {{"n", "4"}}},
       {"box-on-box", "box-on-box", {{"push", "6"}}, {{"push", "6"}}},
+      {"spheres-in-box", "spheres-in-box", {{"n", "64"}}, {}},
       {"spheres-in-box", "spheres-in-box", {{"n", "81"}}, {{"rows", "9"}}},
+      // Layers (issue 31's pile, smaller): 64 + 36 spheres; and n beyond rows² · layers in the file,
+      // which continues in a second layer (64 + 6).
+      {"spheres-in-box", "spheres-in-box", {{"n", "100"}, {"layers", "2"}}, {{"layers", "2"}, {"n", "100"}}},
+      {"spheres-in-box", "spheres-in-box", {{"n", "70"}, {"layers", "2"}}, {{"n", "70"}}},
   };
   std::set<std::string> covered;
   for (const Case& c : cases) {
