@@ -330,8 +330,13 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
         for (int blk : {cc.blockCB, cc.blockBC, cc.blockCA, cc.blockAC, cc.blockEB, cc.blockBE, cc.blockEA, cc.blockAE,
                         cc.blockCE, cc.blockEC})
           if (blk >= 0) F->block(blk).setZero();
-        if (cc.extraNode >= 0) F->diag(cc.extraNode).setIdentity();
+        F->setTrivial(cc.node, true);
+        if (cc.extraNode >= 0) F->diag(cc.extraNode).setIdentity(), F->setTrivial(cc.extraNode, true);
         continue;
+      }
+      if (F) {
+        F->setTrivial(cc.node, false);
+        if (cc.extraNode >= 0) F->setTrivial(cc.extraNode, false);
       }
       const double gamma = y[0], psi = y[1];
       const Eigen::Vector4d beta = y.tail<4>();
@@ -441,8 +446,10 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
         F->block(l.blockLA).setZero();
         F->block(l.blockAL).setZero();
       }
+      F->setTrivial(l.node, true);
       continue;
     }
+    if (F) F->setTrivial(l.node, false);
     // Efforts on the bodies (as an actuator): f = (∂θ/∂x)ᵀu, rotational rows 2(∂θ/∂θ)ᵀu.
     if (a >= 0) {
       r.segment<3>(6 * a) -= me1.dxa.row(0).transpose() * u;

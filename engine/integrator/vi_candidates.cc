@@ -5,7 +5,8 @@
 // - A limit is a candidate if its distance at z1 is ≤ kLimitMargin + 2|θ̇₀|Δt; a contact if its gap
 //   at z1 is ≤ kContactMargin + 2|φ̇₀|Δt (φ̇₀ = ∂φ/∂ż(z1)·ż₀, the rate at the state's velocities).
 //   The others are equality rows y = 0 (identity diagonal, no coupling, no impulse), so every step
-//   keeps the same graph. Why: an interior-point dual of a far limit would be ~μ/s instead of 0 (a
+//   keeps the same graph; they are marked trivial in the graph LDU (GraphLDU::setTrivial), which
+//   skips them, so a candidate outside the problem costs nothing in the factorisation. Why: an interior-point dual of a far limit would be ~μ/s instead of 0 (a
 //   spurious effort of ~1e-9 N·m), and a far, unloaded contact is a degenerate sliding friction
 //   subproblem whose central path sets the step lengths of the whole problem.
 // - A step whose solution brings an excluded limit to its bound (s ≤ 0) is solved again with every

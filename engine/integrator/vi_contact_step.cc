@@ -194,7 +194,7 @@ class ContactStepProblem final : public InteriorPointProblem {
   // The completed matrix (F_ stays unfactored) into the contact step's order, then factored there.
   bool factorCompleted() {
     GraphLDU& L = m_.leafFirst;
-    for (int i = 0; i < L.numNodes(); ++i) L.diag(i) = F_.diag(i);
+    for (int i = 0; i < L.numNodes(); ++i) L.diag(i) = F_.diag(i), L.setTrivial(i, F_.trivial(i));
     for (const auto& [dst, src] : m_.leafBlocks) {
       if (src >= 0) L.block(dst) = F_.block(src);
       else L.block(dst).setZero();

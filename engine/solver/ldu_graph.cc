@@ -19,6 +19,14 @@
 
 namespace ms {
 
+// Whether factor() checks that a trivial node's diagonal block is the identity (setTrivial's
+// contract): in debug builds and in the sanitizer build (MECHSTUDIO_EXPENSIVE_CHECKS).
+#if !defined(NDEBUG) || defined(MECHSTUDIO_EXPENSIVE_CHECKS)
+constexpr bool kCheckTrivial = true;
+#else
+constexpr bool kCheckTrivial = false;
+#endif
+
 GraphLDU::GraphLDU(const EliminationOrder& order) : order_(order) {
   const int n = order_.numNodes;
   MS_ASSERT(static_cast<int>(order_.list.size()) == n && static_cast<int>(order_.position.size()) == n &&
@@ -26,6 +34,7 @@ GraphLDU::GraphLDU(const EliminationOrder& order) : order_(order) {
             "inconsistent EliminationOrder");
   diag_.assign(n, Mat6::Zero());
   dinv_.assign(n, Mat6::Zero());
+  trivial_.assign(n, 0);
   lookup_.assign(n, {});
 
   // Allocate the blocks (i, c) and (c, i) of every filled-graph pair, in list order of i.
@@ -112,13 +121,23 @@ bool GraphLDU::factor() {
   Mat6 tmp, lic;
   for (int i : order_.list) {
     Mat6& dii = diag_[i];
+    // A trivial node: D_i = I, and its L and U blocks stay 0 (its row and column are zero).
+    if (trivial_[i]) {
+      if (kCheckTrivial) MS_ASSERT(dii.isIdentity(0.0), "a trivial node's diagonal block is not the identity");
+      dinv_[i].setIdentity();
+      continue;
+    }
     for (int k = childStart_[i]; k < childStart_[i + 1]; ++k) {
       const ChildEntry& e = children_[k];
+      // A trivial child adds nothing: L_ic = 0, U_ci = 0.
+      if (trivial_[e.child]) continue;
       Mat6& fic = off_[e.blockIC];
       Mat6& fci = off_[e.blockCI];
-      // Cyclic corrections (Alg. 3 lines 8–16) by earlier children c2 shared with c.
+      // Cyclic corrections (Alg. 3 lines 8–16) by earlier children c2 shared with c (none by a
+      // trivial c2, whose L and U blocks are 0).
       for (int q = e.corrBegin; q < e.corrEnd; ++q) {
         const Correction& r = corrections_[q];
+        if (trivial_[r.c2]) continue;
         tmp.noalias() = diag_[r.c2] * off_[r.blockC2C1];
         fic.noalias() -= off_[r.blockIC2] * tmp;
         tmp.noalias() = off_[r.blockC1C2] * diag_[r.c2];
@@ -142,22 +161,25 @@ void GraphLDU::solve(const VecX& rhs, VecX& x) const {
   MS_ASSERT(rhs.size() == 6 * n, "rhs has the wrong size");
   if (&x != &rhs && x.size() != 6 * n) x.resize(6 * n);
   // Forward pass (Alg. 4 lines 1–6): y_i = rhs_i − Σ_c L_ic y_c, stored in x.
+  // (A trivial node's y and x are its rhs; it adds nothing to its neighbours' sums.)
   Vec6 y;
   for (int i : order_.list) {
     y = rhs.segment<6>(6 * i);
-    for (int k = childStart_[i]; k < childStart_[i + 1]; ++k) {
-      const ChildEntry& e = children_[k];
-      y.noalias() -= off_[e.blockIC] * x.segment<6>(6 * e.child);
-    }
+    if (!trivial_[i])
+      for (int k = childStart_[i]; k < childStart_[i + 1]; ++k) {
+        const ChildEntry& e = children_[k];
+        if (!trivial_[e.child]) y.noalias() -= off_[e.blockIC] * x.segment<6>(6 * e.child);
+      }
     x.segment<6>(6 * i) = y;
   }
   // Backward pass (Alg. 4 lines 7–12): x_i = D_i⁻¹ y_i − Σ_p U_ip x_p.
   for (auto it = order_.list.rbegin(); it != order_.list.rend(); ++it) {
     const int i = *it;
+    if (trivial_[i]) continue;
     y.noalias() = dinv_[i] * x.segment<6>(6 * i);
     for (int k = parentStart_[i]; k < parentStart_[i + 1]; ++k) {
       const ParentEntry& p = parents_[k];
-      y.noalias() -= off_[p.blockIP] * x.segment<6>(6 * p.parent);
+      if (!trivial_[p.parent]) y.noalias() -= off_[p.blockIP] * x.segment<6>(6 * p.parent);
     }
     x.segment<6>(6 * i) = y;
   }
@@ -167,13 +189,20 @@ void GraphLDU::copyValues(const GraphLDU& other) {
   MS_ASSERT(other.diag_.size() == diag_.size() && other.off_.size() == off_.size(), "copyValues: different structure");
   std::copy(other.diag_.begin(), other.diag_.end(), diag_.begin());
   std::copy(other.off_.begin(), other.off_.end(), off_.begin());
+  std::copy(other.trivial_.begin(), other.trivial_.end(), trivial_.begin());
 }
 
 void GraphLDU::multiply(const VecX& x, VecX& y) const {
   // Row node i: its diagonal block and every stored off-diagonal block of the row.
+  // (A trivial row is x_i; a trivial column's blocks are 0.)
   for (int i = 0; i < numNodes(); ++i) {
+    if (trivial_[i]) {
+      y.segment<6>(6 * i) = x.segment<6>(6 * i);
+      continue;
+    }
     Vec6 acc = diag_[i] * x.segment<6>(6 * i);
-    for (const auto& [j, k] : lookup_[i]) acc.noalias() += off_[k] * x.segment<6>(6 * j);
+    for (const auto& [j, k] : lookup_[i])
+      if (!trivial_[j]) acc.noalias() += off_[k] * x.segment<6>(6 * j);
     y.segment<6>(6 * i) = acc;
   }
 }
@@ -181,8 +210,13 @@ void GraphLDU::multiply(const VecX& x, VecX& y) const {
 void GraphLDU::multiplyAbs(const VecX& x, VecX& y) const {
   // As multiply, with every entry and every x_j taken by absolute value.
   for (int i = 0; i < numNodes(); ++i) {
+    if (trivial_[i]) {
+      y.segment<6>(6 * i) = x.segment<6>(6 * i).cwiseAbs();
+      continue;
+    }
     Vec6 acc = diag_[i].cwiseAbs() * x.segment<6>(6 * i).cwiseAbs();
-    for (const auto& [j, k] : lookup_[i]) acc.noalias() += off_[k].cwiseAbs() * x.segment<6>(6 * j).cwiseAbs();
+    for (const auto& [j, k] : lookup_[i])
+      if (!trivial_[j]) acc.noalias() += off_[k].cwiseAbs() * x.segment<6>(6 * j).cwiseAbs();
     y.segment<6>(6 * i) = acc;
   }
 }

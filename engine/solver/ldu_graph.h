@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // Numeric graph-based sparse block LDU (Brüdigam et al. 2023, Algorithms 1–4) on 6×6 blocks.
 // Every node (body or joint) owns 6 rows; joints with fewer constraint rows pad the rest with
-// identity rows (λ = 0) so that all blocks are fixed-size.
+// identity rows (λ = 0) so that all blocks are fixed-size. A node marked trivial (identity diagonal,
+// zero row and column: a contact or limit that is not a candidate of the step) is skipped by
+// factor(), solve() and multiply().
 // All storage is allocated in the constructor: factor() and solve() never allocate.
 #pragma once
 
@@ -30,6 +32,12 @@ class GraphLDU {
   Mat6& diag(int i) { return diag_[i]; }
   const Mat6& diag(int i) const { return diag_[i]; }
 
+  // Marks node i as trivial (or not): its equations are x_i = rhs_i — identity diagonal block and
+  // every stored block of its row and column zero (the caller assembles it so; a contact or limit
+  // that is not a candidate of the step). factor(), solve() and multiply() skip it and its blocks,
+  // so a trivial node costs nothing; the result is the same as without the mark.
+  void setTrivial(int i, bool trivial) { trivial_[i] = trivial; }
+  bool trivial(int i) const { return trivial_[i] != 0; }
   // Zero every block (including fill-in blocks).
   void setZero();
   // Zero the fill-in blocks only (they hold factors after factor(); every other block is rewritten
@@ -41,8 +49,8 @@ class GraphLDU {
   // and may alias.
   void solve(const VecX& rhs, VecX& x) const;
 
-  // Copies the block values of `other` (same elimination order): no allocation, no copy of the
-  // symbolic structure.
+  // Copies the block values and trivial marks of `other` (same elimination order): no allocation,
+  // no copy of the symbolic structure.
   void copyValues(const GraphLDU& other);
   // y = F x with the matrix as currently stored (before factor(): fill-in blocks must be zero);
   // x and y node-major, not aliased. No allocation.
@@ -83,6 +91,7 @@ class GraphLDU {
 
   EliminationOrder order_;
   std::vector<Mat6, Eigen::aligned_allocator<Mat6>> diag_, dinv_, off_;
+  std::vector<char> trivial_;  // per node: setTrivial()
   // CSR layout: node i's child entries are children_[childStart_[i], childStart_[i+1]), likewise
   // for parents.
   std::vector<int> childStart_, parentStart_;

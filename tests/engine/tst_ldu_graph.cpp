@@ -455,6 +455,56 @@ class TestLduGraph : public QObject {
     MS_CHECK(checkSolveAgainstReferences(rng, p, s, "grid"));
   }
 
+  // Trivial nodes (setTrivial: identity diagonal, zero row and column, as a contact that is not a
+  // candidate of the step): marked, they are skipped by factor(), solve() and multiply(), and the
+  // results equal the unmarked solver's and the dense references, on graphs with cycles (fill-in
+  // next to trivial nodes) and on KKT trees (trivial joints and bodies).
+  void trivialNodesAreSkippedExactly() {
+    Rng rng(29);
+    for (int t = 0; t < 24; ++t) {
+      BlockProblem p;
+      if (t % 2 == 0) {
+        const int n = randomInt(rng, 8, 60);
+        std::set<Edge> edges = randomTreeEdges(rng, n);
+        addCycleEdges(rng, n, edges, randomInt(rng, 0, 6));
+        p = genericProblem(rng, n, edges);
+      } else {
+        p = kktTree(rng, randomInt(rng, 4, 30), 1, 6);
+      }
+      // About a third of the nodes become trivial, x_i = rhs_i: any node of the generic problems; in
+      // the KKT trees the joints only, as in a step, where the trivial nodes are constraints (a body's
+      // pivot is needed by the joint nodes eliminated before it, in the unpivoted order).
+      std::vector<bool> trivial(p.n);
+      for (int i = 0; i < p.n; ++i) trivial[i] = (t % 2 == 0 || p.zeroDiagonal[i]) && randomInt(rng, 0, 2) == 0;
+      for (int i = 0; i < p.n; ++i)
+        if (trivial[i]) p.diag[i].setIdentity();
+      for (auto& [e, m] : p.off)
+        if (trivial[e.first] || trivial[e.second]) m.setZero();
+      SparseSetup marked = makeSparse(p), plain = makeSparse(p);
+      for (int i = 0; i < p.n; ++i) marked.ldu.setTrivial(i, trivial[i]);
+      // multiply(): the same product.
+      const VecX x = randomVec(rng, 6 * p.n);
+      VecX ym(6 * p.n), yp(6 * p.n);
+      marked.ldu.multiply(x, ym);
+      plain.ldu.multiply(x, yp);
+      QVERIFY2(relDiff(ym, yp) < 1e-15, "multiply() differs with trivial marks");
+      marked.ldu.multiplyAbs(x, ym);
+      plain.ldu.multiplyAbs(x, yp);
+      QVERIFY2(relDiff(ym, yp) < 1e-15, "multiplyAbs() differs with trivial marks");
+      // factor() + solve(): the same solution as unmarked and as the dense references.
+      const VecX b = randomVec(rng, 6 * p.n);
+      QVERIFY(plain.ldu.factor());
+      VecX xp;
+      plain.ldu.solve(b, xp);
+      MS_CHECK(checkSolveAgainstReferences(rng, p, marked, "trivial nodes"));
+      VecX xm;
+      marked.ldu.solve(b, xm);
+      QVERIFY2(relDiff(xm, xp) < 1e-12, qPrintable(QString("marked and unmarked solves differ by %1").arg(relDiff(xm, xp))));
+      for (int i = 0; i < p.n; ++i)
+        if (trivial[i]) QVERIFY2(xm.segment<6>(6 * i) == b.segment<6>(6 * i), "a trivial node's x is not its rhs");
+    }
+  }
+
   // KKT mechanisms with kinematic loops: rings of bodies and joints (four-bar-like), a two-loop
   // ladder, with a joint to the world.
   void kktLoops() {
