@@ -228,7 +228,6 @@ void benchSimulation(benchmark::State& st, int row, const std::string& scene,
 struct ContactSource {
   std::string source;
   std::map<std::string, std::string> params;
-  std::string mechText;
   double dt = 0;
 };
 
@@ -253,15 +252,7 @@ SimCase& contactCase(int row, const ContactSource& src) {
   try {
     Model model;
     Diagnostics diags;
-    bool ok = false;
-    if (!src.mechText.empty()) {
-      MechParseResult r;
-      ok = readMechText(src.mechText, g_rows[row].variant + ".mech", src.params, r, diags);
-      if (ok) model = r.model;
-    } else {
-      ok = loadModel(src.source, src.params, model, diags);
-    }
-    if (!ok) throw std::runtime_error(diags.format());
+    if (!loadModel(src.source, src.params, model, diags)) throw std::runtime_error(diags.format());
     c.sys = compile(model);
     c.sim = std::make_unique<Simulation>(c.sys);
     if (src.dt > 0) c.sim->settings().dt = src.dt;
@@ -570,26 +561,6 @@ void registerContact(const std::string& variant, const std::string& size, int st
             std::min(g_opt.repetitions, maxReps), 0.05);
 }
 
-// The folding capsule chain of tests/engine/tst_capsule_chain.cpp (chainText): n capsules (radius
-// 1 cm, 10 cm between cap centres, density 1000, μ = 1) hinged end to end about x, lying along +y
-// from the world origin, no ground, Δt = 0.01; they collide automatically unless joined.
-std::string capsuleChainText(int n) {
-  return "(mechanism \"capsule-chain\"\n"
-         "  (param n " + std::to_string(n) + ")\n"
-         "  (gravity 0 0 -9.81)\n"
-         "  (solver (dt 0.01))\n"
-         "  (chain (i 1 n)\n"
-         "    (body link{i}\n"
-         "      (density 1000)\n"
-         "      (shape capsule 0.01 0.1 (rotation (deg -90) 0 0))\n"
-         "      (friction 1)\n"
-         "      (position 0 (* (- i 0.5) 0.1) 0)\n"
-         "      (joint revolute joint{i}\n"
-         "        (axis 1 0 0)\n"
-         "        (parent-anchor 0 (if (= i 1) 0 0.05) 0)\n"
-         "        (child-anchor 0 -0.05 0)))))\n";
-}
-
 // (i): issue 31's contact cases. Steps per iteration: about one simulated second (the capsule
 // chain: its first 3 s, as in tst_capsule_chain; the pile: its first second, the drop of the upper
 // layers onto the lower; 0.3 s per step now, so at most 5 repetitions). --quick: a tenth of the
@@ -597,16 +568,18 @@ std::string capsuleChainText(int n) {
 void registerContactFamily() {
   const std::string models = modelsDir() + "/";
   const int div = g_opt.quick ? 10 : 1;
-  registerContact("quadruped", "dt=1ms", 1000 / div, {models + "quadruped.mech", {}, "", 0.001});
-  registerContact("quadruped", "dt=5ms", 200 / div, {models + "quadruped.mech", {}, "", 0.005});
-  registerContact("spheres-in-box", "n=64", 100 / div, {models + "spheres-in-box.mech", {}, "", 0});
-  registerContact("box-stack", "n=10", 200 / div, {models + "box-stack.mech", {}, "", 0});
-  registerContact("contact-pairs", "default", 200 / div, {models + "contact-pairs.mech", {}, "", 0});
-  registerContact("sphere-chain", "n=100", 200 / div, {"scene:sphere-chain", {{"n", "100"}}, "", 0});
+  registerContact("quadruped", "dt=1ms", 1000 / div, {models + "quadruped.mech", {}, 0.001});
+  registerContact("quadruped", "dt=5ms", 200 / div, {models + "quadruped.mech", {}, 0.005});
+  registerContact("spheres-in-box", "n=64", 100 / div, {models + "spheres-in-box.mech", {}, 0});
+  registerContact("box-stack", "n=10", 200 / div, {models + "box-stack.mech", {}, 0});
+  registerContact("contact-pairs", "default", 200 / div, {models + "contact-pairs.mech", {}, 0});
+  registerContact("sphere-chain", "n=100", 200 / div, {"scene:sphere-chain", {{"n", "100"}}, 0});
   if (!g_opt.quick)
     registerContact("pile", "n=200/layers=3", 100,
-                    {models + "spheres-in-box.mech", {{"rows", "9"}, {"layers", "3"}, {"n", "200"}}, "", 0}, 5);
-  registerContact("capsule-chain", "n=20", 300 / div, {"", {}, capsuleChainText(20), 0});
+                    {models + "spheres-in-box.mech", {{"rows", "9"}, {"layers", "3"}, {"n", "200"}}, 0}, 5);
+  // The folding capsule chain of tst_capsule_chain (tests/data/mech/capsule-chain.mech, 20 links).
+  registerContact("capsule-chain", "n=20", 300 / div,
+                  {std::string(MECHSTUDIO_SOURCE_DIR) + "/tests/data/mech/capsule-chain.mech", {{"n", "20"}}, 0});
 }
 
 void registerLdu(const std::string& variant, const std::string& size, int n, int nodes, const LduBuilder& build) {

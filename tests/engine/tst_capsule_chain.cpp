@@ -17,35 +17,16 @@
 #include "contact/contact_geometry.h"
 #include "core/diagnostics.h"
 #include "core/quaternion.h"
-#include "io/mech_reader.h"
-#include "model_text.h"
+#include "io/model_file.h"
 #include "simulation.h"
 #include "system/compiled_system.h"
+#include "test_paths.h"
 
 using namespace ms;
 
 namespace {
 
 
-
-// n capsules (radius 1 cm, 10 cm between cap centres, density 1000, μ = 1: MuJoCo's defaults),
-// hinged end to end about x, lying along +y from the world origin; no ground, Δt = 0.01.
-std::string chainText(int n) {
-  return "(mechanism \"capsule-chain\"\n"
-         "  (param n " + std::to_string(n) + ")\n"
-         "  (gravity 0 0 -9.81)\n"
-         "  (solver (dt 0.01))\n"
-         "  (chain (i 1 n)\n"
-         "    (body link{i}\n"
-         "      (density 1000)\n"
-         "      (shape capsule 0.01 0.1 (rotation (deg -90) 0 0))\n"
-         "      (friction 1)\n"
-         "      (position 0 (* (- i 0.5) 0.1) 0)\n"
-         "      (joint revolute joint{i}\n"
-         "        (axis 1 0 0)\n"
-         "        (parent-anchor 0 (if (= i 1) 0 0.05) 0)\n"
-         "        (child-anchor 0 -0.05 0)))))\n";
-}
 
 // Distance between segments p0p1 and q0q1: the distance from a point of p0p1 to q0q1 is convex
 // along p0p1, so a ternary search finds its minimum (independent of the contact code).
@@ -95,7 +76,12 @@ struct RunStats {
 
 // n links for `duration` s; every step must converge.
 RunStats runChain(int n, double duration) {
-  Simulation sim(compile(test::parseMech(chainText(n))));
+  Model model;
+  Diagnostics d;
+  // n links of tests/data/mech/capsule-chain.mech (no ground, Δt 0.01).
+  if (!loadModel(test::sourceDir() + "/tests/data/mech/capsule-chain.mech", {{"n", std::to_string(n)}}, model, d))
+    qFatal("capsule-chain.mech does not load: %s", d.format().c_str());
+  Simulation sim(compile(model));
   RunStats r;
   const int steps = int(std::lround(duration / sim.settings().dt));
   for (int k = 0; k < steps; ++k) {
