@@ -196,6 +196,7 @@ bool Simulation::step() {
   const auto t1 = std::chrono::steady_clock::now();
   metrics_.stepMicroseconds = std::chrono::duration<double, std::micro>(t1 - t0).count();
   metrics_.iterations = rep.iterations;
+  metrics_.islands = rep.islands;
   metrics_.residual = rep.residual;
   metrics_.stalled = rep.stalled;
   metrics_.substeps = rep.substeps;
@@ -281,7 +282,11 @@ void Simulation::usePairs(const std::vector<BodyPair>& pairs, bool newIntegrator
   s.autoPairs = pairs;
   sys_ = std::move(next);
   ++pairChanges_;
-  if (newIntegrator) integrator_ = makeIntegrator(integratorOptions_, sys_);
+  if (newIntegrator) {
+    std::unique_ptr<Integrator> replaced = std::move(integrator_);
+    integrator_ = makeIntegrator(integratorOptions_, sys_);
+    if (replaced) integrator_->reuseWorkspace(*replaced);
+  }
 }
 
 // A step with automatic pairs: the pairs near at its start (CollisionPairs::select), then, if a pair

@@ -27,7 +27,8 @@ struct StepMetrics {
   double limitViolation = 0;       // max(0, θ_lo − θ, θ − θ_hi) over the joint limits, rad or m
   int limits = 0;                  // joint limits carrying load
   int autoPairs = 0;               // pairs of bodies with automatic contacts in the step
-  int iterations = 0;
+  int iterations = 0;     // interior-point: of the island that took the most (StepReport::islands)
+  int islands = 0;        // islands the contact problem was solved as (0: one problem)
   double residual = 0;
   bool stalled = false;  // accepted at the attainable accuracy (StepReport::stalled)
   int substeps = 1;      // Δt / shortest interval solved for (> 1: subdivided, StepReport::substeps)

@@ -21,6 +21,9 @@ struct StepSettings {
   int maxIterations = 100;
   int maxLineSearch = 12;
   Vec3 gravity = Vec3(0, 0, -9.81);
+  // Contacts: solve the islands of a step (bodies nothing couples) one by one (vi_islands.cc); false:
+  // the whole step as one problem (the same solution within the tolerances; for comparisons).
+  bool islands = true;
 };
 
 struct StepReport {
@@ -35,6 +38,8 @@ struct StepReport {
   // Accepted at the attainable accuracy: the line search stalled with the residual at the round-off
   // level of the problem (above the tolerance, below what double precision can resolve).
   bool stalled = false;
+  // The islands the step's contact problem was solved as (vi_islands.cc; 0: as one problem).
+  int islands = 0;
   // Δt over the shortest interval solved for in the step: 1, or 2^k where the step was subdivided
   // because the discrete equations had no solution at the full interval (variational_step.cc).
   int substeps = 1;
@@ -58,6 +63,10 @@ class Integrator {
   // True if the integrator applies Inputs::damping as an effort at the unknown velocity of the step
   // (implicit); otherwise the caller turns damping into actuator efforts at the step's start.
   virtual bool implicitJointDamping() const { return false; }
+  // Takes over the large work buffers of `previous` (the integrator this one replaces, of the same
+  // simulation before its contact pairs changed), so that a change of pairs neither allocates nor
+  // touches them again; `previous` is not stepped after. Results are the same as without.
+  virtual void reuseWorkspace(Integrator& previous) { (void)previous; }
 };
 
 }  // namespace ms

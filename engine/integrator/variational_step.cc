@@ -29,6 +29,15 @@ const char* toString(StepStatus s) {
   return "?";
 }
 
+void VariationalIntegrator::reuseWorkspace(Integrator& previous) {
+  auto* p = dynamic_cast<VariationalIntegrator*>(&previous);
+  if (!p || p == this || !p->impl_ || !impl_->set1.empty()) return;
+  // The candidate sets' storage (prepare sizes them for this system; a ContactSet's constructor
+  // leaves its candidates as they are, and every candidate is computed before it is read).
+  impl_->set1.swap(p->impl_->set1);
+  impl_->set2.swap(p->impl_->set2);
+}
+
 VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSystem> system)
     : sys_(std::move(system)), matrix_(sys_->order), impl_(std::make_shared<Impl>()) {
   const int nb = int(sys_->bodies.size()), nj = int(sys_->joints.size());
@@ -48,8 +57,7 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   m.damping.assign(nj, Vec6::Zero());
   m.damped.assign(nj, 0);
   const int n0 = 6 * sys_->numNodes;
-  m.set1.resize(sys_->contactGroups.size());
-  m.set2.resize(sys_->contactGroups.size());
+  // (set1 and set2, 15 kB a group, are sized by prepare: reuseWorkspace may bring their storage.)
   m.features.resize(sys_->contactGroups.size());
   m.fr.resize(sys_->contacts.size());
   m.frPlain.resize(sys_->contacts.size());
@@ -77,10 +85,15 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
     // The contact step's elimination order and the map of its blocks onto matrix_'s.
     m.leafFirst = GraphLDU(vi::leafFirstOrder(*sys_));
     const EliminationOrder& lo = m.leafFirst.order();
-    for (int i = 0; i < lo.numNodes; ++i)
+    m.leafBlockStart.assign(lo.numNodes + 1, 0);
+    for (int i = 0; i < lo.numNodes; ++i) {
+      m.leafBlockStart[i] = int(m.leafBlocks.size());
       for (int c : lo.children[i])
         for (auto [r, k] : {std::pair{i, c}, std::pair{c, i}})
           m.leafBlocks.emplace_back(m.leafFirst.blockIndex(r, k), matrix_.blockIndex(r, k));
+    }
+    m.leafBlockStart[lo.numNodes] = int(m.leafBlocks.size());
+    vi::sizeIslands(*sys_, m);
     m.rhs.setZero(n0);
     m.refine.setZero(n0);
     m.start.setZero(n0);

@@ -58,6 +58,7 @@ class VariationalIntegrator final : public Integrator {
   StepReport step(const StepSettings& settings, const Inputs& inputs, State& state) override;
   void restart() override;
   bool implicitJointDamping() const override { return true; }
+  void reuseWorkspace(Integrator& previous) override;
 
   // The Newton matrix assembled by the last residualAt(..., true) call (before factorisation), for
   // tests comparing against finite differences and against the dense LDU.

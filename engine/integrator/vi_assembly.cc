@@ -94,6 +94,12 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
   m.dt = dt;
   m.h0 = h0;
   const int nb = int(sys.bodies.size());
+  // The candidate sets at z1 and z2 (once per system; in the storage of the integrator this one
+  // replaced, if any: VariationalIntegrator::reuseWorkspace).
+  if (m.set1.size() != sys.contactGroups.size()) {
+    m.set1.resize(sys.contactGroups.size());
+    m.set2.resize(sys.contactGroups.size());
+  }
   double totalMass = 0;
   // Knot z1 by (11) and (17); previous angular momentum term of (16); gravity and external wrenches.
   for (int i = 0; i < nb; ++i) {
@@ -185,10 +191,19 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
 bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const VecX& x, VecX& r, GraphLDU* F) {
   const double dt = m.dt;
   const int nb = int(sys.bodies.size());
-  // Fill-in blocks (closed loops) still hold factors from the previous iteration: clear them.
-  if (F && sys.order.fillIn > 0) F->setFillInZero();
+  // One island's bodies, joints, candidate groups and limits (m.island ≥ 0), or all of them.
+  const Islands& is = m.islands;
+  const int isl = m.island;
+  const IndexRange bodies = islandRange(is.bodies, is.bodyStart, isl, nb);
+  const IndexRange joints = islandRange(is.joints, is.jointStart, isl, int(sys.joints.size()));
+  const IndexRange groups = islandRange(is.groups, is.groupStart, isl, int(sys.contactGroups.size()));
+  const IndexRange limits = islandRange(is.limits, is.limitStart, isl, int(sys.limits.size()));
+  // Fill-in blocks (closed loops) still hold factors from the previous iteration: clear them (a
+  // step solved by islands clears them once, excludedRows).
+  if (F && sys.order.fillIn > 0 && isl < 0) F->setFillInZero();
   // Bodies: next knot z2, dynamics residuals (10), (16) and their diagonal blocks.
-  for (int i = 0; i < nb; ++i) {
+  for (int bi = bodies.begin; bi < bodies.end; ++bi) {
+    const int i = bodies[bi];
     const CompiledBody& cb = sys.bodies[i];
     const Vec3 v = x.segment<3>(6 * i), w = x.segment<3>(6 * i + 3);
     Vec4 inc;
@@ -209,7 +224,8 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
     }
   }
   // Joints: constraint forces G(z1)ᵀλ on the bodies, constraint rows g(z2), dampers.
-  for (size_t k = 0; k < sys.joints.size(); ++k) {
+  for (int ji = joints.begin; ji < joints.end; ++ji) {
+    const int k = joints[ji];
     const CompiledJoint& j = sys.joints[k];
     const int a = j.geo.parent, b = j.geo.child;
     if (j.node >= 0) {
@@ -312,9 +328,11 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
   using Mat43 = Eigen::Matrix<double, 4, 3>;
   using Mat63 = Eigen::Matrix<double, 6, 3>;
   const int extra = sys.frictionDirections - kFrictionDirections;
-  for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) {
+  for (int gr = groups.begin; gr < groups.end; ++gr) {
+    const int gi = groups[gr];
     const CompiledContactGroup& grp = sys.contactGroups[gi];
-    contactCandidates(grp, m.x2, m.q2, m.set2[gi], m.features[gi], false);
+    // Gaps at z2: of every group, or (inside the contact step's iterations) of candidate groups only.
+    if (m.allGroups || m.groupOn[gi]) contactCandidates(grp, m.x2, m.q2, m.set2[gi], m.features[gi], false);
     for (int k = 0; k < grp.count; ++k) {
       const CompiledContact& cc = sys.contacts[grp.first + k];
       const contact::Contact& c1 = m.set1[gi].contacts[k];
@@ -325,13 +343,7 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
         // Not a candidate in this step: equality rows y = 0 (companion too), no impulse, no coupling.
         r.segment<6>(6 * cc.node) = y;
         if (cc.extraNode >= 0) r.segment<6>(6 * cc.extraNode) = x.segment<6>(6 * cc.extraNode);
-        if (!F) continue;
-        F->diag(cc.node).setIdentity();
-        for (int blk : {cc.blockCB, cc.blockBC, cc.blockCA, cc.blockAC, cc.blockEB, cc.blockBE, cc.blockEA, cc.blockAE,
-                        cc.blockCE, cc.blockEC})
-          if (blk >= 0) F->block(blk).setZero();
-        F->setTrivial(cc.node, true);
-        if (cc.extraNode >= 0) F->diag(cc.extraNode).setIdentity(), F->setTrivial(cc.extraNode, true);
+        if (F) excludedContactRows(cc, *F);
         continue;
       }
       if (F) {
@@ -426,7 +438,8 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
   // Joint limits: effort u = γ_lo − γ_hi on the bodies through J_min(z1); rows
   // [θ(z2) − lower + ε_l γ_lo, upper − θ(z2) + ε_l γ_hi, y₂..y₅] (the caller subtracts the slacks of
   // rows 0–1); blocks ±∂θ(z2)/∂ż, diag(ε_l, ε_l, 1, 1, 1, 1) and ∓J_min(z1)ᵀ.
-  for (size_t li = 0; li < sys.limits.size(); ++li) {
+  for (int lr = limits.begin; lr < limits.end; ++lr) {
+    const int li = limits[lr];
     const CompiledLimit& l = sys.limits[li];
     const CompiledJoint& j = sys.joints[l.joint];
     const int a = j.geo.parent, b = j.geo.child;
@@ -438,15 +451,7 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
     if (!m.limitOn[li]) {
       // Not a candidate in this step: six equality rows y = 0, no effort, no coupling.
       r.segment<6>(6 * l.node) = y;
-      if (!F) continue;
-      F->diag(l.node).setIdentity();
-      F->block(l.blockLB).setZero();
-      F->block(l.blockBL).setZero();
-      if (a >= 0) {
-        F->block(l.blockLA).setZero();
-        F->block(l.blockAL).setZero();
-      }
-      F->setTrivial(l.node, true);
+      if (F) excludedLimitRows(l, *F);
       continue;
     }
     if (F) F->setTrivial(l.node, false);

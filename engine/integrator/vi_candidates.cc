@@ -51,6 +51,12 @@ void selectPairs(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
   for (size_t li = 0; li < sys.limits.size(); ++li)
     if (m.limitOn[li])
       for (int q = 0; q < 2; ++q) m.pairRow.push_back(6 * sys.limits[li].node + q);
+  m.groupOn.resize(sys.contactGroups.size());
+  for (size_t gi = 0; gi < sys.contactGroups.size(); ++gi) {
+    const CompiledContactGroup& grp = sys.contactGroups[gi];
+    m.groupOn[gi] = std::any_of(m.contactOn.begin() + grp.first, m.contactOn.begin() + grp.first + grp.count,
+                                [](char on) { return on != 0; });
+  }
   if (int(m.pairRow.size()) == m.numPairs) return;
   m.numPairs = int(m.pairRow.size());
   MS_ASSERT(m.numPairs <= m.sCur.size(), "more interior-point pairs than allocated");

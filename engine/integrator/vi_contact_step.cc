@@ -162,16 +162,36 @@ namespace {
 // of a limit node; its padding rows are equalities). The graph LDU is the linear algebra.
 class ContactStepProblem final : public InteriorPointProblem {
  public:
-  ContactStepProblem(const CompiledSystem& sys, VariationalIntegrator::Impl& m, GraphLDU& F) : sys_(sys), m_(m), F_(F) {}
-  int numPairs() const override { return m_.numPairs; }
+  ContactStepProblem(const CompiledSystem& sys, VariationalIntegrator::Impl& m, GraphLDU& F)
+      : sys_(sys), m_(m), F_(F), np_(m.numPairs) {}
+  // Restricts the problem to island k of m_.islands (its pairs, rows, contacts and nodes; the
+  // factorisation and the products work on its nodes only), or (k < 0) lifts the restriction.
+  void setIsland(int k) {
+    const vi::Islands& is = m_.islands;
+    island_ = m_.island = k;
+    p0_ = k < 0 ? 0 : is.pairStart[k];
+    np_ = k < 0 ? m_.numPairs : is.pairStart[k + 1] - p0_;
+    const int* nodes = k < 0 ? nullptr : is.nodes.data() + is.nodeStart[k];
+    const int count = k < 0 ? 0 : is.nodeStart[k + 1] - is.nodeStart[k];
+    m_.leafFirst.restrictTo(nodes, count);
+    F_.restrictTo(nodes, count);
+    matrix_ = Matrix::None;
+  }
+  // The rows of the current island: f(first row) for each of its nodes' 6 rows.
+  template <class Fn>
+  void eachNode(Fn&& f) const {
+    const vi::Islands& is = m_.islands;
+    for (int r = is.nodeStart[island_]; r < is.nodeStart[island_ + 1]; ++r) f(6 * is.nodes[r]);
+  }
+  int numPairs() const override { return np_; }
   Eigen::Ref<const VecX> slack(IpIterate which) const override {
-    return (which == IpIterate::Current ? m_.sCur : m_.sTrial).head(m_.numPairs);
+    return (which == IpIterate::Current ? m_.sCur : m_.sTrial).segment(p0_, np_);
   }
   Eigen::Ref<const VecX> dual(IpIterate which) const override {
-    return (which == IpIterate::Current ? m_.yCur : m_.yTrial).head(m_.numPairs);
+    return (which == IpIterate::Current ? m_.yCur : m_.yTrial).segment(p0_, np_);
   }
-  Eigen::Ref<const VecX> slackStep() const override { return m_.ds.head(m_.numPairs); }
-  Eigen::Ref<const VecX> dualStep() const override { return m_.dy.head(m_.numPairs); }
+  Eigen::Ref<const VecX> slackStep() const override { return m_.ds.segment(p0_, np_); }
+  Eigen::Ref<const VecX> dualStep() const override { return m_.dy.segment(p0_, np_); }
   // The evaluation of the current iterate and of the first trial of each line search (the full
   // step to the boundary limit, usually the one accepted) assembles the Newton matrix too (into
   // F_): the driver factors at the point it evaluated last, so factor() then needs no evaluation of
@@ -194,17 +214,28 @@ class ContactStepProblem final : public InteriorPointProblem {
   // The completed matrix (F_ stays unfactored) into the contact step's order, then factored there.
   bool factorCompleted() {
     GraphLDU& L = m_.leafFirst;
-    for (int i = 0; i < L.numNodes(); ++i) L.diag(i) = F_.diag(i), L.setTrivial(i, F_.trivial(i));
-    for (const auto& [dst, src] : m_.leafBlocks) {
-      if (src >= 0) L.block(dst) = F_.block(src);
-      else L.block(dst).setZero();
+    const auto copyBlock = [&](const std::pair<int, int>& b) {
+      if (b.second >= 0) L.block(b.first) = F_.block(b.second);
+      else L.block(b.first).setZero();
+    };
+    if (island_ < 0) {
+      for (int i = 0; i < L.numNodes(); ++i) L.diag(i) = F_.diag(i), L.setTrivial(i, F_.trivial(i));
+      for (const auto& b : m_.leafBlocks) copyBlock(b);
+    } else {
+      // The island's nodes and their blocks (the others stay trivial in L: solveIslands).
+      eachNode([&](int row) {
+        const int i = row / 6;
+        L.diag(i) = F_.diag(i);
+        L.setTrivial(i, F_.trivial(i));
+        for (int b = m_.leafBlockStart[i]; b < m_.leafBlockStart[i + 1]; ++b) copyBlock(m_.leafBlocks[b]);
+      });
     }
     return L.factor();
   }
   // F_ at the current iterate with S·Y⁻¹ and the companion swaps (the matrix that was factored).
   void completeMatrix() {
     // Δs eliminated per pair: the contact and limit diagonals gain S·Y⁻¹.
-    for (int p = 0; p < m_.numPairs; ++p) {
+    for (int p = p0_; p < p0_ + np_; ++p) {
       const int row = m_.pairRow[p];
       F_.diag(row / 6)(row % 6, row % 6) += m_.sCur[p] / m_.yCur[p];
     }
@@ -216,7 +247,9 @@ class ContactStepProblem final : public InteriorPointProblem {
   // is not a candidate has equality rows and no swaps). For the polish: the active directions.
   void swapCompanions(bool polish) {
     const int nf = sys_.frictionDirections;
-    for (size_t ci = 0; ci < m_.numSwaps.size(); ++ci) {
+    const vi::IndexRange contacts = companionContacts();
+    for (int r = contacts.begin; r < contacts.end; ++r) {
+      const int ci = contacts[r];
       m_.numSwaps[ci] = 0;
       if (m_.contactPair[ci] < 0) continue;
       double ratio[contact::kMaxFrictionDirections];
@@ -240,21 +273,27 @@ class ContactStepProblem final : public InteriorPointProblem {
       norms(m_.cur, m_.sCur, m_.residual, &F_);
       completeMatrix();
     }
-    m_.rhs = -m_.residual;
-    for (int p = 0; p < m_.numPairs; ++p) m_.rhs[m_.pairRow[p]] += rhsComp[p] / y[p];
+    if (island_ < 0) m_.rhs = -m_.residual;
+    else eachNode([&](int o) { m_.rhs.segment<6>(o) = -m_.residual.segment<6>(o); });
+    for (int p = 0; p < np_; ++p) m_.rhs[m_.pairRow[p0_ + p]] += rhsComp[p] / y[p0_ + p];
     permuteCompanions(m_.rhs);
     solveFactored();
     permuteCompanions(m_.delta);  // back to the fixed layout (disjoint swaps: self-inverse)
     // Δs from the complementarity rows: S Δy + Y Δs = r. (Recovering it from the linearised slack
     // equation instead, Δs = ∂c/∂ż Δż + ∂c/∂y Δy + (c − s), made the sphere chain fail earlier.)
     gatherPairs(m_.delta, m_.dy);
-    const int np = m_.numPairs;
-    m_.ds.head(np).array() = (rhsComp.array() - m_.sCur.head(np).array() * m_.dy.head(np).array()) / y.head(np).array();
-    return m_.delta.allFinite() && m_.ds.head(np).allFinite();
+    const int p0 = p0_, np = np_;
+    m_.ds.segment(p0, np).array() =
+        (rhsComp.array() - m_.sCur.segment(p0, np).array() * m_.dy.segment(p0, np).array()) / y.segment(p0, np).array();
+    bool finite = m_.ds.segment(p0, np).allFinite();
+    if (island_ < 0) finite = finite && m_.delta.allFinite();
+    else eachNode([&](int o) { finite = finite && m_.delta.segment<6>(o).allFinite(); });
+    return finite;
   }
   void apply(double alpha) override {
-    m_.trial = m_.cur + alpha * m_.delta;
-    m_.sTrial.head(m_.numPairs) = m_.sCur.head(m_.numPairs) + alpha * m_.ds.head(m_.numPairs);
+    if (island_ < 0) m_.trial = m_.cur + alpha * m_.delta;
+    else eachNode([&](int o) { m_.trial.segment<6>(o) = m_.cur.segment<6>(o) + alpha * m_.delta.segment<6>(o); });
+    m_.sTrial.segment(p0_, np_) = m_.sCur.segment(p0_, np_) + alpha * m_.ds.segment(p0_, np_);
     gatherPairs(m_.trial, m_.yTrial);
   }
   void accept() override {
@@ -266,21 +305,27 @@ class ContactStepProblem final : public InteriorPointProblem {
   }
   void raisePairs(const Eigen::Ref<const VecX>& s, const Eigen::Ref<const VecX>& y) override {
     matrix_ = Matrix::None;
-    for (int p = 0; p < m_.numPairs; ++p) {
-      m_.sCur[p] = s[p];
-      m_.cur[m_.pairRow[p]] = y[p];
+    for (int p = 0; p < np_; ++p) {
+      m_.sCur[p0_ + p] = s[p];
+      m_.cur[m_.pairRow[p0_ + p]] = y[p];
     }
+  }
+  // The contacts whose companions the current problem swaps: all (n_f > 4), the island's, or none.
+  vi::IndexRange companionContacts() const {
+    if (m_.numSwaps.empty()) return {nullptr, 0, 0};
+    return vi::islandRange(m_.islands.contacts, m_.islands.contactStart, island_, int(m_.numSwaps.size()));
   }
   // Applies the companion swaps of the current factorisation to a node-major vector.
   void permuteCompanions(VecX& v) const {
-    for (size_t ci = 0; ci < m_.numSwaps.size(); ++ci)
-      for (int i = 0; i < m_.numSwaps[ci]; ++i)
+    const vi::IndexRange contacts = companionContacts();
+    for (int r = contacts.begin; r < contacts.end; ++r)
+      for (int ci = contacts[r], i = 0; i < m_.numSwaps[ci]; ++i)
         std::swap(v[6 * sys_.contacts[ci].node + m_.swapC[4 * ci + i]],
                   v[6 * sys_.contacts[ci].extraNode + m_.swapE[4 * ci + i]]);
   }
   // The duals of the pairs from a node-major vector.
   void gatherPairs(const VecX& x, VecX& y) const {
-    for (int p = 0; p < m_.numPairs; ++p) y[p] = x[m_.pairRow[p]];
+    for (int p = p0_; p < p0_ + np_; ++p) y[p] = x[m_.pairRow[p]];
   }
   // δ = F⁻¹ rhs (m_.rhs → m_.delta, both in the factorisation's companion layout) with the
   // factorisation of leafFirst, kRefinements corrections against the unfactored F_, and, if the
@@ -295,18 +340,25 @@ class ContactStepProblem final : public InteriorPointProblem {
     const GraphLDU& L = m_.leafFirst;
     const VecX& w = m_.rowWeight;
     L.solve(m_.rhs, m_.delta);
+    // refine ← rhs − F refine (every row, or the island's rows).
+    const auto residualOf = [&] {
+      if (island_ < 0) m_.refine = m_.rhs - m_.refine;
+      else eachNode([&](int o) { m_.refine.segment<6>(o) = m_.rhs.segment<6>(o) - m_.refine.segment<6>(o); });
+    };
     // Iterative refinement against the unfactored matrix (up to kRefinements corrections).
     for (int k = 0; k < kRefinements; ++k) {
       F_.multiply(m_.delta, m_.refine);
-      m_.refine = m_.rhs - m_.refine;
+      residualOf();
       L.solve(m_.refine, m_.refine);
-      m_.delta += m_.refine;
+      if (island_ < 0) m_.delta += m_.refine;
+      else eachNode([&](int o) { m_.delta.segment<6>(o) += m_.refine.segment<6>(o); });
     }
     F_.multiply(m_.delta, m_.refine);
-    m_.refine = m_.rhs - m_.refine;
-    const double rhsNorm = m_.rhs.cwiseProduct(w).lpNorm<Eigen::Infinity>();
-    double resNorm = m_.refine.cwiseProduct(w).lpNorm<Eigen::Infinity>();
+    residualOf();
+    const double rhsNorm = weightedMax(m_.rhs);
+    double resNorm = weightedMax(m_.refine);
     if (!(resNorm > kSolveAccuracy * rhsNorm) || !std::isfinite(resNorm)) return;
+    // (Below, rare: whole vectors, which are 0 outside an island's rows: solveIslands.)
     // Round-off level of the residual itself: ~u·|F||δ| + |rhs| per row (normwise, weighted).
     m_.work1 = m_.delta.cwiseAbs();
     F_.multiplyAbs(m_.work1, m_.work2);
@@ -379,6 +431,16 @@ class ContactStepProblem final : public InteriorPointProblem {
       resNorm = next;
       if (slow) return;
     }
+  }
+  // ‖W v‖∞ over every row, or over the island's rows.
+  double weightedMax(const VecX& v) const {
+    if (island_ < 0) return v.cwiseProduct(m_.rowWeight).lpNorm<Eigen::Infinity>();
+    double most = 0;
+    eachNode([&](int o) {
+      const double a = v.segment<6>(o).cwiseProduct(m_.rowWeight.segment<6>(o)).lpNorm<Eigen::Infinity>();
+      if (!(a <= most)) most = a;  // NaN propagates
+    });
+    return most;
   }
   // Polish of an interior point that stalled near a solution: the equations with the active set
   // guessed from the iterate — pair p active if y_p ≥ s_p: its row c_p = 0 and its impulse free;
@@ -459,22 +521,74 @@ class ContactStepProblem final : public InteriorPointProblem {
       n.squared = n.maxAbs = std::numeric_limits<double>::infinity();
       return n;
     }
-    for (int p = 0; p < m_.numPairs; ++p) r[m_.pairRow[p]] -= s[p];
+    for (int p = p0_; p < p0_ + np_; ++p) r[m_.pairRow[p]] -= s[p];
     gatherPairs(x, &x == &m_.cur ? m_.yCur : m_.yTrial);
-    n.squared = r.cwiseProduct(m_.rowWeight).squaredNorm();
-    n.maxAbs = r.cwiseProduct(m_.rowWeight).lpNorm<Eigen::Infinity>();
+    if (island_ < 0) {
+      n.squared = r.cwiseProduct(m_.rowWeight).squaredNorm();
+    } else {
+      n.squared = 0;
+      eachNode([&](int o) { n.squared += r.segment<6>(o).cwiseProduct(m_.rowWeight.segment<6>(o)).squaredNorm(); });
+    }
+    n.maxAbs = weightedMax(r);
     if (!std::isfinite(n.squared)) n.maxAbs = std::numeric_limits<double>::quiet_NaN();
     return n;
   }
   const CompiledSystem& sys_;
   VariationalIntegrator::Impl& m_;
   GraphLDU& F_;
+  // The island the problem is restricted to (−1: none), its first pair and its number of pairs.
+  int island_ = -1, p0_ = 0, np_ = 0;
   // What F_ holds: nothing usable, the matrix at the current iterate or at the last evaluated trial
   // (as assembled), or the current one completed by completeMatrix() (as factored).
   enum class Matrix { None, Current, Trial, Factored };
   Matrix matrix_ = Matrix::None;
   bool firstTrial_ = false;  // the next trial evaluation is the first since a Newton direction
 };
+
+// The islands of the step (vi_islands.cc, two or more) solved one by one from the current iterate
+// (warm start, slacks set), each restricted to its own pairs, rows and nodes, with Mehrotra's rule.
+// True if every island converged: m.cur is then the step's solution, `out` holds the largest
+// residual and complementarity and `iterations` the most iterations of an island. Else the caller
+// solves the whole step as one problem from its start.
+// Invariants while an island is solved: outside its rows, m.trial equals m.cur, the work vectors
+// (rhs, delta, refine, work1, work2) are 0 and every node of leafFirst is trivial; each island
+// restores them for its rows when it is done.
+bool solveIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m, GraphLDU& F, ContactStepProblem& problem,
+                  InteriorPointReport& out, int& iterations) {
+  const vi::Islands& is = m.islands;
+  GraphLDU& L = m.leafFirst;
+  vi::excludedRows(sys, m, F);
+  for (int i = 0; i < L.numNodes(); ++i) L.setTrivial(i, true);
+  m.trial = m.cur;
+  m.sTrial.head(m.numPairs) = m.sCur.head(m.numPairs);
+  m.yTrial.head(m.numPairs) = m.yCur.head(m.numPairs);
+  VecX* const work[] = {&m.rhs, &m.delta, &m.refine, &m.work1, &m.work2};
+  for (VecX* v : work) v->setZero(6 * sys.numNodes);
+  out.status = InteriorPointStatus::Converged;
+  out.residual = out.complementarity = out.mu = 0;
+  bool ok = true;
+  for (int k = 0; k < is.count && ok; ++k) {
+    problem.setIsland(k);
+    const InteriorPointReport r = m.ip.solve(problem);
+    iterations = std::max(iterations, r.iterations);
+    ok = r.converged();
+    out.residual = std::max(out.residual, r.residual);
+    out.complementarity = std::max(out.complementarity, r.complementarity);
+    out.mu = std::max(out.mu, r.mu);
+    // Leave the island: the invariants above for its rows and pairs.
+    for (int n = is.nodeStart[k]; n < is.nodeStart[k + 1]; ++n) {
+      const int i = is.nodes[n];
+      m.trial.segment<6>(6 * i) = m.cur.segment<6>(6 * i);
+      for (VecX* v : work) v->segment<6>(6 * i).setZero();
+      L.setTrivial(i, true);
+    }
+    const int p0 = is.pairStart[k], np = is.pairStart[k + 1] - p0;
+    m.sTrial.segment(p0, np) = m.sCur.segment(p0, np);
+    m.yTrial.segment(p0, np) = m.yCur.segment(p0, np);
+  }
+  problem.setIsland(-1);
+  return ok;
+}
 
 }  // namespace
 
@@ -517,6 +631,13 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
       m.sCur[p] = std::max(m.residual[m.pairRow[p]], floor);
     }
   };
+  // Until the final evaluation the gaps φ(z2) of groups without a candidate are not computed (their
+  // rows are y = 0); every exit of this function and its final evaluation compute them all again.
+  struct AllGroupsAgain {
+    bool& all;
+    ~AllGroupsAgain() { all = true; }
+  } allGroupsAgain{m.allGroups};
+  m.allGroups = false;
   if (!vi::evaluate(*sys_, m, m.cur, m.residual, nullptr)) {
     rep.status = StepStatus::AngularVelocityLimit;
     rep.message = "|w| >= 2/dt at the start of the step: the time step is too large for this rotation speed";
@@ -539,13 +660,27 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
                              r.residual <= std::max(ips.tol, kContactAttainable) &&
                              r.complementarity <= 100 * ips.complementarityTol);
   };
+  InteriorPointReport ipr;
+  // Islands (vi_islands.cc): two or more are solved one by one from the warm start; if one of them
+  // does not converge, the whole step is solved as one problem below, from its start.
+  bool byIslands = false;
+  if (st.islands) vi::selectIslands(*sys_, m);
+  if (st.islands && m.islands.count > 1) {
+    startSlacks(kWarmShift);
+    ips.muRule = InteriorPointMuRule::Mehrotra;
+    byIslands = solveIslands(*sys_, m, matrix_, problem, ipr, rep.iterations);
+    if (byIslands) rep.islands = m.islands.count;
+    if (!byIslands) {
+      m.cur = m.start;
+      vi::evaluate(*sys_, m, m.cur, m.residual, nullptr);
+    }
+  }
   // The whole sequence below runs with the friction polygons as built, then (if it fails) turned
   // by half a sector, π/n_f: a degenerate friction pair of one orientation is not one of the other.
-  InteriorPointReport ipr;
   // An attempt to lengthen the interval (growthAttempt_) runs the first solve only: if it fails the
   // step keeps the interval that worked (advance), and the retries below would only add their cost
   // (docs/engine.md, "How the rules of the step were chosen").
-  const int orientations = growthAttempt_ ? 1 : 2;
+  const int orientations = byIslands ? 0 : growthAttempt_ ? 1 : 2;
   for (int orientation = 0; orientation < orientations && (orientation == 0 || !accepted(ipr)); ++orientation) {
   if (orientation == 1) {
     if (ipr.status == InteriorPointStatus::NonFinite || sys_->contacts.empty()) break;
@@ -610,6 +745,7 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
     return rep;
   }
   // The final iterate's residual and gaps (the line search may have evaluated other points last).
+  m.allGroups = true;
   vi::evaluate(*sys_, m, m.cur, m.residual, nullptr);
   if (!excludedLimitsHold()) return stepWithAllLimits(st, state);
   if (!excludedContactsHold()) {

@@ -37,6 +37,34 @@ inline std::string num(double v) {
   return buf;
 }
 
+// The islands of a contact step (vi_islands.cc): the bodies joined by joints or by candidate
+// contacts between two bodies, with what belongs to them, as flat lists (entries of island k at
+// [start[k], start[k + 1])). Sized once: building them allocates nothing.
+struct Islands {
+  int count = 0;
+  std::vector<int> bodies, bodyStart;
+  std::vector<int> joints, jointStart;      // every joint, by its child's island
+  std::vector<int> groups, groupStart;      // contact groups with a candidate (groupOn)
+  std::vector<int> contacts, contactStart;  // candidate contacts
+  std::vector<int> limits, limitStart;      // candidate limits
+  std::vector<int> nodes, nodeStart;        // every node of the island, in leafFirst's elimination order
+  std::vector<int> pairStart;               // its interior-point pairs [pairStart[k], pairStart[k + 1])
+  std::vector<int> bodyIsland, find;        // per body: its island; union–find parents (work)
+  std::vector<int> fill;                    // per island: entries written so far (work)
+};
+
+// The indices a stage loops over: 0..count−1 (list null: all of them), or list[begin..end).
+struct IndexRange {
+  const int* list;
+  int begin, end;
+  int operator[](int r) const { return list ? list[r] : r; }
+};
+// Island k's part of one of Islands' lists, or (k < 0) every index below `all`.
+inline IndexRange islandRange(const std::vector<int>& list, const std::vector<int>& start, int k, int all) {
+  if (k < 0) return {nullptr, 0, all};
+  return {list.data(), start[k], start[k + 1]};
+}
+
 }  // namespace vi
 
 struct VariationalIntegrator::Impl {
@@ -99,6 +127,15 @@ struct VariationalIntegrator::Impl {
   // contactCandidate), and the index of its first pair (−1 if not a candidate).
   std::vector<char> contactOn;
   std::vector<int> contactPair;
+  // Per contact group: whether any of its contacts is a candidate (selectPairs); and whether
+  // evaluate computes the gaps φ(z2) of every group (true) or of those groups only (false: inside
+  // the contact step's iterations, where the other groups' rows are y = 0 and their gaps unused;
+  // the final evaluation of a step computes them all for excludedContactsHold and finish).
+  std::vector<char> groupOn;
+  bool allGroups = true;
+  // The contact step's islands (vi_islands.cc) and the one evaluate works on (−1: all).
+  vi::Islands islands;
+  int island = -1;
   VecX yCur, yTrial, dy;
   // The contact step's factorisation: the Newton matrix (assembled in matrix_, which stays
   // unfactored for the iterative refinement: its pivots span many decades) copied into an order in
@@ -107,6 +144,7 @@ struct VariationalIntegrator::Impl {
   // block); and the refinement's work vectors.
   GraphLDU leafFirst;
   std::vector<std::pair<int, int>> leafBlocks;
+  std::vector<int> leafBlockStart;  // node i's (i, child) and (child, i) blocks: [start[i], start[i + 1])
   VecX rhs, refine;
   // The contact step's starting iterate (for the retry with the monotone barrier rule).
   VecX start;
@@ -182,6 +220,14 @@ void frictionRowsAtKnot(const CompiledSystem& sys, const VariationalIntegrator::
 // pairs of those candidates.
 bool selectCandidates(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const State& state, double dt);
 void selectPairs(const CompiledSystem& sys, VariationalIntegrator::Impl& m);
+// vi_islands.cc: the islands of the candidates in m (contactOn, limitOn, groupOn), and, with two or
+// more, the pairs numbered island by island; the matrix rows of the contacts and limits that are not
+// candidates (identity, no coupling, trivial in F) written once for a step solved by islands.
+void sizeIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m);
+void selectIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m);
+void excludedRows(const CompiledSystem& sys, VariationalIntegrator::Impl& m, GraphLDU& F);
+void excludedContactRows(const CompiledContact& cc, GraphLDU& F);
+void excludedLimitRows(const CompiledLimit& l, GraphLDU& F);
 // vi_contact_step.cc: the contact step's elimination order (every contact node before its body).
 EliminationOrder leafFirstOrder(const CompiledSystem& sys);
 

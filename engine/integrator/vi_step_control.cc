@@ -106,6 +106,7 @@ StepReport VariationalIntegrator::advance(const StepSettings& st, const Inputs& 
     total.activeContacts = rep.activeContacts;
     total.activeLimits = rep.activeLimits;
     total.stalled = total.stalled || rep.stalled;
+    total.islands = std::max(total.islands, rep.islands);
     if (last) break;
     h0Units = h;
     h0 = length(h);

@@ -119,7 +119,8 @@ void GraphLDU::setFillInZero() {
 
 bool GraphLDU::factor() {
   Mat6 tmp, lic;
-  for (int i : order_.list) {
+  for (const int* it = listBegin(); it != listEnd(); ++it) {
+    const int i = *it;
     Mat6& dii = diag_[i];
     // A trivial node: D_i = I, and its L and U blocks stay 0 (its row and column are zero).
     if (trivial_[i]) {
@@ -163,7 +164,8 @@ void GraphLDU::solve(const VecX& rhs, VecX& x) const {
   // Forward pass (Alg. 4 lines 1–6): y_i = rhs_i − Σ_c L_ic y_c, stored in x.
   // (A trivial node's y and x are its rhs; it adds nothing to its neighbours' sums.)
   Vec6 y;
-  for (int i : order_.list) {
+  for (const int* it = listBegin(); it != listEnd(); ++it) {
+    const int i = *it;
     y = rhs.segment<6>(6 * i);
     if (!trivial_[i])
       for (int k = childStart_[i]; k < childStart_[i + 1]; ++k) {
@@ -173,8 +175,8 @@ void GraphLDU::solve(const VecX& rhs, VecX& x) const {
     x.segment<6>(6 * i) = y;
   }
   // Backward pass (Alg. 4 lines 7–12): x_i = D_i⁻¹ y_i − Σ_p U_ip x_p.
-  for (auto it = order_.list.rbegin(); it != order_.list.rend(); ++it) {
-    const int i = *it;
+  for (const int* it = listEnd(); it != listBegin();) {
+    const int i = *--it;
     if (trivial_[i]) continue;
     y.noalias() = dinv_[i] * x.segment<6>(6 * i);
     for (int k = parentStart_[i]; k < parentStart_[i + 1]; ++k) {
@@ -195,7 +197,9 @@ void GraphLDU::copyValues(const GraphLDU& other) {
 void GraphLDU::multiply(const VecX& x, VecX& y) const {
   // Row node i: its diagonal block and every stored off-diagonal block of the row.
   // (A trivial row is x_i; a trivial column's blocks are 0.)
-  for (int i = 0; i < numNodes(); ++i) {
+  const int rows = active_ ? activeCount_ : numNodes();
+  for (int r = 0; r < rows; ++r) {
+    const int i = active_ ? active_[r] : r;
     if (trivial_[i]) {
       y.segment<6>(6 * i) = x.segment<6>(6 * i);
       continue;
@@ -209,7 +213,9 @@ void GraphLDU::multiply(const VecX& x, VecX& y) const {
 
 void GraphLDU::multiplyAbs(const VecX& x, VecX& y) const {
   // As multiply, with every entry and every x_j taken by absolute value.
-  for (int i = 0; i < numNodes(); ++i) {
+  const int rows = active_ ? activeCount_ : numNodes();
+  for (int r = 0; r < rows; ++r) {
+    const int i = active_ ? active_[r] : r;
     if (trivial_[i]) {
       y.segment<6>(6 * i) = x.segment<6>(6 * i).cwiseAbs();
       continue;

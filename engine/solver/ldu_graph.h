@@ -38,6 +38,11 @@ class GraphLDU {
   // so a trivial node costs nothing; the result is the same as without the mark.
   void setTrivial(int i, bool trivial) { trivial_[i] = trivial; }
   bool trivial(int i) const { return trivial_[i] != 0; }
+  // Restricts factor(), solve(), multiply() and multiplyAbs() to the nodes nodes[0..count) (an
+  // island of the contact step: no stored block joins one of them to a node outside that is not
+  // trivial or zero), listed in this factorisation's elimination order; the other nodes' rows of a
+  // result are not written. The caller keeps the array alive while restricted; nullptr: every node.
+  void restrictTo(const int* nodes, int count) { active_ = nodes, activeCount_ = count; }
   // Zero every block (including fill-in blocks).
   void setZero();
   // Zero the fill-in blocks only (they hold factors after factor(); every other block is rewritten
@@ -92,6 +97,11 @@ class GraphLDU {
   EliminationOrder order_;
   std::vector<Mat6, Eigen::aligned_allocator<Mat6>> diag_, dinv_, off_;
   std::vector<char> trivial_;  // per node: setTrivial()
+  const int* active_ = nullptr;  // restrictTo(): the nodes worked on (nullptr: all, in list order)
+  int activeCount_ = 0;
+  // The nodes factor() and solve() work on, in elimination order.
+  const int* listBegin() const { return active_ ? active_ : order_.list.data(); }
+  const int* listEnd() const { return active_ ? active_ + activeCount_ : order_.list.data() + order_.list.size(); }
   // CSR layout: node i's child entries are children_[childStart_[i], childStart_[i+1]), likewise
   // for parents.
   std::vector<int> childStart_, parentStart_;

@@ -505,6 +505,68 @@ class TestLduGraph : public QObject {
     }
   }
 
+  // restrictTo(): two islands (random graphs with cycles) and trivial bridge nodes joined to one node
+  // of each (a contact between two bodies that is not a candidate: eliminated first, it fills in a
+  // block between the islands). With the other island's nodes and the bridges marked trivial, the
+  // factorisation and solve restricted to one island give that island's rows of the whole solve, and
+  // the restricted products its rows of the whole product; rows outside it are not written.
+  void restrictedToAnIslandSolvesItsRows() {
+    Rng rng(31);
+    for (int t = 0; t < 16; ++t) {
+      const int na = randomInt(rng, 3, 25), nb = randomInt(rng, 3, 25), bridges = randomInt(rng, 1, 4);
+      const int n = na + nb + bridges;
+      std::set<Edge> edges = randomTreeEdges(rng, na);
+      addCycleEdges(rng, na, edges, randomInt(rng, 0, 3));
+      std::set<Edge> eb = randomTreeEdges(rng, nb);
+      addCycleEdges(rng, nb, eb, randomInt(rng, 0, 3));
+      for (const auto& [u, v] : eb) edges.insert({na + u, na + v});
+      for (int k = 0; k < bridges; ++k) {
+        const int c = na + nb + k;
+        edges.insert({randomInt(rng, 0, na - 1), c});
+        edges.insert({na + randomInt(rng, 0, nb - 1), c});
+      }
+      BlockProblem p = genericProblem(rng, n, edges);
+      for (int k = 0; k < bridges; ++k) p.diag[na + nb + k].setIdentity();
+      for (auto& [e, m] : p.off)
+        if (e.first >= na + nb || e.second >= na + nb) m.setZero();
+      SparseSetup whole = makeSparse(p), part = makeSparse(p);
+      for (int k = 0; k < bridges; ++k) whole.ldu.setTrivial(na + nb + k, true);
+      const VecX b = randomVec(rng, 6 * n), x = randomVec(rng, 6 * n);
+      VecX yWhole(6 * n), xWhole;
+      whole.ldu.multiply(x, yWhole);
+      QVERIFY(whole.ldu.factor());
+      whole.ldu.solve(b, xWhole);
+      for (int island = 0; island < 2; ++island) {
+        const int first = island == 0 ? 0 : na, count = island == 0 ? na : nb;
+        std::vector<int> nodes(count);
+        for (int i = 0; i < count; ++i) nodes[i] = first + i;
+        const std::vector<int>& position = part.ldu.order().position;
+        std::sort(nodes.begin(), nodes.end(), [&](int u, int v) { return position[u] < position[v]; });
+        SparseSetup fresh = makeSparse(p);
+        GraphLDU& L = fresh.ldu;
+        for (int i = 0; i < n; ++i) L.setTrivial(i, i < first || i >= first + count);
+        L.restrictTo(nodes.data(), count);
+        const double kUnwritten = 12345.0;
+        VecX y = VecX::Constant(6 * n, kUnwritten), xs = VecX::Constant(6 * n, kUnwritten);
+        L.multiply(x, y);
+        QVERIFY(L.factor());
+        L.solve(b, xs);
+        for (int i = 0; i < n; ++i) {
+          const bool in = i >= first && i < first + count;
+          if (!in) {
+            QVERIFY2((y.segment<6>(6 * i).array() == kUnwritten).all(), "a row outside the island was written");
+            QVERIFY2((xs.segment<6>(6 * i).array() == kUnwritten).all(), "a row outside the island was solved");
+            continue;
+          }
+          QVERIFY2(relDiff(VecX(y.segment<6>(6 * i)), VecX(yWhole.segment<6>(6 * i))) < 1e-15, "restricted product");
+          QVERIFY2(relDiff(VecX(xs.segment<6>(6 * i)), VecX(xWhole.segment<6>(6 * i))) < 1e-10,
+                   qPrintable(QString("restricted solve, node %1: %2").arg(i).arg(
+                       relDiff(VecX(xs.segment<6>(6 * i)), VecX(xWhole.segment<6>(6 * i))))));
+        }
+      }
+    }
+  }
+
   // KKT mechanisms with kinematic loops: rings of bodies and joints (four-bar-like), a two-loop
   // ladder, with a joint to the world.
   void kktLoops() {
