@@ -25,6 +25,8 @@
 //   stepWithContacts      vi_contact_step.cc   candidates: interior point on the graph LDU (leaf-first
 //                                              order, companion swaps, GMRES-corrected solves),
 //                                              retries from other starts, polish of a stalled step
+//     vi::selectIslands   vi_islands.cc        the bodies nothing couples: each island solved on its
+//                                              own (solveIslands), else the whole step as one problem
 //   excluded*Hold, pairsHold, stepAgain
 //                         vi_candidates.cc     the step again when its candidates do not hold
 //   finish                variational_step.cc  the solution into the state; violations, active sets
