@@ -21,7 +21,7 @@ namespace {
 
 constexpr const char* kMetricsHeader =
     "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us,penetration,contacts,"
-    "limit_violation,limits,stalled,substeps,singular,auto_pairs";
+    "limit_violation,limits,stalled,substeps,singular,auto_pairs,islands";
 constexpr const char* kPosesHeader = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
 
 // Options choosing and tuning the time stepper; true if `name` is one of them.
@@ -176,10 +176,10 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
 }
 
 void writeMetricsRow(std::FILE* f, const ms::StepMetrics& m) {
-  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f,%.17g,%d,%.17g,%d,%d,%d,%d,%d\n", m.step, m.time,
+  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f,%.17g,%d,%.17g,%d,%d,%d,%d,%d,%d\n", m.step, m.time,
                m.kinetic, m.potential, m.energy, m.constraintViolation, m.iterations, m.residual, m.stepMicroseconds,
                m.penetration, m.contacts, m.limitViolation, m.limits, int(m.stalled), m.substeps, m.singular,
-               m.autoPairs);
+               m.autoPairs, m.islands);
 }
 
 void writePoseRows(std::FILE* f, const ms::Simulation& sim, const std::vector<std::string>& names) {

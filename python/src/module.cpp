@@ -218,6 +218,7 @@ class PySimulation {
     d["constraint_violation"] = m.constraintViolation, d["iterations"] = m.iterations, d["residual"] = m.residual;
     d["penetration"] = m.penetration, d["contacts"] = m.contacts, d["limit_violation"] = m.limitViolation;
     d["substeps"] = m.substeps, d["step_us"] = m.stepMicroseconds, d["auto_pairs"] = m.autoPairs;
+    d["islands"] = m.islands;
     d["message"] = m.message;
     return d;
   }

@@ -29,7 +29,7 @@ function(mechstudio_cli_bad name)
   mechstudio_cli_test(bad.${name} EXIT 1 ARGS ${T_ARGS} CHECKS STDERR_ONE_LINE=ON "STDERR_REGEX=${re}" STDOUT_LINES=0)
 endfunction()
 
-set(METRICS_HEADER "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us,penetration,contacts,limit_violation,limits,stalled,substeps,singular,auto_pairs")
+set(METRICS_HEADER "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us,penetration,contacts,limit_violation,limits,stalled,substeps,singular,auto_pairs,islands")
 set(POSES_HEADER "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz")
 
 # ---- bad input ---------------------------------------------------------------------------------
