@@ -29,6 +29,16 @@ std::unique_ptr<Simulation> make(const std::string& scene, const std::map<std::s
 // A model written in the model language (contacts between bodies are `contact-pair` forms).
 Model parse(const std::string& text) { return test::parseMech(text); }
 
+// Allocations made by `steps` steps of sim (−1 if a step failed).
+long allocationsOf(Simulation& sim, int steps) {
+  g_allocations = 0;
+  g_countAllocations = true;
+  bool ok = true;
+  for (int s = 0; s < steps; ++s) ok = sim.step() && ok;
+  g_countAllocations = false;
+  return ok ? g_allocations.load() : -1L;
+}
+
 // Runs until `duration`; every step must converge. Returns the largest penetration (grounds and pairs).
 double runFor(Simulation& sim, double duration) {
   double maxPen = 0;
@@ -215,15 +225,6 @@ class TestContact : public QObject {
 #ifndef MS_TEST_COUNTS_MALLOC
     QSKIP("malloc is not interposed in this build (sanitizer or non-glibc)");
 #endif
-    // Allocations made by `steps` steps of sim (all converged).
-    const auto allocationsOf = [](Simulation& sim, int steps) {
-      g_allocations = 0;
-      g_countAllocations = true;
-      bool ok = true;
-      for (int s = 0; s < steps; ++s) ok = sim.step() && ok;
-      g_countAllocations = false;
-      return ok ? g_allocations.load() : -1L;
-    };
     auto chain = make("sphere-chain", {{"n", "5"}});
     for (int s = 0; s < 120; ++s) QVERIFY(chain->step());  // landing: contacts active
     QCOMPARE(allocationsOf(*chain, 50), 0L);
@@ -267,13 +268,7 @@ class TestContact : public QObject {
     QVERIFY(mostIslands >= 3);
     QVERIFY(worst < 1e-6);
 #ifdef MS_TEST_COUNTS_MALLOC
-    g_allocations = 0;
-    g_countAllocations = true;
-    bool ok = true;
-    for (int s = 0; s < 50; ++s) ok = byIslands.step() && ok;
-    g_countAllocations = false;
-    QVERIFY(ok);
-    QCOMPARE(g_allocations.load(), 0L);
+    QCOMPARE(allocationsOf(byIslands, 50), 0L);
 #endif
   }
 
