@@ -26,6 +26,16 @@ namespace {
 
 test::SeededRandom rnd(777);
 
+// The operator new calls (allocation_counter.h) of up to `steps` steps of `sim`; ok: each succeeded.
+long operatorNewsInSteps(Simulation& sim, int steps, bool& ok) {
+  ok = true;
+  g_operatorNews = 0;
+  g_countAllocations = true;
+  for (int s = 0; s < steps && ok; ++s) ok = sim.step();
+  g_countAllocations = false;
+  return g_operatorNews.load();
+}
+
 // Two bodies: world —T→ body 1 —T→ body 2, with a spring and damper on the world joint.
 Model twoBodyModel(JointType t) {
   Model m;
@@ -238,12 +248,9 @@ void TestVariationalStep::stepDoesNotAllocate() {
     Simulation sim(sys);
     QVERIFY(sim.step());  // warm-up
     bool ok = true;
-    g_operatorNews = 0;
-    g_countAllocations = true;
-    for (int s = 0; s < 20 && ok; ++s) ok = sim.step();
-    g_countAllocations = false;
+    const long news = operatorNewsInSteps(sim, 20, ok);
     QVERIFY2(ok, sim.metrics().message.c_str());
-    QVERIFY2(g_operatorNews.load() == 0, m.name.c_str());
+    QVERIFY2(news == 0, m.name.c_str());
   }
 }
 
@@ -309,13 +316,10 @@ void TestVariationalStep::subdividedStepKeepsMomentum() {
   QVERIFY(sim.state().interval > 0);  // the velocities span a sub-interval now
   // Subdivided steps (several solves, the start state kept) do not allocate either.
   bool ok = true;
-  g_operatorNews = 0;
-  g_countAllocations = true;
-  for (int s = 0; s < 3 && ok; ++s) ok = sim.step();
-  g_countAllocations = false;
+  const long news = operatorNewsInSteps(sim, 3, ok);
   QVERIFY2(ok, sim.metrics().message.c_str());
   QVERIFY(sim.metrics().substeps > 1);
-  QCOMPARE(g_operatorNews.load(), 0L);
+  QCOMPARE(news, 0L);
   in.torque[0].setZero();
   const auto axialMomentum = [&](const State& s) {
     const double h = s.interval > 0 ? s.interval : sim.settings().dt, w = s.bodies[0].w.z();
