@@ -26,18 +26,20 @@ child=0
 interrupted=""
 current=""        # the phase running now (named in the timings when a signal stops it)
 current_t0=0
-cpu_seconds() {  # the CPU time (user + system, s) of this shell's finished children so far
+cpu=0
+cpu_seconds() {  # sets cpu to the CPU time (user + system, s) of this shell's finished children so far
   local tf
   tf=$(mktemp)
-  times >"$tf"  # (a builtin in this shell: in $(...) it would report the subshell's zeros)
-  awk 'END { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] }; printf "%d", s }' "$tf"
+  times >"$tf"  # (in this shell: called in $(...), times would report the subshell's zeros)
+  cpu=$(awk 'END { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] }; printf "%d", s }' "$tf")
   rm -f "$tf"
 }
 phase() {  # phase <name> <command...>: runs the command, records its wall and CPU time, returns its status
   local name="$1"; shift
   local t0 t1 c0 c1 rc=0
   t0=$(date +%s)
-  c0=$(cpu_seconds)
+  cpu_seconds
+  c0=$cpu
   current="$name"
   current_t0=$t0
   echo "==> $name"
@@ -48,7 +50,8 @@ phase() {  # phase <name> <command...>: runs the command, records its wall and C
   current=""
   [ -z "$interrupted" ] || rc=1
   t1=$(date +%s)
-  c1=$(cpu_seconds)
+  cpu_seconds
+  c1=$cpu
   timings+=("$(printf '%-28s %5d s  %6d CPU-s%s' "$name" $((t1 - t0)) $((c1 - c0)) "$([ $rc -eq 0 ] || echo '  FAILED')")")
   echo "==> $name: $((t1 - t0)) s, $((c1 - c0)) CPU-s$([ $rc -eq 0 ] || echo ", FAILED (exit $rc)")"
   return $rc
@@ -64,7 +67,8 @@ report() {
   echo
   echo "test.sh timings:"
   for t in "${timings[@]}"; do echo "  $t"; done
-  echo "  $(printf '%-28s %5d s  %6d CPU-s' total $(($(date +%s) - t_start)) "$(cpu_seconds)")"
+  cpu_seconds
+  echo "  $(printf '%-28s %5d s  %6d CPU-s' total $(($(date +%s) - t_start)) "$cpu")"
   echo "  (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
   if [ -n "$interrupted" ]; then
     echo "test.sh: FAILED: interrupted by SIG$interrupted${failed[*]:+ (failed before: ${failed[*]})}"
