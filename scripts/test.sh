@@ -9,6 +9,8 @@
 #   2b. libFuzzer runs of the .mech reader, the s-expression layer and the MJCF importer
 #       (scripts/fuzz.sh, clang, FUZZ_SECONDS=60, two fuzzers at a time).
 #   3. A smoke run of mechstudio-cli on a built-in scene.
+# Prints each phase's wall time and CPU time (user + system) at the end: on a busy machine the CPU
+# time is what compares between runs.
 # Uses ccache (CCACHE_DIR defaults to ~/.cache/ccache so it persists between runs).
 set -euo pipefail
 
