@@ -9,6 +9,8 @@
 #   2b. libFuzzer runs of the .mech reader, the s-expression layer and the MJCF importer
 #       (scripts/fuzz.sh, clang, FUZZ_SECONDS=60, two fuzzers at a time).
 #   3. A smoke run of mechstudio-cli on a built-in scene.
+# Prints each phase's wall time and CPU time (user + system) at the end: on a busy machine the CPU
+# time is what compares between runs.
 # Uses ccache (CCACHE_DIR defaults to ~/.cache/ccache so it persists between runs).
 set -euo pipefail
 
@@ -26,10 +28,20 @@ child=0
 interrupted=""
 current=""        # the phase running now (named in the timings when a signal stops it)
 current_t0=0
-phase() {  # phase <name> <command...>: runs the command, records its wall time, returns its status
+cpu=0
+cpu_seconds() {  # sets cpu to the CPU time (user + system, s) of this shell's finished children so far
+  local tf
+  tf=$(mktemp)
+  times >"$tf"  # (in this shell: called in $(...), times would report the subshell's zeros)
+  cpu=$(awk 'END { s = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); sub("s", "", a[2]); s += a[1] * 60 + a[2] }; printf "%d", s }' "$tf")
+  rm -f "$tf"
+}
+phase() {  # phase <name> <command...>: runs the command, records its wall and CPU time, returns its status
   local name="$1"; shift
-  local t0 t1 rc=0
+  local t0 t1 c0 c1 rc=0
   t0=$(date +%s)
+  cpu_seconds
+  c0=$cpu
   current="$name"
   current_t0=$t0
   echo "==> $name"
@@ -40,8 +52,10 @@ phase() {  # phase <name> <command...>: runs the command, records its wall time,
   current=""
   [ -z "$interrupted" ] || rc=1
   t1=$(date +%s)
-  timings+=("$(printf '%-28s %5d s%s' "$name" $((t1 - t0)) "$([ $rc -eq 0 ] || echo '  FAILED')")")
-  echo "==> $name: $((t1 - t0)) s$([ $rc -eq 0 ] || echo ", FAILED (exit $rc)")"
+  cpu_seconds
+  c1=$cpu
+  timings+=("$(printf '%-28s %5d s  %6d CPU-s%s' "$name" $((t1 - t0)) $((c1 - c0)) "$([ $rc -eq 0 ] || echo '  FAILED')")")
+  echo "==> $name: $((t1 - t0)) s, $((c1 - c0)) CPU-s$([ $rc -eq 0 ] || echo ", FAILED (exit $rc)")"
   return $rc
 }
 failed=()
@@ -55,7 +69,9 @@ report() {
   echo
   echo "test.sh timings:"
   for t in "${timings[@]}"; do echo "  $t"; done
-  echo "  $(printf '%-28s %5d s' total $(($(date +%s) - t_start)))"
+  cpu_seconds
+  echo "  $(printf '%-28s %5d s  %6d CPU-s' total $(($(date +%s) - t_start)) "$cpu")"
+  echo "  (load average at the end: $(cut -d' ' -f1-3 /proc/loadavg))"
   if [ -n "$interrupted" ]; then
     echo "test.sh: FAILED: interrupted by SIG$interrupted${failed[*]:+ (failed before: ${failed[*]})}"
   elif [ $rc -eq 0 ] && [ -n "$completed" ]; then
