@@ -47,29 +47,44 @@ std::vector<int> collectComponent(const std::vector<std::vector<int>>& adj, int 
   return comp;
 }
 
-// Symbolic elimination (elimination game) on a list: eliminating v connects all of its
-// not-yet-eliminated neighbours pairwise; the new pairs are the fill-in. `filled` gets the filled
-// graph; returns the number of fill-in pairs (stops counting above `limit`, returning limit + 1).
+// Symbolic elimination on a list: eliminating v joins its not-yet-eliminated neighbours pairwise
+// (the "elimination game"); the new pairs are the fill-in. Computed node by node along the
+// elimination tree (George & Liu): v's later neighbours in the filled graph are its later input
+// neighbours and those of its tree children (the nodes whose earliest later neighbour is v), v
+// excepted, so every filled edge is formed once, without the pairwise insertions of the game.
+// later[v] gets v's later filled neighbours (unsorted); returns the number of fill-in pairs (stops
+// counting above `limit`, returning limit + 1) and appends them to *pairs.
 long symbolicElimination(const std::vector<std::vector<int>>& adj, const std::vector<int>& list,
-                         const std::vector<int>& position, std::vector<std::set<int>>& filled, long limit,
+                         const std::vector<int>& position, std::vector<std::vector<int>>& later, long limit,
                          std::vector<std::pair<int, int>>* pairs) {
   const int n = static_cast<int>(adj.size());
-  filled.assign(n, {});
-  for (int i = 0; i < n; ++i) filled[i].insert(adj[i].begin(), adj[i].end());
+  later.assign(n, {});
+  std::vector<int> firstChild(n, -1), nextSibling(n, -1), mark(n, -1);
   long fill = 0;
-  std::vector<int> later;
   for (int k = 0; k < static_cast<int>(list.size()); ++k) {
     const int v = list[k];
-    later.clear();
-    for (int w : filled[v])
-      if (position[w] > k) later.push_back(w);
-    for (size_t a = 0; a < later.size(); ++a)
-      for (size_t b = a + 1; b < later.size(); ++b)
-        if (filled[later[a]].insert(later[b]).second) {
-          filled[later[b]].insert(later[a]);
-          if (++fill > limit) return fill;
-          if (pairs) pairs->emplace_back(later[a], later[b]);
+    std::vector<int>& lv = later[v];
+    mark[v] = k;
+    // Its later input neighbours, then its tree children's later neighbours (fill-in when new).
+    for (int w : adj[v])
+      if (position[w] > k) lv.push_back(w), mark[w] = k;
+    const long original = static_cast<long>(lv.size());
+    for (int c = firstChild[v]; c >= 0; c = nextSibling[c])
+      for (int w : later[c])
+        if (mark[w] != k) {
+          mark[w] = k;
+          lv.push_back(w);
+          if (pairs) pairs->emplace_back(v, w);
         }
+    fill += static_cast<long>(lv.size()) - original;
+    if (fill > limit) return limit + 1;
+    // v's tree parent: its earliest later neighbour.
+    if (lv.empty()) continue;
+    int parent = lv.front();
+    for (int w : lv)
+      if (position[w] < position[parent]) parent = w;
+    nextSibling[v] = firstChild[parent];
+    firstChild[parent] = v;
   }
   return fill;
 }
@@ -81,8 +96,8 @@ long symbolicElimination(const std::vector<std::vector<int>>& adj, const std::ve
 std::vector<int> minimumDegreeList(const std::vector<std::vector<int>>& adj, const std::vector<bool>& zeroDiagonal,
                                    const std::vector<int>& companionOf) {
   const int n = static_cast<int>(adj.size());
-  std::vector<std::set<int>> g(n);
-  std::vector<int> waiting(n, 0);  // zero-diagonal nodes: neighbours not yet eliminated
+  std::vector<std::vector<int>> g(n);  // the elimination graph, each list sorted
+  std::vector<int> waiting(n, 0);      // zero-diagonal nodes: neighbours not yet eliminated
   std::vector<char> done(n, 0);
   int count = 0;
   for (int v = 0; v < n; ++v) {
@@ -90,7 +105,7 @@ std::vector<int> minimumDegreeList(const std::vector<std::vector<int>>& adj, con
       done[v] = 1;
       continue;
     }
-    g[v].insert(adj[v].begin(), adj[v].end());
+    g[v] = adj[v];
     if (!zeroDiagonal.empty() && zeroDiagonal[v]) waiting[v] = static_cast<int>(adj[v].size());
     ++count;
   }
@@ -100,28 +115,31 @@ std::vector<int> minimumDegreeList(const std::vector<std::vector<int>>& adj, con
     if (!done[v] && waiting[v] == 0) ready.insert({static_cast<int>(g[v].size()), v});
   std::vector<int> list;
   list.reserve(count);
-  std::vector<int> nb;
+  std::vector<int> nb, merged;
   while (!ready.empty()) {
     const int v = ready.begin()->second;
     ready.erase(ready.begin());
     done[v] = 1;
     list.push_back(v);
-    nb.assign(g[v].begin(), g[v].end());
-    // Its neighbours lose it and become pairwise adjacent; their degrees change.
+    nb.swap(g[v]);
+    g[v].clear();
+    // Its neighbours lose it and become pairwise adjacent (g[w] \ {v} ∪ nb \ {w}); their degrees change.
     for (int w : nb) {
-      const bool wasReady = waiting[w] == 0;
-      if (wasReady) ready.erase({static_cast<int>(g[w].size()), w});
-      g[w].erase(v);
+      if (waiting[w] == 0) ready.erase({static_cast<int>(g[w].size()), w});
+      merged.clear();
+      auto a = g[w].begin(), b = nb.begin();
+      while (a != g[w].end() || b != nb.end()) {
+        int x;
+        if (b == nb.end() || (a != g[w].end() && *a < *b)) x = *a++;
+        else if (a == g[w].end() || *b < *a) x = *b++;
+        else x = *a++, ++b;
+        if (x != v && x != w) merged.push_back(x);
+      }
+      g[w].swap(merged);
       if (std::binary_search(adj[v].begin(), adj[v].end(), w) && waiting[w] > 0) --waiting[w];
     }
-    for (size_t a = 0; a < nb.size(); ++a)
-      for (size_t b = a + 1; b < nb.size(); ++b) {
-        g[nb[a]].insert(nb[b]);
-        g[nb[b]].insert(nb[a]);
-      }
     for (int w : nb)
       if (waiting[w] == 0) ready.insert({static_cast<int>(g[w].size()), w});
-    g[v].clear();
   }
   if (static_cast<int>(list.size()) != count) list.clear();
   return list;
@@ -242,7 +260,7 @@ EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& ad
       std::vector<int> mdPosition(n, 0), dfsPosition(n, 0);
       for (int k = 0; k < static_cast<int>(md.size()); ++k) mdPosition[md[k]] = k;
       for (int k = 0; k < static_cast<int>(list.size()); ++k) dfsPosition[list[k]] = k;
-      std::vector<std::set<int>> scratch;
+      std::vector<std::vector<int>> scratch;
       const long dfsFill = symbolicElimination(adj, list, dfsPosition, scratch, std::numeric_limits<long>::max() - 1, nullptr);
       const long mdFill = symbolicElimination(adj, md, mdPosition, scratch, dfsFill, nullptr);
       if (mdFill < dfsFill) {
@@ -275,8 +293,8 @@ EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& ad
   const std::vector<std::vector<int>>& adjFull = full;
 
   // Symbolic elimination on the list: the filled graph and its fill-in pairs.
-  std::vector<std::set<int>> filled;
-  order.fillIn = static_cast<int>(symbolicElimination(adjFull, list, order.position, filled,
+  std::vector<std::vector<int>> later;
+  order.fillIn = static_cast<int>(symbolicElimination(adjFull, list, order.position, later,
                                                       std::numeric_limits<long>::max() - 1, &order.fillInPairs));
 
   // Children (filled neighbours eliminated earlier) and parents (later), both in list order.
@@ -284,7 +302,10 @@ EliminationOrder computeEliminationOrder(const std::vector<std::vector<int>>& ad
   order.parents.assign(n, {});
   auto byPosition = [&](int a, int b) { return order.position[a] < order.position[b]; };
   for (int i = 0; i < n; ++i) {
-    for (int w : filled[i]) (order.position[w] < order.position[i] ? order.children[i] : order.parents[i]).push_back(w);
+    order.parents[i] = later[i];
+    for (int w : later[i]) order.children[w].push_back(i);
+  }
+  for (int i = 0; i < n; ++i) {
     std::sort(order.children[i].begin(), order.children[i].end(), byPosition);
     std::sort(order.parents[i].begin(), order.parents[i].end(), byPosition);
   }
