@@ -165,11 +165,12 @@ void excludePairs(CompiledSystem& sys, const State& pose) {
 // Contact groups (the grounds', the contact-pairs', the automatic pairs'), limits, companion nodes,
 // the graph with its elimination order and every block index map: the part of a system that the
 // automatic pairs change (numbered after sys.jointNodes).
-void buildContacts(CompiledSystem& sys) {
+// The model's contact groups: every collision shape of every body against every ground plane, then
+// the model's contact pairs; their nodes follow the bodies' and joints'.
+void buildModelContactGroups(CompiledSystem& sys) {
   const Model& model = sys.model;
   const int nb = int(model.bodies.size());
   const BodyShapes& shapes = sys.bodyShapes;
-  // Contact candidates: every collision shape of every body against every ground plane; nodes last.
   for (const GroundDesc& g : model.grounds) {
     const contact::WorldPlane plane = contact::makeWorldPlane(g.point, g.normal);
     for (int b = 0; b < nb; ++b) {
@@ -192,9 +193,15 @@ void buildContacts(CompiledSystem& sys) {
   // Contact pairs: the candidates of every pair of collision shapes that can touch (pairCandidates).
   for (const ContactPairDesc& pr : model.contactPairs)
     addPairGroups(sys, pr.bodyA, pr.bodyB, pr.friction >= 0 ? pr.friction : meanFriction(model, pr.bodyA, pr.bodyB));
-  // Automatic pairs (withAutoPairs), the same way with the bodies' mean friction.
   sys.baseGroups = int(sys.contactGroups.size());
   sys.baseContacts = int(sys.contacts.size());
+}
+
+// After the model's contact groups: the automatic pairs' groups (withAutoPairs), the limits, the
+// companions, and the graph of all nodes with its elimination order and block indices.
+void buildContacts(CompiledSystem& sys) {
+  const Model& model = sys.model;
+  // Automatic pairs, the same way as the model's pairs, with the bodies' mean friction.
   for (const BodyPair& p : sys.autoPairs) addPairGroups(sys, p.a, p.b, meanFriction(model, p.a, p.b));
 
   // Joint limits: one node per limited joint (revolute or prismatic: one free coordinate), numbered
@@ -534,6 +541,7 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
       if (!shapes[size_t(b)].empty()) sys->collidingBodies.push_back(b);
     excludePairs(*sys, pose);
   }
+  buildModelContactGroups(*sys);
   buildContacts(*sys);
   return sys;
 }
@@ -554,10 +562,11 @@ std::shared_ptr<const CompiledSystem> withAutoPairs(const std::shared_ptr<const 
   auto sys = std::make_shared<CompiledSystem>(*base);
   sys->base = base;
   sys->autoPairs = pairs;
-  sys->numNodes = base->jointNodes;
-  sys->nodeJoint.resize(size_t(base->jointNodes));
-  sys->contactGroups.clear();
-  sys->contacts.clear();
+  // The model's contact groups and nodes as in the base system; the rest is built again.
+  sys->numNodes = base->jointNodes + base->baseContacts;
+  sys->nodeJoint.resize(size_t(sys->numNodes));
+  sys->contactGroups.resize(size_t(base->baseGroups));
+  sys->contacts.resize(size_t(base->baseContacts));
   sys->limits.clear();
   buildContacts(*sys);
   return sys;
