@@ -87,6 +87,8 @@ class DocumentController : public QObject {
   // recoveryPath(its file) — JSON with the file's path and the text, written with QSaveFile; the
   // file goes away on save, on discarding and when the edits are undone.
   void setAutosaveInterval(int ms) { autosave_.setInterval(ms); }
+  // The single-shot timer armed by the first edit after a write (tests check it, not the clock).
+  const QTimer& autosaveTimer() const { return autosave_; }
   static QString recoveryPath(const QString& file);
   // At start: the newest recovery file left by a session that did not end normally is offered back
   // (its file is opened, which asks; an untitled buffer is asked about and restored into File >
