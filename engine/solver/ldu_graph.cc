@@ -340,9 +340,51 @@ bool invertSchur(const Mat6& a, Mat6& inv) {
   return inv.allFinite();
 }
 
+// The pivot of a contact node eliminated as a leaf (4 friction directions; vi_assembly.cc and the
+// interior point's s/y): rows [a, 0…; μ, b, −1, −1, −1, −1; 0, 1, diag(d₁..d₄)] with a, b, d_k > 0.
+// Its inverse in closed form (every term positive, so nothing cancels), or false if `p` has not
+// that pattern. With S = b + Σ 1/d_k: x₀ = r₀/a, x₁ = (r₁ − μ x₀ + Σ r_k/d_k)/S,
+// x_k = (r_k − x₁)/d_k; the diagonal entries 1/d_k − 1/(d_k² S) = (S − 1/d_k)/(d_k S), with
+// S − 1/d_k summed without 1/d_k.
+bool invertContactPivot(const Mat6& p, Mat6& inv) {
+  const double a = p(0, 0), b = p(1, 1);
+  if (!(a > 0.0) || !(b > 0.0)) return false;
+  for (int c = 1; c < 6; ++c)
+    if (p(0, c) != 0.0) return false;
+  for (int c = 2; c < 6; ++c)
+    if (p(1, c) != -1.0) return false;
+  double id[4], sumInv = 0.0;
+  for (int k = 0; k < 4; ++k) {
+    const int r = 2 + k;
+    if (p(r, 0) != 0.0 || p(r, 1) != 1.0 || !(p(r, r) > 0.0)) return false;
+    for (int c = 2; c < 6; ++c)
+      if (c != r && p(r, c) != 0.0) return false;
+    id[k] = 1.0 / p(r, r);
+    sumInv += id[k];
+  }
+  const double mu = p(1, 0), S = b + sumInv, iS = 1.0 / S, ia = 1.0 / a;
+  if (!std::isfinite(S) || !std::isfinite(mu)) return false;
+  inv.setZero();
+  inv(0, 0) = ia;
+  inv(1, 0) = -mu * ia * iS;
+  inv(1, 1) = iS;
+  for (int k = 0; k < 4; ++k) {
+    const int r = 2 + k;
+    inv(1, r) = id[k] * iS;
+    inv(r, 0) = -inv(1, 0) * id[k];
+    inv(r, 1) = -iS * id[k];
+    double others = b;  // S − 1/d_k, summed without it
+    for (int j = 0; j < 4; ++j) others += j == k ? 0.0 : id[j];
+    for (int j = 0; j < 4; ++j) inv(r, 2 + j) = j == k ? others * id[k] * iS : -id[k] * id[j] * iS;
+  }
+  return inv.allFinite();
+}
+
 }  // namespace
 
 bool invert6(const Mat6& a, Mat6& inv) {
+  // A contact node's pivot: in closed form.
+  if (invertContactPivot(a, inv)) return true;
   // Equilibrate with E = diag(1/√|a_qq|) (row maximum for a zero diagonal), so that blocks mixing
   // translational and rotational rows, or joint rows of scale Δt²/m, have a unit diagonal; the
   // unpivoted Schur path then rarely needs its verification or fallback. a⁻¹ = E (E a E)⁻¹ E.
