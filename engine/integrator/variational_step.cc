@@ -82,8 +82,11 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
     m.numSwaps.assign(sys_->contacts.size(), 0);
   }
   if (!sys_->contacts.empty() || !sys_->limits.empty()) {
-    // The contact step's elimination order and the map of its blocks onto matrix_'s.
-    m.leafFirst = GraphLDU(vi::leafFirstOrder(*sys_));
+    // The contact step's elimination order and the map of its blocks onto matrix_'s. Without
+    // companions (n_f = 4) the compiled order is built from the same graph by the same rules
+    // (compile.cc): it is that order (tst_contact checks it), and a change of the automatic pairs
+    // does not compute it twice.
+    m.leafFirst = GraphLDU(sys_->frictionDirections > kFrictionDirections ? vi::leafFirstOrder(*sys_) : sys_->order);
     const EliminationOrder& lo = m.leafFirst.order();
     m.leafBlockStart.assign(lo.numNodes + 1, 0);
     for (int i = 0; i < lo.numNodes; ++i) {

@@ -14,9 +14,11 @@
 #include "scenes/scenes.h"
 #include "allocation_counter.h"
 #include "integrator/variational_step.h"
+#include "integrator/vi_internal.h"
 #include "newton_fd.h"
 #include "test_paths.h"
 #include "simulation.h"
+#include "system/collision_pairs.h"
 #include "system/compiled_system.h"
 
 using namespace ms;
@@ -270,6 +272,34 @@ class TestContact : public QObject {
 #ifdef MS_TEST_COUNTS_MALLOC
     QCOMPARE(allocationsOf(byIslands, 50), 0L);
 #endif
+  }
+
+  // With 4 friction directions the contact step's elimination order (vi::leafFirstOrder) is the
+  // compiled order, which the integrator therefore takes as it is: on the gallery's contact
+  // models, joint limits, and 64 spheres with automatic pairs between all of them that are near.
+  void contactOrderIsTheCompiledOrder() {
+    std::vector<std::shared_ptr<const CompiledSystem>> systems;
+    for (const char* name : {"box-stack.mech", "contact-pairs.mech", "quadruped.mech", "gripper.mech",
+                             "limited-pendulum.mech", "cam-follower.mech", "spheres-in-box.mech"}) {
+      Model model;
+      std::string failure;
+      QVERIFY2(test::loadGallery(name, {}, model, failure), failure.c_str());
+      systems.push_back(compile(model));
+    }
+    const std::shared_ptr<const CompiledSystem> spheres = systems.back();
+    Simulation sim(spheres);
+    std::vector<BodyPair> near;
+    nearPairs(*spheres, sim.state(), 0.2, near);
+    QVERIFY(near.size() > 50);
+    systems.push_back(withAutoPairs(spheres, near));
+    for (const auto& sys : systems) {
+      QCOMPARE(sys->frictionDirections, 4);
+      QVERIFY(!sys->contacts.empty() || !sys->limits.empty());
+      const EliminationOrder contactOrder = vi::leafFirstOrder(*sys);
+      QVERIFY(contactOrder.list == sys->order.list);
+      QVERIFY(contactOrder.children == sys->order.children);
+      QVERIFY(contactOrder.parents == sys->order.parents);
+    }
   }
 
   // Sticking: tan 20° = 0.36 < μ = 0.5 — the box does not move (planes tilted about x and y).
