@@ -27,7 +27,33 @@ constexpr bool kCheckTrivial = true;
 constexpr bool kCheckTrivial = false;
 #endif
 
-GraphLDU::GraphLDU(const EliminationOrder& order) : order_(order) {
+GraphBlockIndex::GraphBlockIndex(const EliminationOrder& order) : n_(order.numNodes) {
+  // Count each row's blocks, then place them (block k: pair (i, c) → k, (c, i) → k + 1), then sort
+  // each row by column.
+  start_.assign(n_ + 1, 0);
+  for (int i = 0; i < n_; ++i)
+    for (int c : order.children[i]) ++start_[i + 1], ++start_[c + 1];
+  for (int i = 0; i < n_; ++i) start_[i + 1] += start_[i];
+  entries_.resize(size_t(start_[n_]));
+  std::vector<int> fill(start_.begin(), start_.end() - 1);
+  int next = 0;
+  for (int i : order.list)
+    for (int c : order.children[i]) {
+      entries_[size_t(fill[i]++)] = {c, next++};
+      entries_[size_t(fill[c]++)] = {i, next++};
+    }
+  for (int i = 0; i < n_; ++i) std::sort(entries_.begin() + start_[i], entries_.begin() + start_[i + 1]);
+}
+
+int GraphBlockIndex::blockIndex(int i, int j) const {
+  // Binary search in row i's sorted entries.
+  if (i < 0 || i >= n_ || j < 0 || j >= n_) return -1;
+  const Row r = row(i);
+  const Entry* it = std::lower_bound(r.begin(), r.end(), Entry(j, -1));
+  return (it != r.end() && it->first == j) ? it->second : -1;
+}
+
+GraphLDU::GraphLDU(const EliminationOrder& order) : order_(order), index_(order) {
   const int n = order_.numNodes;
   MS_ASSERT(static_cast<int>(order_.list.size()) == n && static_cast<int>(order_.position.size()) == n &&
                 static_cast<int>(order_.children.size()) == n && static_cast<int>(order_.parents.size()) == n,
@@ -35,20 +61,10 @@ GraphLDU::GraphLDU(const EliminationOrder& order) : order_(order) {
   diag_.assign(n, Mat6::Zero());
   dinv_.assign(n, Mat6::Zero());
   trivial_.assign(n, 0);
-  lookup_.assign(n, {});
 
-  // Allocate the blocks (i, c) and (c, i) of every filled-graph pair, in list order of i.
-  int numPairs = 0;
-  for (int i = 0; i < n; ++i) numPairs += static_cast<int>(order_.children[i].size());
-  off_.assign(2 * static_cast<size_t>(numPairs), Mat6::Zero());
-  int next = 0;
-  for (int i : order_.list)
-    for (int c : order_.children[i]) {
-      lookup_[i].emplace_back(c, next++);
-      lookup_[c].emplace_back(i, next++);
-    }
-  // Sort each row's lookup by column for binary search.
-  for (auto& row : lookup_) std::sort(row.begin(), row.end());
+  // The blocks (i, c) and (c, i) of every filled-graph pair, numbered by index_.
+  const int numPairs = index_.numBlocks() / 2;
+  off_.assign(size_t(index_.numBlocks()), Mat6::Zero());
 
   // Child entries with their cyclic corrections (Alg. 3): for child c1 of i, every earlier child
   // c2 of i that is also a child of c1 (i.e. connected to c1 in the filled graph).
@@ -98,13 +114,7 @@ GraphLDU::GraphLDU(const EliminationOrder& order) : order_(order) {
   }
 }
 
-int GraphLDU::blockIndex(int i, int j) const {
-  // Binary search in row i's sorted (column, block) list.
-  if (i < 0 || i >= numNodes() || j < 0 || j >= numNodes()) return -1;
-  const auto& row = lookup_[i];
-  auto it = std::lower_bound(row.begin(), row.end(), std::make_pair(j, -1));
-  return (it != row.end() && it->first == j) ? it->second : -1;
-}
+int GraphLDU::blockIndex(int i, int j) const { return index_.blockIndex(i, j); }
 
 void GraphLDU::setZero() {
   // Zero diagonal, inverse-diagonal and all off-diagonal (including fill-in) blocks.
@@ -205,7 +215,7 @@ void GraphLDU::multiply(const VecX& x, VecX& y) const {
       continue;
     }
     Vec6 acc = diag_[i] * x.segment<6>(6 * i);
-    for (const auto& [j, k] : lookup_[i])
+    for (const auto& [j, k] : index_.row(i))
       if (!trivial_[j]) acc.noalias() += off_[k] * x.segment<6>(6 * j);
     y.segment<6>(6 * i) = acc;
   }
@@ -221,7 +231,7 @@ void GraphLDU::multiplyAbs(const VecX& x, VecX& y) const {
       continue;
     }
     Vec6 acc = diag_[i].cwiseAbs() * x.segment<6>(6 * i).cwiseAbs();
-    for (const auto& [j, k] : lookup_[i])
+    for (const auto& [j, k] : index_.row(i))
       if (!trivial_[j]) acc.noalias() += off_[k].cwiseAbs() * x.segment<6>(6 * j).cwiseAbs();
     y.segment<6>(6 * i) = acc;
   }
@@ -230,12 +240,12 @@ void GraphLDU::multiplyAbs(const VecX& x, VecX& y) const {
 void GraphLDU::setUnitRow(int i, int q) {
   diag_[i].row(q).setZero();
   diag_[i](q, q) = 1.0;
-  for (const auto& [j, k] : lookup_[i]) off_[k].row(q).setZero();
+  for (const auto& [j, k] : index_.row(i)) off_[k].row(q).setZero();
 }
 
 int GraphLDU::maxRowBlocks() const {
   int most = 0;
-  for (int i = 0; i < numNodes(); ++i) most = std::max(most, 1 + int(lookup_[i].size()));
+  for (int i = 0; i < numNodes(); ++i) most = std::max(most, 1 + index_.row(i).size());
   return most;
 }
 
@@ -245,7 +255,7 @@ MatX GraphLDU::toDense() const {
   MatX m = MatX::Zero(6 * n, 6 * n);
   for (int i = 0; i < n; ++i) {
     m.block<6, 6>(6 * i, 6 * i) = diag_[i];
-    for (const auto& [j, k] : lookup_[i]) m.block<6, 6>(6 * i, 6 * j) = off_[k];
+    for (const auto& [j, k] : index_.row(i)) m.block<6, 6>(6 * i, 6 * j) = off_[k];
   }
   return m;
 }

@@ -16,6 +16,34 @@
 
 namespace ms {
 
+// The numbering of a graph LDU's off-diagonal blocks, without their values: the blocks (i, c) and
+// (c, i) of every filled pair, in list order of i, then of its children c (GraphLDU's storage
+// order). Rows are stored flat (CSR), each sorted by column node. The compile step looks its
+// block indices up with it once.
+class GraphBlockIndex {
+ public:
+  using Entry = std::pair<int, int>;  // (column node, block index)
+  struct Row {
+    const Entry* first;
+    const Entry* last;
+    const Entry* begin() const { return first; }
+    const Entry* end() const { return last; }
+    int size() const { return int(last - first); }
+  };
+  GraphBlockIndex() = default;
+  explicit GraphBlockIndex(const EliminationOrder& order);
+  // Block index of (row node i, column node j), −1 if they are not connected in the filled graph.
+  int blockIndex(int i, int j) const;
+  // Row i's entries, sorted by column node.
+  Row row(int i) const { return {entries_.data() + start_[i], entries_.data() + start_[i + 1]}; }
+  int numBlocks() const { return int(entries_.size()); }
+
+ private:
+  int n_ = 0;
+  std::vector<int> start_;      // row i: entries_[start_[i], start_[i + 1])
+  std::vector<Entry> entries_;
+};
+
 class GraphLDU {
  public:
   GraphLDU() = default;
@@ -109,8 +137,8 @@ class GraphLDU {
   std::vector<int> fillInBlocks_;  // block indices of both directions of every fill-in pair
   std::vector<ParentEntry> parents_;
   std::vector<Correction> corrections_;
-  // Sparse lookup for blockIndex(): per row node, (column node, block index) sorted by column.
-  std::vector<std::vector<std::pair<int, int>>> lookup_;
+  // blockIndex() and the blocks of each row.
+  GraphBlockIndex index_;
 };
 
 // Fast inverse of a 6×6 block: diagonal equilibration, then 2×2 block Schur complement with

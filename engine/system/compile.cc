@@ -293,7 +293,7 @@ void buildContacts(CompiledSystem& sys) {
                                        sys.frictionDirections > kFrictionDirections ? companionOf : std::vector<int>(), pairs);
 
   // Block index maps, looked up once here.
-  const GraphLDU layout(sys.order);
+  const GraphBlockIndex layout(sys.order);
   for (CompiledJoint& j : sys.joints) {
     if (j.node < 0) continue;
     if (j.geo.parent >= 0) {
