@@ -7,8 +7,9 @@
 #include "solver/graph.h"
 
 #include <algorithm>
+#include <functional>
 #include <limits>
-#include <set>
+#include <queue>
 
 #include "core/check.h"
 
@@ -109,23 +110,26 @@ std::vector<int> minimumDegreeList(const std::vector<std::vector<int>>& adj, con
     if (!zeroDiagonal.empty() && zeroDiagonal[v]) waiting[v] = static_cast<int>(adj[v].size());
     ++count;
   }
+  // The nodes that may be eliminated, by (degree, node): a min-heap whose entries go stale when a
+  // node's degree changes or it is eliminated (skipped when they come up; a node's current entry
+  // is pushed with each change), so it pops what an ordered set of the current pairs would.
   using Entry = std::pair<int, int>;  // (degree, node)
-  std::set<Entry> ready;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> ready;
   for (int v = 0; v < n; ++v)
-    if (!done[v] && waiting[v] == 0) ready.insert({static_cast<int>(g[v].size()), v});
+    if (!done[v] && waiting[v] == 0) ready.push({static_cast<int>(g[v].size()), v});
   std::vector<int> list;
   list.reserve(count);
   std::vector<int> nb, merged;
   while (!ready.empty()) {
-    const int v = ready.begin()->second;
-    ready.erase(ready.begin());
+    const auto [degree, v] = ready.top();
+    ready.pop();
+    if (done[v] || degree != static_cast<int>(g[v].size())) continue;
     done[v] = 1;
     list.push_back(v);
     nb.swap(g[v]);
     g[v].clear();
     // Its neighbours lose it and become pairwise adjacent (g[w] \ {v} ∪ nb \ {w}); their degrees change.
     for (int w : nb) {
-      if (waiting[w] == 0) ready.erase({static_cast<int>(g[w].size()), w});
       merged.clear();
       auto a = g[w].begin(), b = nb.begin();
       while (a != g[w].end() || b != nb.end()) {
@@ -139,7 +143,7 @@ std::vector<int> minimumDegreeList(const std::vector<std::vector<int>>& adj, con
       if (std::binary_search(adj[v].begin(), adj[v].end(), w) && waiting[w] > 0) --waiting[w];
     }
     for (int w : nb)
-      if (waiting[w] == 0) ready.insert({static_cast<int>(g[w].size()), w});
+      if (waiting[w] == 0) ready.push({static_cast<int>(g[w].size()), w});
   }
   if (static_cast<int>(list.size()) != count) list.clear();
   return list;
