@@ -4,8 +4,8 @@
 //   corrections of Alg. 3 lines 8–16 are precomputed index lists,
 // - solve(): Algorithm 4 (Algorithm 2 for trees), forward pass over the list, then the diagonal
 //   and upper pass in reverse,
-// - invert6(): fast 6×6 pivot inverse (diagonal equilibration, then 2×2 block Schur complement
-//   with closed-form 3×3 inverses).
+// - invert6(): fast 6×6 pivot inverse (a contact node's pivot in closed form; otherwise diagonal
+//   equilibration, then 2×2 block Schur complement with closed-form 3×3 inverses).
 // Matrix F = L D U with L, U unit block-triangular in list order; after factor() the block (i, c)
 // of a child c holds L_ic and the block (c, i) holds U_ci, diag_ holds D and dinv_ holds D⁻¹.
 #include "solver/ldu_graph.h"

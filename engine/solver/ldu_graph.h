@@ -141,10 +141,11 @@ class GraphLDU {
   GraphBlockIndex index_;
 };
 
-// Fast inverse of a 6×6 block: diagonal equilibration, then 2×2 block Schur complement with
-// closed-form 3×3 inverses. When its error estimate is large the result is verified by its residual and refined once, and when a 3×3
-// pivot is (nearly) singular or the residual is large it falls back to full-pivoting LU. Returns
-// false if singular or non-finite.
+// Fast inverse of a 6×6 block. A contact node's pivot [a, 0…; μ, b, −1ᵀ; 0, 1, diag(d)]
+// (a, b, d > 0) is inverted in closed form; any other block by diagonal equilibration, then a 2×2
+// block Schur complement with closed-form 3×3 inverses. When its error estimate is large the result
+// is verified by its residual and refined once, and when a 3×3 pivot is (nearly) singular or the
+// residual is large it falls back to full-pivoting LU. Returns false if singular or non-finite.
 bool invert6(const Mat6& a, Mat6& inv);
 
 }  // namespace ms
