@@ -238,9 +238,10 @@ struct SparseSetup {
   EliminationOrder order;
   GraphLDU ldu;
 };
-SparseSetup makeSparse(const BlockProblem& p) {
+// (minimumDegree: computeEliminationOrder may take the minimum-degree list.)
+SparseSetup makeSparse(const BlockProblem& p, bool minimumDegree = false) {
   SparseSetup s;
-  s.order = computeEliminationOrder(p.adjacency(), p.zeroDiagonal);
+  s.order = computeEliminationOrder(p.adjacency(), p.zeroDiagonal, {}, {}, minimumDegree);
   s.ldu = GraphLDU(s.order);
   s.ldu.setZero();
   for (int i = 0; i < p.n; ++i) s.ldu.diag(i) = p.diag[i];
@@ -499,16 +500,11 @@ class TestLduGraph : public QObject {
         edges.insert(std::minmax(node, a));
         if (b != a) edges.insert(std::minmax(node, b));
       }
-      BlockProblem p = genericProblem(rng, bodies + contacts, edges);
-      SparseSetup s;
-      s.order = computeEliminationOrder(p.adjacency(), p.zeroDiagonal, {}, {}, true);
+      const BlockProblem p = genericProblem(rng, bodies + contacts, edges);
+      SparseSetup s = makeSparse(p, true);
       const EliminationOrder dfs = computeEliminationOrder(p.adjacency(), p.zeroDiagonal);
       QVERIFY(s.order.fillIn <= dfs.fillIn);
       chosen += s.order.list != dfs.list;
-      s.ldu = GraphLDU(s.order);
-      s.ldu.setZero();
-      for (int i = 0; i < p.n; ++i) s.ldu.diag(i) = p.diag[i];
-      for (const auto& [e, m] : p.off) s.ldu.block(s.ldu.blockIndex(e.first, e.second)) = m;
       MS_CHECK(checkOrderInvariants(p, s.order));
       MS_CHECK(checkSolveAgainstReferences(rng, p, s, "pile, minimum degree"));
     }
