@@ -112,6 +112,19 @@ GraphLDU::GraphLDU(const EliminationOrder& order) : order_(order), index_(order)
     fillInBlocks_.push_back(blockIndex(b, a));
     MS_ASSERT(fillInBlocks_.back() >= 0 && fillInBlocks_[fillInBlocks_.size() - 2] >= 0, "missing fill-in block");
   }
+
+  // Each row's blocks that multiply() reads: every stored block but the fill-in blocks.
+  std::vector<char> fill(size_t(index_.numBlocks()), 0);
+  for (int k : fillInBlocks_) fill[size_t(k)] = 1;
+  productStart_.assign(n + 1, 0);
+  products_.clear();
+  products_.reserve(size_t(index_.numBlocks()) - fillInBlocks_.size());
+  for (int i = 0; i < n; ++i) {
+    productStart_[i] = static_cast<int>(products_.size());
+    for (const GraphBlockIndex::Entry& e : index_.row(i))
+      if (!fill[size_t(e.second)]) products_.push_back(e);
+  }
+  productStart_[n] = static_cast<int>(products_.size());
 }
 
 int GraphLDU::blockIndex(int i, int j) const { return index_.blockIndex(i, j); }
@@ -205,7 +218,8 @@ void GraphLDU::copyValues(const GraphLDU& other) {
 }
 
 void GraphLDU::multiply(const VecX& x, VecX& y) const {
-  // Row node i: its diagonal block and every stored off-diagonal block of the row.
+  // Row node i: its diagonal block and every stored off-diagonal block of the row but the fill-in
+  // blocks (zero before factor()).
   // (A trivial row is x_i; a trivial column's blocks are 0.)
   const int rows = active_ ? activeCount_ : numNodes();
   for (int r = 0; r < rows; ++r) {
@@ -215,8 +229,10 @@ void GraphLDU::multiply(const VecX& x, VecX& y) const {
       continue;
     }
     Vec6 acc = diag_[i] * x.segment<6>(6 * i);
-    for (const auto& [j, k] : index_.row(i))
+    for (int b = productStart_[i]; b < productStart_[i + 1]; ++b) {
+      const auto& [j, k] = products_[size_t(b)];
       if (!trivial_[j]) acc.noalias() += off_[k] * x.segment<6>(6 * j);
+    }
     y.segment<6>(6 * i) = acc;
   }
 }
@@ -231,8 +247,10 @@ void GraphLDU::multiplyAbs(const VecX& x, VecX& y) const {
       continue;
     }
     Vec6 acc = diag_[i].cwiseAbs() * x.segment<6>(6 * i).cwiseAbs();
-    for (const auto& [j, k] : index_.row(i))
+    for (int b = productStart_[i]; b < productStart_[i + 1]; ++b) {
+      const auto& [j, k] = products_[size_t(b)];
       if (!trivial_[j]) acc.noalias() += off_[k].cwiseAbs() * x.segment<6>(6 * j).cwiseAbs();
+    }
     y.segment<6>(6 * i) = acc;
   }
 }

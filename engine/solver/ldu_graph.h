@@ -85,7 +85,7 @@ class GraphLDU {
   // Copies the block values and trivial marks of `other` (same elimination order): no allocation,
   // no copy of the symbolic structure.
   void copyValues(const GraphLDU& other);
-  // y = F x with the matrix as currently stored (before factor(): fill-in blocks must be zero);
+  // y = F x with the matrix before factor() (its fill-in blocks, zero then, are not read);
   // x and y node-major, not aliased. No allocation.
   void multiply(const VecX& x, VecX& y) const;
   // y = |F| |x| (entrywise absolute values), as multiply: the scale of F x for round-off estimates.
@@ -139,6 +139,10 @@ class GraphLDU {
   std::vector<Correction> corrections_;
   // blockIndex() and the blocks of each row.
   GraphBlockIndex index_;
+  // The blocks of each row without the fill-in blocks (zero until factor()), for multiply():
+  // row i is products_[productStart_[i], productStart_[i + 1]), (column node, block index).
+  std::vector<int> productStart_;
+  std::vector<GraphBlockIndex::Entry> products_;
 };
 
 // Fast inverse of a 6×6 block. A contact node's pivot [a, 0…; μ, b, −1ᵀ; 0, 1, diag(d)]
