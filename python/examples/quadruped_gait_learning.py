@@ -4,7 +4,7 @@
 
 models/quadruped.mech trots under Algorithm 6's leg controller with five gait parameters
 (b, a1, a2, d1, d2). Starting from standing (a1 = a2 = 0), each of 100 episodes simulates 10 s
-(Δt = 1 ms) and measures how far the torso went forward (+x). Algorithm 7: an episode that went
+(the model's Δt, 5 ms) and measures how far the torso went forward (+x). Algorithm 7: an episode that went
 farther than the best so far becomes the best, and the next sample steps on in the direction that
 helped (0.01·bias plus a little noise); otherwise the next sample is drawn around the best with an
 exploration radius that shrinks by 0.9 per failure and is reset by a success. "Around the best" is
@@ -137,7 +137,9 @@ def main():
     ax.legend(loc="lower right", fontsize=8)
     fig.tight_layout()
     fig.savefig(a.out)
-    values = " ".join(f"(set {n} {v:.6g})" for n, v in zip(NAMES, best))
+    # Every digit: the learned gait turns and its end point is sensitive to the last digits.
+    values = " ".join(f"(set {n} {v:.17g})" for n, v in zip(NAMES, best))
+    dt = mechstudio.Simulation(str(MODEL)).dt  # the step the episodes ran at (the model's)
     pathlib.Path(a.experiment).write_text(
         "; SPDX-License-Identifier: GPL-3.0-or-later\n"
         f"; The quadruped with the gait learned by python/examples/quadruped_gait_learning.py (Algorithm 7,\n"
@@ -146,7 +148,7 @@ def main():
         '(experiment "quadruped-learned-gait"\n'
         '  (title "Quadruped: the gait learned by sampling (Algorithm 7)")\n'
         f'  (model "quadruped.mech" {values})\n'
-        '  (copy "learned gait" (integrator vi) (dt 0.001))\n'
+        f'  (copy "learned gait" (integrator vi) (dt {dt:g}))\n'
         "  (duration 10)\n"
         "  (follow torso)\n"
         "  (focus penetration) (log-scale)\n"
