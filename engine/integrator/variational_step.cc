@@ -86,7 +86,8 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
     // companions (n_f = 4) the compiled order is built from the same graph by the same rules
     // (compile.cc): it is that order (tst_contact checks it), and a change of the automatic pairs
     // does not compute it twice.
-    m.leafFirst = GraphLDU(sys_->frictionDirections > kFrictionDirections ? vi::leafFirstOrder(*sys_) : sys_->order);
+    m.leafFirst = GraphLDU(sys_->frictionDirections > kFrictionDirections ? vi::leafFirstOrder(*sys_) : sys_->order,
+                           GraphLDU::Lower::LD);
     const EliminationOrder& lo = m.leafFirst.order();
     m.leafBlockStart.assign(lo.numNodes + 1, 0);
     for (int i = 0; i < lo.numNodes; ++i) {

@@ -7,7 +7,8 @@
 // - invert6(): fast 6×6 pivot inverse (a contact node's pivot in closed form; otherwise diagonal
 //   equilibration, then 2×2 block Schur complement with closed-form 3×3 inverses).
 // Matrix F = L D U with L, U unit block-triangular in list order; after factor() the block (i, c)
-// of a child c holds L_ic and the block (c, i) holds U_ci, diag_ holds D and dinv_ holds D⁻¹.
+// of a child c holds L_ic (or G_ic = L_ic D_c, Lower::LD) and the block (c, i) holds U_ci, diag_
+// holds D and dinv_ holds D⁻¹.
 #include "solver/ldu_graph.h"
 
 #include <algorithm>
@@ -53,7 +54,7 @@ int GraphBlockIndex::blockIndex(int i, int j) const {
   return (it != r.end() && it->first == j) ? it->second : -1;
 }
 
-GraphLDU::GraphLDU(const EliminationOrder& order) : order_(order), index_(order) {
+GraphLDU::GraphLDU(const EliminationOrder& order, Lower lower) : order_(order), lower_(lower), index_(order) {
   const int n = order_.numNodes;
   MS_ASSERT(static_cast<int>(order_.list.size()) == n && static_cast<int>(order_.position.size()) == n &&
                 static_cast<int>(order_.children.size()) == n && static_cast<int>(order_.parents.size()) == n,
@@ -141,6 +142,7 @@ void GraphLDU::setFillInZero() {
 }
 
 bool GraphLDU::factor() {
+  const bool ld = lower_ == Lower::LD;
   Mat6 tmp, lic;
   for (const int* it = listBegin(); it != listEnd(); ++it) {
     const int i = *it;
@@ -158,21 +160,33 @@ bool GraphLDU::factor() {
       Mat6& fic = off_[e.blockIC];
       Mat6& fci = off_[e.blockCI];
       // Cyclic corrections (Alg. 3 lines 8–16) by earlier children c2 shared with c (none by a
-      // trivial c2, whose L and U blocks are 0).
+      // trivial c2, whose L and U blocks are 0): L_{i,c2} D_{c2} is G_{i,c2} as stored, or formed.
       for (int q = e.corrBegin; q < e.corrEnd; ++q) {
         const Correction& r = corrections_[q];
         if (trivial_[r.c2]) continue;
-        tmp.noalias() = diag_[r.c2] * off_[r.blockC2C1];
-        fic.noalias() -= off_[r.blockIC2] * tmp;
-        tmp.noalias() = off_[r.blockC1C2] * diag_[r.c2];
-        fci.noalias() -= tmp * off_[r.blockC2I];
+        if (ld) {
+          fic.noalias() -= off_[r.blockIC2] * off_[r.blockC2C1];
+          fci.noalias() -= off_[r.blockC1C2] * off_[r.blockC2I];
+        } else {
+          tmp.noalias() = diag_[r.c2] * off_[r.blockC2C1];
+          fic.noalias() -= off_[r.blockIC2] * tmp;
+          tmp.noalias() = off_[r.blockC1C2] * diag_[r.c2];
+          fci.noalias() -= tmp * off_[r.blockC2I];
+        }
       }
-      // L_ic = F_ic D_c⁻¹, D_i −= L_ic (D_c U_ci), U_ci = D_c⁻¹ F_ci (Alg. 3 lines 18–20).
-      lic.noalias() = fic * dinv_[e.child];
-      dii.noalias() -= lic * fci;
-      fic = lic;
-      tmp.noalias() = dinv_[e.child] * fci;
-      fci = tmp;
+      // U_ci = D_c⁻¹ F_ci and D_i −= L_ic D_c U_ci (Alg. 3 lines 18–20): with G, F_ic is kept as G_ic
+      // and D_i −= G_ic U_ci; else L_ic = F_ic D_c⁻¹ and D_i −= L_ic F_ci.
+      if (ld) {
+        tmp.noalias() = dinv_[e.child] * fci;
+        fci = tmp;
+        dii.noalias() -= fic * fci;
+      } else {
+        lic.noalias() = fic * dinv_[e.child];
+        dii.noalias() -= lic * fci;
+        fic = lic;
+        tmp.noalias() = dinv_[e.child] * fci;
+        fci = tmp;
+      }
     }
     // Invert the finished pivot D_i.
     if (!invert6(dii, dinv_[i])) return false;
@@ -184,24 +198,32 @@ void GraphLDU::solve(const VecX& rhs, VecX& x) const {
   const int n = numNodes();
   MS_ASSERT(rhs.size() == 6 * n, "rhs has the wrong size");
   if (&x != &rhs && x.size() != 6 * n) x.resize(6 * n);
-  // Forward pass (Alg. 4 lines 1–6): y_i = rhs_i − Σ_c L_ic y_c, stored in x.
-  // (A trivial node's y and x are its rhs; it adds nothing to its neighbours' sums.)
+  const bool ld = lower_ == Lower::LD;
+  // Forward pass (Alg. 4 lines 1–6): y_i = rhs_i − Σ_c L_ic y_c, stored in x; with G stored,
+  // L_ic y_c = G_ic w_c and w_i = D_i⁻¹ y_i is stored instead.
+  // (A trivial node's y, w and x are its rhs; it adds nothing to its neighbours' sums.)
   Vec6 y;
   for (const int* it = listBegin(); it != listEnd(); ++it) {
     const int i = *it;
     y = rhs.segment<6>(6 * i);
-    if (!trivial_[i])
+    if (!trivial_[i]) {
       for (int k = childStart_[i]; k < childStart_[i + 1]; ++k) {
         const ChildEntry& e = children_[k];
         if (!trivial_[e.child]) y.noalias() -= off_[e.blockIC] * x.segment<6>(6 * e.child);
       }
+      if (ld) {
+        x.segment<6>(6 * i).noalias() = dinv_[i] * y;
+        continue;
+      }
+    }
     x.segment<6>(6 * i) = y;
   }
-  // Backward pass (Alg. 4 lines 7–12): x_i = D_i⁻¹ y_i − Σ_p U_ip x_p.
+  // Backward pass (Alg. 4 lines 7–12): x_i = D_i⁻¹ y_i − Σ_p U_ip x_p (w_i − Σ_p U_ip x_p).
   for (const int* it = listEnd(); it != listBegin();) {
     const int i = *--it;
     if (trivial_[i]) continue;
-    y.noalias() = dinv_[i] * x.segment<6>(6 * i);
+    if (ld) y = x.segment<6>(6 * i);
+    else y.noalias() = dinv_[i] * x.segment<6>(6 * i);
     for (int k = parentStart_[i]; k < parentStart_[i + 1]; ++k) {
       const ParentEntry& p = parents_[k];
       if (!trivial_[p.parent]) y.noalias() -= off_[p.blockIP] * x.segment<6>(6 * p.parent);

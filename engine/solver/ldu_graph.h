@@ -46,8 +46,15 @@ class GraphBlockIndex {
 
 class GraphLDU {
  public:
+  // What factor() leaves in a child's lower block (i, c): L_ic, or G_ic = L_ic D_c (the
+  // Schur-corrected F_ic as it is). G costs two 6×6 products per edge and one per cyclic correction
+  // (G_{i,c2} U_{c2,c1} for L_{i,c2} D_{c2} U_{c2,c1}) instead of three and two, and solve() applies
+  // D⁻¹ in its forward pass instead of its backward pass: the same solution, other roundings. The
+  // contact step factors with G (piles fill in); the equality Newton path keeps L, whose roundings
+  // the long-run energy checks of the robustness suite were measured with (docs/engine.md).
+  enum class Lower { L, LD };
   GraphLDU() = default;
-  explicit GraphLDU(const EliminationOrder& order);
+  explicit GraphLDU(const EliminationOrder& order, Lower lower = Lower::L);
 
   int numNodes() const { return order_.numNodes; }
   const EliminationOrder& order() const { return order_; }
@@ -102,7 +109,7 @@ class GraphLDU {
   // One (node i, child c) entry of the factorisation, stored flat in list order of i, then of c.
   struct ChildEntry {
     int child;      // node c
-    int blockIC;    // block (i, c): F, then L after factor()
+    int blockIC;    // block (i, c): F, then L (or G = L D_c) after factor()
     int blockCI;    // block (c, i): F, then U after factor()
     int corrBegin;  // this entry's cyclic corrections: corrections_[corrBegin, corrEnd)
     int corrEnd;
@@ -123,6 +130,7 @@ class GraphLDU {
   };
 
   EliminationOrder order_;
+  Lower lower_ = Lower::L;
   std::vector<Mat6, Eigen::aligned_allocator<Mat6>> diag_, dinv_, off_;
   std::vector<char> trivial_;  // per node: setTrivial()
   const int* active_ = nullptr;  // restrictTo(): the nodes worked on (nullptr: all, in list order)

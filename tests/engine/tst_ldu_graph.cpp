@@ -325,13 +325,18 @@ void checkOrderInvariants(const BlockProblem& p, const EliminationOrder& o) {
 }
 
 // Solves with the sparse solver, the dense block LDU and FullPivLU; all must agree to 1e-10.
+// Both storages of the lower factor (GraphLDU::Lower) are checked: L in s.ldu, G = L D in a copy.
 void checkSolveAgainstReferences(Rng& rng, const BlockProblem& p, SparseSetup& s, const char* what) {
   const MatX a = p.dense();
   QVERIFY2(s.ldu.toDense() == a, "toDense() differs from the assembled matrix");
   const VecX b = randomVec(rng, 6 * p.n);
+  GraphLDU ld(s.order, GraphLDU::Lower::LD);
+  ld.copyValues(s.ldu);
   QVERIFY2(s.ldu.factor(), what);
-  VecX xs;
+  QVERIFY2(ld.factor(), what);
+  VecX xs, xg;
   s.ldu.solve(b, xs);
+  ld.solve(b, xg);
   VecX xd;
   QVERIFY2(denseBlockLDUSolve(a, s.order.list, 6, b, xd), what);
   Eigen::FullPivLU<MatX> lu(a);
@@ -348,6 +353,11 @@ void checkSolveAgainstReferences(Rng& rng, const BlockProblem& p, SparseSetup& s
   QVERIFY2(eSparseLu < 1e-10, msg.constData());
   QVERIFY2(eDenseLu < 1e-10, msg.constData());
   QVERIFY2(residual < 1e-10, msg.constData());
+  const double eLdLu = relDiff(xg, xf), residualLd = (a * xg - b).norm() / b.norm();
+  const QByteArray msgLd = msg + " G=LD: LD-LU=" + QByteArray::number(eLdLu, 'g', 3) +
+                           " residual=" + QByteArray::number(residualLd, 'g', 3);
+  QVERIFY2(eLdLu < 1e-10, msgLd.constData());
+  QVERIFY2(residualLd < 1e-10, msgLd.constData());
 }
 
 // Tree invariants of Algorithms 1/2: no fill-in, no loop closures, at most one parent per node.
@@ -561,8 +571,8 @@ class TestLduGraph : public QObject {
     }
   }
 
-  // restrictTo(): two islands (random graphs with cycles) and trivial bridge nodes joined to one node
-  // of each (a contact between two bodies that is not a candidate: eliminated first, it fills in a
+  // restrictTo() (with either storage of the lower factor): two islands (random graphs with cycles)
+  // and trivial bridge nodes joined to one node of each (a contact between two bodies that is not a candidate: eliminated first, it fills in a
   // block between the islands). With the other island's nodes and the bridges marked trivial, the
   // factorisation and solve restricted to one island give that island's rows of the whole solve, and
   // the restricted products its rows of the whole product; rows outside it are not written.
@@ -592,14 +602,17 @@ class TestLduGraph : public QObject {
       whole.ldu.multiply(x, yWhole);
       QVERIFY(whole.ldu.factor());
       whole.ldu.solve(b, xWhole);
-      for (int island = 0; island < 2; ++island) {
+      for (int run = 0; run < 4; ++run) {
+        const int island = run % 2;
+        const GraphLDU::Lower lower = run < 2 ? GraphLDU::Lower::L : GraphLDU::Lower::LD;
         const int first = island == 0 ? 0 : na, count = island == 0 ? na : nb;
         std::vector<int> nodes(count);
         for (int i = 0; i < count; ++i) nodes[i] = first + i;
         const std::vector<int>& position = part.ldu.order().position;
         std::sort(nodes.begin(), nodes.end(), [&](int u, int v) { return position[u] < position[v]; });
         SparseSetup fresh = makeSparse(p);
-        GraphLDU& L = fresh.ldu;
+        GraphLDU L(fresh.order, lower);  // each storage of the lower factor
+        L.copyValues(fresh.ldu);
         for (int i = 0; i < n; ++i) L.setTrivial(i, i < first || i >= first + count);
         L.restrictTo(nodes.data(), count);
         const double kUnwritten = 12345.0;
