@@ -201,6 +201,11 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
   // Fill-in blocks (closed loops) still hold factors from the previous iteration: clear them (a
   // step solved by islands clears them once, excludedRows).
   if (F && sys.order.fillIn > 0 && isl < 0) F->setFillInZero();
+  // Another matrix than last time: every contact's rows are written again.
+  if (F && F != m.excludedMatrix) {
+    m.excludedClean.assign(sys.contacts.size(), 0);
+    m.excludedMatrix = F;
+  }
   // Bodies: next knot z2, dynamics residuals (10), (16) and their diagonal blocks.
   for (int bi = bodies.begin; bi < bodies.end; ++bi) {
     const int i = bodies[bi];
@@ -343,10 +348,14 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
         // Not a candidate in this step: equality rows y = 0 (companion too), no impulse, no coupling.
         r.segment<6>(6 * cc.node) = y;
         if (cc.extraNode >= 0) r.segment<6>(6 * cc.extraNode) = x.segment<6>(6 * cc.extraNode);
-        if (F) excludedContactRows(cc, *F);
+        if (F && !m.excludedClean[grp.first + k]) {
+          excludedContactRows(cc, *F);
+          m.excludedClean[grp.first + k] = 1;
+        }
         continue;
       }
       if (F) {
+        m.excludedClean[grp.first + k] = 0;
         F->setTrivial(cc.node, false);
         if (cc.extraNode >= 0) F->setTrivial(cc.extraNode, false);
       }

@@ -214,23 +214,32 @@ class ContactStepProblem final : public InteriorPointProblem {
     return factorCompleted();
   }
   // The completed matrix (F_ stays unfactored) into the contact step's order, then factored there.
+  // Blocks with a trivial end are not copied: factor() and solve() never read them.
   bool factorCompleted() {
     GraphLDU& L = m_.leafFirst;
-    const auto copyBlock = [&](const std::pair<int, int>& b) {
-      if (b.second >= 0) L.block(b.first) = F_.block(b.second);
-      else L.block(b.first).setZero();
+    const auto copyBlocks = [&](int i) {
+      if (L.trivial(i)) return;
+      const std::vector<int>& children = L.order().children[i];
+      for (size_t j = 0; j < children.size(); ++j) {
+        if (L.trivial(children[j])) continue;
+        for (int b = m_.leafBlockStart[i] + 2 * int(j), e = b + 2; b < e; ++b) {
+          const std::pair<int, int>& k = m_.leafBlocks[size_t(b)];
+          if (k.second >= 0) L.block(k.first) = F_.block(k.second);
+          else L.block(k.first).setZero();
+        }
+      }
     };
     if (island_ < 0) {
       for (int i = 0; i < L.numNodes(); ++i) L.diag(i) = F_.diag(i), L.setTrivial(i, F_.trivial(i));
-      for (const auto& b : m_.leafBlocks) copyBlock(b);
+      for (int i = 0; i < L.numNodes(); ++i) copyBlocks(i);
     } else {
       // The island's nodes and their blocks (the others stay trivial in L: solveIslands).
       eachNode([&](int row) {
         const int i = row / 6;
         L.diag(i) = F_.diag(i);
         L.setTrivial(i, F_.trivial(i));
-        for (int b = m_.leafBlockStart[i]; b < m_.leafBlockStart[i + 1]; ++b) copyBlock(m_.leafBlocks[b]);
       });
+      eachNode([&](int row) { copyBlocks(row / 6); });
     }
     return L.factor();
   }

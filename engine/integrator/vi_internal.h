@@ -126,6 +126,11 @@ struct VariationalIntegrator::Impl {
   // Per contact: a candidate of this step (pair rows; else equality rows y = 0, see
   // contactCandidate), and the index of its first pair (−1 if not a candidate).
   std::vector<char> contactOn;
+  // Per contact: its rows of *excludedMatrix hold excludedContactRows' identity rows and zero
+  // blocks (written once while it stays out of the step; nothing else writes a non-candidate's rows,
+  // and factor() leaves a trivial node's blocks as they are).
+  std::vector<char> excludedClean;
+  const GraphLDU* excludedMatrix = nullptr;
   std::vector<int> contactPair;
   // Per contact group: whether any of its contacts is a candidate (selectPairs); and whether
   // evaluate computes the gaps φ(z2) of every group (true) or of those groups only (false: inside
@@ -144,7 +149,9 @@ struct VariationalIntegrator::Impl {
   // block); and the refinement's work vectors.
   GraphLDU leafFirst;
   std::vector<std::pair<int, int>> leafBlocks;
-  std::vector<int> leafBlockStart;  // node i's (i, child) and (child, i) blocks: [start[i], start[i + 1])
+  // Node i's blocks (i, c) and (c, i), two per child c in the order of leafFirst.order().children[i]:
+  // leafBlocks[leafBlockStart[i], leafBlockStart[i + 1]).
+  std::vector<int> leafBlockStart;
   VecX rhs, refine;
   // The contact step's starting iterate (for the retry with the monotone barrier rule).
   VecX start;

@@ -162,7 +162,7 @@ void TestCapsuleChain::foldingChainConverges() {
 }
 
 // The brief's longer runs (label "slow": MECHSTUDIO_SLOW_TESTS set): 20 and 40 links for 10 s.
-// Measured: joint violation 2.7e-10 and 5.6e-10 (1.4e-8 and 1.3e-8 before the corrected contact
+// Measured: joint violation 9.9e-11 and 3.3e-10 (1.4e-8 and 1.3e-8 before the corrected contact
 // solves and the polish of stalled steps, docs/engine.md; 8.8e-9 for n = 40 after a rounding-level
 // change of the contact solves, from one step stalled at that residual, until a stall is retried
 // subdivided while a shorter interval is left).
