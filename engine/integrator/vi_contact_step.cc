@@ -12,9 +12,10 @@
 //   columns of F, the right-hand side and the step are permuted alike; x and r keep the fixed
 //   layout), so the (ψ, active β) saddle sits inside one 6×6 pivot as with 4 directions.
 // - Linear solves (solveFactored): a solve whose weighted residual against the unfactored matrix is
-//   above 1e-12 of its right-hand side takes one step of iterative refinement; a solve still inaccurate (a sliding contact's Schur term ~1e9 can make its body's pivot nearly
-//   singular although the whole matrix is not) is corrected by GMRES on W F L⁻¹ W⁻¹: the error lies
-//   in the span of the few bad pivots, and 1–3 Krylov directions bring it to round-off.
+//   above 1e-12 of its right-hand side takes one step of iterative refinement; a solve still
+//   inaccurate (a sliding contact's Schur term ~1e9 can make its body's pivot nearly singular
+//   although the whole matrix is not) is corrected by GMRES on W F L⁻¹ W⁻¹: the error lies in the
+//   span of the few bad pivots, and 1–3 Krylov directions bring it to round-off.
 // - Starts and retries (stepWithContacts): the warm start, Mehrotra's rule; then impulses at the
 //   scale that stops the system within the step; then the monotone rule; then all of it with the
 //   friction polygons turned by π/n_f.
