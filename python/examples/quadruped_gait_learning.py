@@ -2,17 +2,17 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Learning the quadruped's gait parameters by sampling: the paper's Algorithm 7 (Appendix E).
 
-models/quadruped.mech trots under Algorithm 6's leg controller with five gait parameters
-(b, a1, a2, d1, d2). Starting from standing (a1 = a2 = 0), each of 100 episodes simulates 10 s
-(the model's Δt, 5 ms) and measures how far the torso went forward (+x). Algorithm 7: an episode that went
-farther than the best so far becomes the best, and the next sample steps on in the direction that
-helped (0.01·bias plus a little noise); otherwise the next sample is drawn around the best with an
-exploration radius that shrinks by 0.9 per failure and is reset by a success. "Around the best" is
-the paper's text ("new parameters are picked randomly in the vicinity of the current parameters");
-its pseudo-code steps on from the failed sample instead, which measured here walked away from the
-best gait and never came back (41 episodes, 24 of them going backwards). rand(5) is taken
-uniform in [−1, 1] (the paper does not say; symmetric noise explores both ways). An episode whose
-step fails counts as no progress. Seeded, so a run is reproducible.
+models/quadruped.mech trots under Algorithm 6's leg controller with five gait parameters (b, a1,
+a2, d1, d2). Starting from standing (a1 = a2 = 0), each of 100 episodes simulates 10 s (the
+model's Δt, 5 ms) and measures how far the torso went forward (+x). Algorithm 7: an episode that
+went farther than the best so far becomes the best, and the next sample steps on in the direction
+that helped (0.01·bias plus a little noise); otherwise the next sample is drawn around the best
+with an exploration radius that shrinks by 0.9 per failure and is reset by a success. "Around the
+best" is the paper's text ("new parameters are picked randomly in the vicinity of the current
+parameters"); its pseudo-code steps on from the failed sample instead, which measured here walked
+away from the best gait and never came back (41 episodes, 24 of them going backwards). rand(5) is
+taken uniform in [−1, 1] (the paper does not say; symmetric noise explores both ways). An episode
+whose step fails counts as no progress. Seeded, so a run is reproducible.
 
 Writes the learning curve (like the paper's Fig. 13 b) as PNG and CSV, and the learned gait as an
 experiment file that the app opens (mechstudio models/quadruped-learned.experiment). Usage:
