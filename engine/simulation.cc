@@ -44,7 +44,9 @@ Simulation::Simulation(std::shared_ptr<const CompiledSystem> system)
   settings_.complementarityTolerance = m.solver.complementarityTolerance;
   settings_.maxIterations = m.solver.maxIterations;
   settings_.maxLineSearch = m.solver.maxLineSearch;
+  settings_.sleepTime = m.solver.sleepTime;
   settings_.gravity = m.gravity;
+  sleepGravity_ = m.gravity;
   const size_t nb = sys_->bodies.size(), nj = sys_->joints.size();
   inputs_.force.assign(nb, Vec3::Zero());
   inputs_.torque.assign(nb, Vec3::Zero());
@@ -123,6 +125,8 @@ void Simulation::setIntegrator(const IntegratorOptions& options) {
   integratorOptions_ = options;
   failed_ = false;
   // The state is kept (pose, time, step); leaving the VI its discrete velocities become tangent.
+  // Rest times are the VI's (sleeping): another stepper's steps would not count them.
+  state_.restTime.clear();
   if (fromVi && options.kind != IntegratorKind::Variational) projectForBaseline(sys_, state_);
   // Joint multipliers are the previous stepper's: the joint reaction signals would show them until
   // the new one writes its own (steppers that keep none leave them at zero).
@@ -171,6 +175,8 @@ bool Simulation::step() {
   stepInputs_ = inputs_;
   applyControllers(stepInputs_);
   if (control_) control_(*this, stepInputs_);
+  // Sleeping bodies wake when the gravity changes (vi_sleep.cc).
+  if (settings_.gravity != sleepGravity_) state_.restTime.clear(), sleepGravity_ = settings_.gravity;
   // Time is origin + steps·Δt (no accumulated rounding); a new Δt starts a new origin.
   if (settings_.dt != originDt_) setTimeOrigin();
   const auto t0 = std::chrono::steady_clock::now();
@@ -197,6 +203,7 @@ bool Simulation::step() {
   metrics_.stepMicroseconds = std::chrono::duration<double, std::micro>(t1 - t0).count();
   metrics_.iterations = rep.iterations;
   metrics_.islands = rep.islands;
+  metrics_.sleeping = rep.sleeping;
   metrics_.residual = rep.residual;
   metrics_.stalled = rep.stalled;
   metrics_.substeps = rep.substeps;

@@ -29,6 +29,7 @@ struct StepMetrics {
   int autoPairs = 0;               // pairs of bodies with automatic contacts in the step
   int iterations = 0;     // interior-point: of the island that took the most (StepReport::islands)
   int islands = 0;        // islands the contact problem was solved as (0: one problem)
+  int sleeping = 0;       // bodies asleep in the step (StepSettings::sleepTime)
   double residual = 0;
   bool stalled = false;  // accepted at the attainable accuracy (StepReport::stalled)
   int substeps = 1;      // Δt / shortest interval solved for (> 1: subdivided, StepReport::substeps)
@@ -186,6 +187,7 @@ class Simulation {
   StepMetrics metrics_;
   bool failed_ = false;
   double timeOrigin_ = 0, originDt_ = 0;
+  Vec3 sleepGravity_ = Vec3::Zero();  // the gravity the state's rest times were counted under
   long stepOrigin_ = 0;
 };
 

@@ -64,6 +64,13 @@ double positiveDouble(const std::string& opt, const std::string& value) {
   return *v;
 }
 
+double nonNegativeDouble(const std::string& opt, const std::string& value) {
+  const auto v = parseDouble(value);
+  if (!v || !std::isfinite(*v)) throw InputError{opt + " expects a number, got '" + value + "'"};
+  if (*v < 0) throw InputError{opt + " must be 0 or more, got negative value " + value};
+  return *v;
+}
+
 long long positiveInteger(const std::string& opt, const std::string& value, long long max) {
   const auto v = parseInteger(value);
   if (!v) throw InputError{opt + " expects a whole number, got '" + value + "'"};

@@ -47,6 +47,8 @@ std::optional<double> parseDouble(const std::string& s);
 std::optional<long long> parseInteger(const std::string& s);
 // A number > 0 given to option `opt` (else an InputError naming it).
 double positiveDouble(const std::string& opt, const std::string& value);
+// A finite number ≥ 0 (InputError otherwise).
+double nonNegativeDouble(const std::string& opt, const std::string& value);
 // A whole number in 1..max given to option `opt`.
 long long positiveInteger(const std::string& opt, const std::string& value, long long max);
 
@@ -64,7 +66,7 @@ bool takeSetOption(const std::vector<std::string>& args, size_t& i, std::map<std
 struct SimulateOptions {
   std::string model;  // "scene:NAME" (a model file path in a later issue)
   std::map<std::string, std::string> params;
-  std::optional<double> dt, duration, tol, compTol;
+  std::optional<double> dt, duration, tol, compTol, sleep;
   std::optional<long long> steps, maxIter;
   std::optional<std::string> csv, poses, signals;
   std::optional<std::string> keyframe;  // --keyframe NAME: the initial state

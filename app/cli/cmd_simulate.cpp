@@ -21,7 +21,7 @@ namespace {
 
 constexpr const char* kMetricsHeader =
     "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us,penetration,contacts,"
-    "limit_violation,limits,stalled,substeps,singular,auto_pairs,islands";
+    "limit_violation,limits,stalled,substeps,singular,auto_pairs,islands,sleeping";
 constexpr const char* kPosesHeader = "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz";
 
 // Options choosing and tuning the time stepper; true if `name` is one of them.
@@ -81,7 +81,7 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
         hasValue = true;
       }
       static const std::vector<std::string> withValue = {"--set",      "--dt",       "--duration", "--steps",
-                                                         "--tol",      "--comp-tol", "--max-iter", "--csv",
+                                                         "--tol",      "--comp-tol", "--max-iter", "--csv", "--sleep",
                                                          "--poses", "--signals", "--signal",
                                                          "--integrator", "--baumgarte", "--contacts",
                                                          "--contact-stiffness", "--contact-damping",
@@ -118,6 +118,8 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
         o.steps = positiveInteger(name, value, kMaxSteps);
       } else if (name == "--tol") {
         o.tol = positiveDouble(name, value);
+      } else if (name == "--sleep") {
+        o.sleep = nonNegativeDouble(name, value);
       } else if (name == "--comp-tol") {
         o.compTol = positiveDouble(name, value);
       } else if (name == "--max-iter") {
@@ -176,10 +178,10 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
 }
 
 void writeMetricsRow(std::FILE* f, const ms::StepMetrics& m) {
-  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f,%.17g,%d,%.17g,%d,%d,%d,%d,%d,%d\n", m.step, m.time,
+  std::fprintf(f, "%ld,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%.3f,%.17g,%d,%.17g,%d,%d,%d,%d,%d,%d,%d\n", m.step, m.time,
                m.kinetic, m.potential, m.energy, m.constraintViolation, m.iterations, m.residual, m.stepMicroseconds,
                m.penetration, m.contacts, m.limitViolation, m.limits, int(m.stalled), m.substeps, m.singular,
-               m.autoPairs, m.islands);
+               m.autoPairs, m.islands, m.sleeping);
 }
 
 void writePoseRows(std::FILE* f, const ms::Simulation& sim, const std::vector<std::string>& names) {
@@ -247,6 +249,9 @@ void printSimulateOptions(std::FILE* f) {
                "  --tol X           Newton tolerance on the residual inf-norm (default 1e-10)\n"
                "  --comp-tol X      contacts and limits: largest slack x impulse at convergence (default 1e-8)\n"
                "  --max-iter N      Newton iteration cap per step (default 100)\n"
+               "  --sleep S         contacts: an island of bodies at rest for S seconds is not solved until it\n"
+               "                    is touched, pushed or the gravity changes (0: never; default: the model's\n"
+               "                    (solver (sleep S)), else 0)\n"
                "  --integrator NAME  time stepper: vi (variational, default), euler (explicit), symplectic-euler,\n"
                "                     heun (explicit RK2), rk4 (acceleration-level dynamics), exponential,\n"
                "                     midpoint-gc (trep's midpoint VI in joint coordinates, Newton),\n"
@@ -286,6 +291,7 @@ int runSimulate(const std::vector<std::string>& args) {
   if (o.dt) model.solver.dt = *o.dt;
   if (o.tol) model.solver.tolerance = *o.tol;
   if (o.compTol) model.solver.complementarityTolerance = *o.compTol;
+  if (o.sleep) model.solver.sleepTime = *o.sleep;
   if (o.maxIter) model.solver.maxIterations = int(*o.maxIter);
   const std::shared_ptr<const ms::CompiledSystem> system = ms::compile(model);
   ms::Simulation sim(system);

@@ -24,6 +24,8 @@ struct StepSettings {
   // Contacts: solve the islands of a step (bodies nothing couples) one by one (vi_islands.cc); false:
   // the whole step as one problem (the same solution within the tolerances; for comparisons).
   bool islands = true;
+  // Sleeping (vi_sleep.cc): an island at rest for sleepTime [s] is not solved until it wakes; 0: off.
+  double sleepTime = 0;
 };
 
 struct StepReport {
@@ -40,6 +42,8 @@ struct StepReport {
   bool stalled = false;
   // The islands the step's contact problem was solved as (vi_islands.cc; 0: as one problem).
   int islands = 0;
+  // Bodies asleep in the step (vi_sleep.cc): their velocities zero, not solved.
+  int sleeping = 0;
   // Δt over the shortest interval solved for in the step: 1, or 2^k where the step was subdivided
   // because the discrete equations had no solution at the full interval (variational_step.cc).
   int substeps = 1;

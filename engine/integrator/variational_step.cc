@@ -148,8 +148,13 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
 // numbers are flushed to zero for the step (closed planar loops decay into them: 9× slower steps).
 StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inputs, State& state) {
   const FlushDenormalsScope noSubnormals;
-  if (!watchSingular_) return advance(st, inputs, state, 0);
-  return stepWatchingSingular(st, inputs, state);
+  // Sleeping (vi_sleep.cc): the bodies this step pushes, then the rest times after it.
+  const bool sleeping = st.sleepTime > 0 && !sys_->contacts.empty();
+  if (sleeping) vi::markPushed(*sys_, *impl_, inputs);
+  else if (!state.restTime.empty()) state.restTime.clear();
+  StepReport rep = watchSingular_ ? stepWatchingSingular(st, inputs, state) : advance(st, inputs, state, 0);
+  if (sleeping && rep.status == StepStatus::Ok) vi::updateRestTimes(*sys_, *impl_, st, state);
+  return rep;
 }
 
 void VariationalIntegrator::restart() { havePrevious_ = false; }

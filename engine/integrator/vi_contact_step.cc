@@ -59,6 +59,13 @@ constexpr int kKrylovCycles = 3;
 // keeps the previous step's split of the load. Why 0.1: docs/engine.md, "How the rules of the step
 // were chosen".
 constexpr double kWarmShift = 0.1;
+// The first solve of a contact step starts from the previous step's impulses as they are, each
+// pair (s, y) centred onto s·y ≥ kStartMu [N·m or N·m/s] (centredStart), and is given at most
+// kCentredBudget iterations; if it does not converge the step (or the island) is solved again from
+// the shifted start (kWarmShift). Why: docs/engine.md, "How the rules of the step were chosen".
+constexpr double kStartMu = 1e-6;
+constexpr double kAbandonAlpha = 0.1;
+constexpr int kCentredBudget = 15;
 // At most this many solves again per step with a polytope pair's features chosen at the solution.
 constexpr int kPairResolves = 3;
 // Iterative-refinement corrections of a contact Newton solve whose residual is above kSolveAccuracy
@@ -560,15 +567,20 @@ class ContactStepProblem final : public InteriorPointProblem {
 };
 
 // The islands of the step (vi_islands.cc, two or more) solved one by one from the current iterate
-// (warm start, slacks set), each restricted to its own pairs, rows and nodes, with Mehrotra's rule.
-// True if every island converged: m.cur is then the step's solution, `out` holds the largest
-// residual and complementarity and `iterations` the most iterations of an island. Else the caller
+// (the centred start, slacks set), each restricted to its own pairs, rows and nodes, with
+// Mehrotra's rule; an island not converged within kCentredBudget iterations is solved again from
+// the start `restart(k)` sets for its rows and pairs (m.island = k). True if every island
+// converged: m.cur is then the step's solution, `out` holds the largest residual and
+// complementarity and `iterations` the most iterations of an island (both tries). Else the caller
 // solves the whole step as one problem from its start.
 // Invariants while an island is solved: outside its rows, m.trial equals m.cur, the work vectors
 // (rhs, delta, refine, work1, work2) are 0 and every node of leafFirst is trivial; each island
 // restores them for its rows when it is done.
+template <class Restart>
 bool solveIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m, GraphLDU& F, ContactStepProblem& problem,
-                  InteriorPointReport& out, int& iterations) {
+                  InteriorPointReport& out, int& iterations, Restart&& restart) {
+  InteriorPointSettings& ips = m.ip.settings();
+  const int budget = ips.maxIterations;
   const vi::Islands& is = m.islands;
   GraphLDU& L = m.leafFirst;
   vi::excludedRows(sys, m, F);
@@ -582,8 +594,22 @@ bool solveIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m, Gra
   out.residual = out.complementarity = out.mu = 0;
   bool ok = true;
   for (int k = 0; k < is.count && ok; ++k) {
+    if (m.islandAsleep[k]) continue;  // asleep (vi_sleep.cc): its rows hold its frozen solution
     problem.setIsland(k);
-    const InteriorPointReport r = m.ip.solve(problem);
+    ips.maxIterations = std::min(budget, kCentredBudget);
+    ips.abandonAlpha = kAbandonAlpha;
+    ips.reportMessage = false;
+    InteriorPointReport r = m.ip.solve(problem);
+    ips.maxIterations = budget;
+    ips.abandonAlpha = 0;
+    ips.reportMessage = true;
+    if (!r.converged()) {
+      const int first = r.iterations;
+      problem.setIsland(k);
+      restart(k);
+      r = m.ip.solve(problem);
+      r.iterations += first;
+    }
     iterations = std::max(iterations, r.iterations);
     ok = r.converged();
     out.residual = std::max(out.residual, r.residual);
@@ -617,8 +643,9 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   Impl& m = *impl_;
   StepReport rep;
   const int nb = int(sys_->bodies.size());
-  // Start: limit pair duals at 1, the other rows of limit nodes at 0; contact impulses warm-started
-  // (see kWarmShift): the previous step's, shifted into the interior. Slacks at max(c, floor).
+  // Start (m.start): limit pair duals at 1, the other rows of limit nodes at 0; contact impulses the
+  // previous step's. The first solve starts from it centred (centredStart, kStartMu), a retry from
+  // it shifted into the interior (shiftedStart, kWarmShift). Slacks at max(c, floor).
   for (const CompiledLimit& l : sys_->limits) m.cur.segment<6>(6 * l.node).setZero();
   for (const CompiledContact& c : sys_->contacts)
     if (c.extraNode >= 0) m.cur.segment<6>(6 * c.extraNode).setZero();
@@ -632,12 +659,11 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
       m.cur.segment<6>(6 * sys_->contacts[ci].node).setZero();
       continue;
     }
-    m.cur.segment<6>(6 * sys_->contacts[ci].node) =
-        (warm ? Vec6(state.contactImpulse[ci].cwiseMax(0.0)) : Vec6::Zero()).array() + kWarmShift;
+    m.cur.segment<6>(6 * sys_->contacts[ci].node) = warm ? Vec6(state.contactImpulse[ci].cwiseMax(0.0)) : Vec6::Zero();
     // Companion: directions 5..n_f likewise; its padding rows stay 0.
     if (sys_->contacts[ci].extraNode >= 0)
       m.cur.segment(6 * sys_->contacts[ci].extraNode, extra) =
-          (warmExtra ? Vec6(state.contactFriction[ci].cwiseMax(0.0)) : Vec6::Zero()).head(extra).array() + kWarmShift;
+          (warmExtra ? Vec6(state.contactFriction[ci].cwiseMax(0.0)) : Vec6::Zero()).head(extra);
   }
   auto startSlacks = [&](double floor) {
     for (int p = 0; p < m.numPairs; ++p) {
@@ -658,6 +684,39 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
     return rep;
   }
   m.start = m.cur;
+  // The start shifted: island k's rows (k < 0: all) of m.cur set to m.start's, its candidate
+  // contacts' impulses raised by kWarmShift (companions too); m.cur elsewhere unchanged.
+  auto shiftedStart = [&](int k) {
+    const vi::IndexRange contacts = vi::islandRange(m.islands.contacts, m.islands.contactStart, k, int(sys_->contacts.size()));
+    if (k < 0) m.cur = m.start;
+    else
+      for (int r = m.islands.nodeStart[k]; r < m.islands.nodeStart[k + 1]; ++r)
+        m.cur.segment<6>(6 * m.islands.nodes[r]) = m.start.segment<6>(6 * m.islands.nodes[r]);
+    for (int r = contacts.begin; r < contacts.end; ++r) {
+      const int ci = contacts[r];
+      if (!m.contactOn[ci]) continue;
+      const CompiledContact& c = sys_->contacts[ci];
+      m.cur.segment<6>(6 * c.node) = m.start.segment<6>(6 * c.node).array() + kWarmShift;
+      if (c.extraNode >= 0) m.cur.segment(6 * c.extraNode, extra) = m.start.segment(6 * c.extraNode, extra).array() + kWarmShift;
+    }
+  };
+  // The start centred: each pair (s, y) = (max(c, 0), max(y, 0)) at m.start moved onto s·y ≥ kStartMu
+  // (the smaller raised; both to √kStartMu when both are below it), then evaluated there.
+  auto centredStart = [&] {
+    const double root = std::sqrt(kStartMu);
+    for (int p = 0; p < m.numPairs; ++p) {
+      const int row = m.pairRow[p];
+      double y = std::max(m.cur[row], 0.0), sl = std::max(m.residual[row], 0.0);
+      if (sl * y < kStartMu) {
+        if (y >= sl && y > root) sl = kStartMu / y;
+        else if (sl > y && sl > root) y = kStartMu / sl;
+        else sl = y = root;
+      }
+      m.cur[row] = m.yCur[p] = y;
+      m.sCur[p] = sl;
+    }
+    vi::evaluate(*sys_, m, m.cur, m.residual, nullptr);
+  };
   m.rowWeight.head(6 * nb).setConstant(m.bodyWeight);
   InteriorPointSettings& ips = m.ip.settings();
   ips.tol = st.tolerance;
@@ -678,17 +737,53 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
                              r.complementarity <= 100 * ips.complementarityTol);
   };
   InteriorPointReport ipr;
-  // Islands (vi_islands.cc): two or more are solved one by one from the warm start; if one of them
-  // does not converge, the whole step is solved as one problem below, from its start.
-  bool byIslands = false;
+  // Islands (vi_islands.cc): two or more are solved one by one from the centred start (an island
+  // that does not converge within kCentredBudget iterations again from the shifted start); if one
+  // of them does not converge, the whole step is solved as one problem below, from its start.
+  bool byIslands = false, centred = false;
   if (st.islands) vi::selectIslands(*sys_, m);
-  if (st.islands && m.islands.count > 1) {
-    startSlacks(kWarmShift);
+  // Sleeping (vi_sleep.cc): islands at rest keep their bodies still and their contacts' impulses.
+  if (st.islands) rep.sleeping = vi::selectSleeping(*sys_, m, st, state);
+  const bool allAsleep = nb > 0 && rep.sleeping == nb;
+  if (allAsleep) {
+    vi::freezeIsland(*sys_, m, state, -1);
+    ipr.status = InteriorPointStatus::Converged;
+    rep.islands = m.islands.count > 1 ? m.islands.count : 0;
+  } else if (st.islands && m.islands.count > 1) {
+    centredStart();
+    for (int k = 0; k < m.islands.count; ++k)
+      if (m.islandAsleep[k]) vi::freezeIsland(*sys_, m, state, k);
     ips.muRule = InteriorPointMuRule::Mehrotra;
-    byIslands = solveIslands(*sys_, m, matrix_, problem, ipr, rep.iterations);
+    const auto shiftedIsland = [&](int k) {
+      shiftedStart(k);
+      vi::evaluate(*sys_, m, m.cur, m.residual, nullptr);  // the island's rows (m.island = k)
+      for (int p = m.islands.pairStart[k]; p < m.islands.pairStart[k + 1]; ++p) {
+        m.yCur[p] = m.cur[m.pairRow[p]];
+        m.sCur[p] = std::max(m.residual[m.pairRow[p]], kWarmShift);
+      }
+    };
+    byIslands = solveIslands(*sys_, m, matrix_, problem, ipr, rep.iterations, shiftedIsland);
     if (byIslands) rep.islands = m.islands.count;
     if (!byIslands) {
-      m.cur = m.start;
+      rep.sleeping = 0;  // the whole step as one problem: every body is solved
+      shiftedStart(-1);
+      vi::evaluate(*sys_, m, m.cur, m.residual, nullptr);
+    }
+  } else {
+    // One problem: first from the centred start within kCentredBudget iterations.
+    centredStart();
+    ips.muRule = InteriorPointMuRule::Mehrotra;
+    ips.maxIterations = std::min(st.maxIterations, kCentredBudget);
+    ips.abandonAlpha = kAbandonAlpha;
+    ips.reportMessage = false;
+    ipr = m.ip.solve(problem);
+    rep.iterations += ipr.iterations;
+    ips.maxIterations = st.maxIterations;
+    ips.abandonAlpha = 0;
+    ips.reportMessage = true;
+    centred = ipr.converged();
+    if (!centred) {
+      shiftedStart(-1);
       vi::evaluate(*sys_, m, m.cur, m.residual, nullptr);
     }
   }
@@ -697,13 +792,13 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   // An attempt to lengthen the interval (growthAttempt_) runs the first solve only: if it fails the
   // step keeps the interval that worked (advance), and the retries below would only add their cost
   // (docs/engine.md, "How the rules of the step were chosen").
-  const int orientations = byIslands ? 0 : growthAttempt_ ? 1 : 2;
+  const int orientations = byIslands || centred || allAsleep ? 0 : growthAttempt_ ? 1 : 2;
   for (int orientation = 0; orientation < orientations && (orientation == 0 || !accepted(ipr)); ++orientation) {
   if (orientation == 1) {
     if (ipr.status == InteriorPointStatus::NonFinite || sys_->contacts.empty()) break;
     m.frictionTwist = kPi / sys_->frictionDirections;
     vi::frictionRowsAtKnot(*sys_, m, m.fr, m.frictionTwist);
-    m.cur = m.start;
+    shiftedStart(-1);
     vi::evaluate(*sys_, m, m.cur, m.residual, nullptr);
   }
   ips.muRule = InteriorPointMuRule::Mehrotra;
@@ -721,7 +816,7 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
   constexpr int kRetries = int(sizeof kStartScales / sizeof kStartScales[0]) + 1;
   for (int retry = 0; retry < (growthAttempt_ ? 0 : kRetries) && !accepted(ipr) && ipr.status != InteriorPointStatus::NonFinite;
        ++retry) {
-    m.cur = m.start;
+    shiftedStart(-1);
     const bool scaled = retry + 1 < kRetries;
     if (scaled) {
       double stop = 0;

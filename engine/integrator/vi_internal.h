@@ -166,6 +166,9 @@ struct VariationalIntegrator::Impl {
   // active (its row c = 0, its impulse free) or not (impulse 0, c free); the iterate being polished.
   std::vector<char> pairActive;
   VecX polished;
+  // Sleeping (vi_sleep.cc): per body, a force or torque applied or a spring attached in this step;
+  // per island of the step (one entry with fewer than two islands), asleep.
+  std::vector<char> pushed, islandAsleep;
   // GMRES of inaccurate contact-step solves (solveFactored): Krylov basis and two work vectors.
   MatX krylov;
   VecX work1, work2;
@@ -235,6 +238,15 @@ void selectIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m);
 void excludedRows(const CompiledSystem& sys, VariationalIntegrator::Impl& m, GraphLDU& F);
 void excludedContactRows(const CompiledContact& cc, GraphLDU& F);
 void excludedLimitRows(const CompiledLimit& l, GraphLDU& F);
+// vi_sleep.cc: the bodies a step pushes (markPushed, before it), their rest times (updateRestTimes,
+// after it), the islands asleep in a contact step (selectSleeping, after selectIslands; returns the
+// bodies asleep) and island k's (k < 0: all) solution when it sleeps (freezeIsland, into m.cur).
+void markPushed(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const Inputs& in);
+void updateRestTimes(const CompiledSystem& sys, const VariationalIntegrator::Impl& m, const StepSettings& st,
+                     State& state);
+int selectSleeping(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const StepSettings& st,
+                   const State& state);
+void freezeIsland(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const State& state, int k);
 // vi_contact_step.cc: the contact step's elimination order (every contact node before its body).
 EliminationOrder leafFirstOrder(const CompiledSystem& sys);
 

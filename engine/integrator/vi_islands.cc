@@ -52,6 +52,8 @@ void sizeIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
                               &is.nodeStart, &is.pairStart, &is.fill})
     v->reserve(nb + 1);
   is.bodies.reserve(nb);
+  m.islandAsleep.reserve(nb + 1);
+  m.pushed.reserve(nb);
   is.joints.reserve(sys.joints.size());
   is.groups.reserve(sys.contactGroups.size());
   is.contacts.reserve(sys.contacts.size());

@@ -107,6 +107,7 @@ StepReport VariationalIntegrator::advance(const StepSettings& st, const Inputs& 
     total.activeLimits = rep.activeLimits;
     total.stalled = total.stalled || rep.stalled;
     total.islands = std::max(total.islands, rep.islands);
+    total.sleeping = rep.sleeping;
     if (last) break;
     h0Units = h;
     h0 = length(h);

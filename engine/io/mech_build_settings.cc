@@ -21,7 +21,7 @@ void Reader::readGravity(const Node& n) {
 }
 
 // (solver (dt …) (tolerance …) (complementarity-tolerance …) (max-iterations …) (line-search …)
-//         (friction-directions …))
+//         (friction-directions …) (sleep …))
 void Reader::readSolver(const Node& n) {
   if (hasSolver_) {
     error(n.children[0], "duplicate (solver ...) (already set at " + at(solverRef_) + ")");
@@ -34,12 +34,14 @@ void Reader::readSolver(const Node& n) {
     const Node& c = n.children[i];
     if (!c.isList() || c.head().empty()) {
       error(c, "expected a solver setting (dt ...), (tolerance ...), (complementarity-tolerance ...), "
-               "(max-iterations ...), (line-search ...) or (friction-directions ...), got " + sexpr::describeNode(c));
+               "(max-iterations ...), (line-search ...), (friction-directions ...) or (sleep ...), got " +
+                   sexpr::describeNode(c));
       continue;
     }
     const std::string& h = c.head();
     static const std::vector<std::string> settings = {"dt", "tolerance", "complementarity-tolerance",
-                                                             "max-iterations", "line-search", "friction-directions"};
+                                                             "max-iterations", "line-search", "friction-directions",
+                                                             "sleep"};
     if (!contains(settings, h)) {
       error(c.children[0], "unknown solver setting '" + h + "'" + suggestion(h, settings));
       continue;
@@ -57,6 +59,12 @@ void Reader::readSolver(const Node& n) {
         continue;
       }
       (h == "dt" ? model_.solver.dt : h == "tolerance" ? model_.solver.tolerance : model_.solver.complementarityTolerance) = v[0];
+    } else if (h == "sleep") {
+      if (!(v[0] >= 0) || !std::isfinite(v[0])) {
+        error(val, "(sleep ...) is the time [s] an island must rest before it sleeps, 0 for never (got " + num(v[0]) + ")");
+        continue;
+      }
+      model_.solver.sleepTime = v[0];
     } else if (h == "friction-directions") {
       if (v[0] != std::floor(v[0]) || v[0] < 4 || v[0] > kMaxSolverFrictionDirections || int(v[0]) % 2 != 0) {
         error(val, "(friction-directions ...) must be an even whole number from 4 to " +

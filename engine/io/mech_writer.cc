@@ -237,6 +237,7 @@ std::string Writer::run() {
     out_ += " " + form("complementarity-tolerance", {m_.solver.complementarityTolerance});
   if (m_.solver.frictionDirections != SolverSettings().frictionDirections)
     out_ += " " + form("friction-directions", {double(m_.solver.frictionDirections)});
+  if (m_.solver.sleepTime != SolverSettings().sleepTime) out_ += " " + form("sleep", {m_.solver.sleepTime});
   out_ += ")";
   // Bodies, nested along the joint tree.
   if (!m_.bodies.empty())

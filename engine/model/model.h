@@ -164,6 +164,10 @@ struct SolverSettings {
   // n_f: directions of the linearised friction cone of every contact (even, 4…10; the contact node
   // holds 4 of them, a second node the rest — engine/integrator/variational_step.cc).
   int frictionDirections = 4;
+  // Sleeping (variational integrator, contacts): an island of bodies at rest for this long [s]
+  // stops being solved until something touches, pushes or sets it (engine/integrator/vi_sleep.cc);
+  // 0: never.
+  double sleepTime = 0;
 };
 constexpr int kMaxSolverFrictionDirections = 10;
 

@@ -76,6 +76,7 @@ const char* toString(InteriorPointStatus status) {
     case InteriorPointStatus::NonFinite: return "non-finite values";
     case InteriorPointStatus::Singular: return "singular Newton matrix";
     case InteriorPointStatus::InvalidStart: return "invalid starting point";
+    case InteriorPointStatus::Abandoned: return "abandoned (a short step)";
   }
   return "unknown";
 }
@@ -104,7 +105,7 @@ InteriorPointReport InteriorPointSolver::solve(InteriorPointProblem& problem, In
     rep.status = status;
     // A message only when something went wrong: a converged solve inside a time step allocates
     // nothing.
-    if (status != InteriorPointStatus::Converged) rep.message = text;
+    if (status != InteriorPointStatus::Converged && cfg.reportMessage) rep.message = text;
     return std::move(rep);
   };
 
@@ -303,6 +304,14 @@ InteriorPointReport InteriorPointSolver::solve(InteriorPointProblem& problem, In
     problem.accept();
     eq = eqTrial;
     cs = complementarity(problem.slack(IpIterate::Current), problem.dual(IpIterate::Current), 0.0);
+    rep.residual = eq.maxAbs;
+    rep.complementarity = cs.max;
+    // A start that jams: the caller tries another (abandonAlpha).
+    if (alpha < cfg.abandonAlpha) {
+      std::snprintf(msg, sizeof msg, "Abandoned at iteration %d: step length %.2e below %.2e.", iter + 1, alpha,
+                    cfg.abandonAlpha);
+      return finish(InteriorPointStatus::Abandoned, msg);
+    }
     // Jammed (every step cut to almost nothing by a pair at the boundary far off the central path):
     // recentre the off-centre pairs — the smaller of s_i, γ_i raised so that s_i γ_i = sᵀγ/m.
     shortSteps = alpha < cfg.jamAlpha ? shortSteps + 1 : 0;

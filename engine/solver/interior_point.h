@@ -86,6 +86,11 @@ struct InteriorPointSettings {
   double jamAlpha = 1e-6;
   int jamSteps = 2;
   double jamCentrality = 1e-2;
+  // > 0: the solve stops (status Abandoned) at the first accepted step shorter than this — for a
+  // caller that has another start to try when this one jams (the contact step's centred warm start).
+  double abandonAlpha = 0;
+  // false: the report carries no message (solve() then allocates nothing, whatever its outcome).
+  bool reportMessage = true;
 };
 
 enum class InteriorPointStatus {
@@ -95,6 +100,7 @@ enum class InteriorPointStatus {
   NonFinite,         // NaN/Inf in the residual or the Newton direction
   Singular,          // the problem could not factor its Newton matrix
   InvalidStart,      // a slack or dual of the starting point is not > 0
+  Abandoned,         // a step shorter than InteriorPointSettings::abandonAlpha (the caller starts again)
 };
 
 const char* toString(InteriorPointStatus status);

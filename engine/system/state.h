@@ -54,6 +54,9 @@ struct State {
   // vectors above: the state belongs to the system compiled with them (withAutoPairs; empty: the
   // model's own system).
   std::vector<BodyPair> autoPairs;
+  // Sleeping (StepSettings::sleepTime, vi_sleep.cc): per body, the time [s] it has been at rest
+  // (empty: none has); a state set from outside keeps them, so a run from it is the same run.
+  std::vector<double> restTime;
 };
 
 // Inputs applied during a step; sized once by the Simulation.

@@ -219,6 +219,7 @@ class PySimulation {
     d["penetration"] = m.penetration, d["contacts"] = m.contacts, d["limit_violation"] = m.limitViolation;
     d["substeps"] = m.substeps, d["step_us"] = m.stepMicroseconds, d["auto_pairs"] = m.autoPairs;
     d["islands"] = m.islands;
+    d["sleeping"] = m.sleeping;
     d["message"] = m.message;
     return d;
   }

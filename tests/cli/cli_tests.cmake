@@ -29,7 +29,7 @@ function(mechstudio_cli_bad name)
   mechstudio_cli_test(bad.${name} EXIT 1 ARGS ${T_ARGS} CHECKS STDERR_ONE_LINE=ON "STDERR_REGEX=${re}" STDOUT_LINES=0)
 endfunction()
 
-set(METRICS_HEADER "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us,penetration,contacts,limit_violation,limits,stalled,substeps,singular,auto_pairs,islands")
+set(METRICS_HEADER "step,time,kinetic,potential,energy,constraint_violation,iterations,residual,step_us,penetration,contacts,limit_violation,limits,stalled,substeps,singular,auto_pairs,islands,sleeping")
 set(POSES_HEADER "step,time,body,x,y,z,qw,qx,qy,qz,vx,vy,vz,wx,wy,wz")
 
 # ---- bad input ---------------------------------------------------------------------------------
@@ -58,6 +58,7 @@ mechstudio_cli_bad(fractional_steps REASON "--steps expects a whole number" ARGS
 mechstudio_cli_bad(zero_steps REASON "--steps must be positive" ARGS simulate scene:pendulum --steps 0)
 mechstudio_cli_bad(negative_tol REASON "--tol must be positive" ARGS simulate scene:pendulum --steps 10 --tol -1e-9)
 mechstudio_cli_bad(zero_comp_tol REASON "--comp-tol must be positive" ARGS simulate scene:box-drop --steps 10 --comp-tol 0)
+mechstudio_cli_bad(negative_sleep REASON "--sleep must be 0 or more" ARGS simulate scene:box-drop --steps 10 --sleep -1)
 mechstudio_cli_bad(negative_max_iter REASON "--max-iter must be positive" ARGS simulate scene:pendulum --steps 10 --max-iter -1)
 mechstudio_cli_bad(missing_value_at_end REASON "--dt needs a value" ARGS simulate scene:pendulum --steps 10 --dt)
 mechstudio_cli_bad(missing_value_before_option REASON "--csv needs a value" ARGS simulate scene:pendulum --csv --steps 10)
@@ -129,6 +130,9 @@ mechstudio_cli_test(chain_set_options EXIT 0
 # A looser complementarity tolerance takes fewer interior-point iterations on the box drop: accepted.
 mechstudio_cli_test(box_drop_comp_tol EXIT 0 ARGS simulate scene:box-drop --steps 5 --comp-tol 1e-6 --csv - --quiet
   CHECKS "STDOUT_FIRST_LINE=${METRICS_HEADER}" STDOUT_LINES=7)
+# --sleep: the box drop rests from about 0.6 s; with 0.2 s of rest it sleeps (last column 1) by 1 s.
+mechstudio_cli_test(box_drop_sleep EXIT 0 ARGS simulate scene:box-drop --duration 1 --sleep 0.2 --csv - --quiet
+  CHECKS "STDOUT_REGEX=\n100,1,[^\n]*,1\n")
 mechstudio_cli_test(duration_steps EXIT 0 ARGS simulate scene:pendulum --duration 0.1 --csv - --quiet CHECKS STDOUT_LINES=12)
 mechstudio_cli_test(scene_dt_kept EXIT 0 ARGS simulate scene:damped-pendulum --duration 1 --csv - --quiet CHECKS STDOUT_LINES=12)
 # Baseline integrators: RK4 on the three-link loop writes every row; the summary names the stepper.
