@@ -61,11 +61,16 @@ constexpr int kKrylovCycles = 3;
 constexpr double kWarmShift = 0.1;
 // The first solve of a contact step starts from the previous step's impulses as they are, each
 // pair (s, y) centred onto s·y ≥ kStartMu [N·m or N·m/s] (centredStart), and is given at most
-// kCentredBudget iterations; if it does not converge the step (or the island) is solved again from
-// the shifted start (kWarmShift). Why: docs/engine.md, "How the rules of the step were chosen".
+// kCentredBudget iterations, abandoned at an accepted step shorter than kAbandonAlpha; if it does
+// not converge the step (or the island) is solved again from the shifted start (kWarmShift). A step
+// (an island) whose warm start violates a pair by more than kStartViolation [m over the step], or
+// that has more than kCentredMaxPairs pairs, starts shifted at once. Why: docs/engine.md, "How the
+// rules of the step were chosen".
 constexpr double kStartMu = 1e-6;
 constexpr double kAbandonAlpha = 0.1;
 constexpr int kCentredBudget = 15;
+constexpr double kStartViolation = 1e-6;
+constexpr int kCentredMaxPairs = 600;
 // At most this many solves again per step with a polytope pair's features chosen at the solution.
 constexpr int kPairResolves = 3;
 // Iterative-refinement corrections of a contact Newton solve whose residual is above kSolveAccuracy
@@ -566,6 +571,19 @@ class ContactStepProblem final : public InteriorPointProblem {
   bool firstTrial_ = false;  // the next trial evaluation is the first since a Newton direction
 };
 
+// A solve from the centred start: at most kCentredBudget iterations, abandoned at an accepted step
+// shorter than kAbandonAlpha, without a report message (it allocates nothing whatever its outcome).
+InteriorPointReport solveCentred(InteriorPointSolver& ip, InteriorPointProblem& problem) {
+  InteriorPointSettings& s = ip.settings();
+  const InteriorPointSettings keep = s;
+  s.maxIterations = std::min(s.maxIterations, kCentredBudget);
+  s.abandonAlpha = kAbandonAlpha;
+  s.reportMessage = false;
+  InteriorPointReport r = ip.solve(problem);
+  s = keep;
+  return r;
+}
+
 // The islands of the step (vi_islands.cc, two or more) solved one by one from the current iterate
 // (the centred start, slacks set), each restricted to its own pairs, rows and nodes, with
 // Mehrotra's rule; an island not converged within kCentredBudget iterations is solved again from
@@ -579,8 +597,6 @@ class ContactStepProblem final : public InteriorPointProblem {
 template <class Restart>
 bool solveIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m, GraphLDU& F, ContactStepProblem& problem,
                   InteriorPointReport& out, int& iterations, Restart&& restart) {
-  InteriorPointSettings& ips = m.ip.settings();
-  const int budget = ips.maxIterations;
   const vi::Islands& is = m.islands;
   GraphLDU& L = m.leafFirst;
   vi::excludedRows(sys, m, F);
@@ -596,13 +612,9 @@ bool solveIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m, Gra
   for (int k = 0; k < is.count && ok; ++k) {
     if (m.islandAsleep[k]) continue;  // asleep (vi_sleep.cc): its rows hold its frozen solution
     problem.setIsland(k);
-    ips.maxIterations = std::min(budget, kCentredBudget);
-    ips.abandonAlpha = kAbandonAlpha;
-    ips.reportMessage = false;
-    InteriorPointReport r = m.ip.solve(problem);
-    ips.maxIterations = budget;
-    ips.abandonAlpha = 0;
-    ips.reportMessage = true;
+    InteriorPointReport r;
+    r.status = InteriorPointStatus::Abandoned;
+    if (!m.startShifted[k]) r = solveCentred(m.ip, problem);
     if (!r.converged()) {
       const int first = r.iterations;
       problem.setIsland(k);
@@ -717,6 +729,26 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
     }
     vi::evaluate(*sys_, m, m.cur, m.residual, nullptr);
   };
+  // Per island (one entry for the step as one problem): whether it starts shifted — it has more than
+  // kCentredMaxPairs pairs, or the warm start violates one of its pairs by more than kStartViolation
+  // over the step (m.residual: c at m.start; a gap or limit row c < −kStartViolation, a rate row
+  // (friction, cone) c·Δt < −kStartViolation): the pair's status changes in this step (an impact, a
+  // slip), where the centred start jams.
+  auto startViolations = [&] {
+    const bool byIsland = m.islands.count > 1;
+    m.startShifted.assign(byIsland ? m.islands.count : 1, 0);
+    const int firstLimitNode = sys_->jointNodes + int(sys_->contacts.size());
+    const int endLimitNode = firstLimitNode + int(sys_->limits.size());
+    for (int k = 0; k < int(m.startShifted.size()); ++k) {
+      const int p0 = byIsland ? m.islands.pairStart[k] : 0, p1 = byIsland ? m.islands.pairStart[k + 1] : m.numPairs;
+      m.startShifted[k] = p1 - p0 > kCentredMaxPairs;
+      for (int p = p0; p < p1 && !m.startShifted[k]; ++p) {
+        const int row = m.pairRow[p], node = row / 6;
+        const bool position = row % 6 == 0 || (node >= firstLimitNode && node < endLimitNode);
+        m.startShifted[k] = m.residual[row] * (position ? 1.0 : st.dt) < -kStartViolation;
+      }
+    }
+  };
   m.rowWeight.head(6 * nb).setConstant(m.bodyWeight);
   InteriorPointSettings& ips = m.ip.settings();
   ips.tol = st.tolerance;
@@ -750,6 +782,7 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
     ipr.status = InteriorPointStatus::Converged;
     rep.islands = m.islands.count > 1 ? m.islands.count : 0;
   } else if (st.islands && m.islands.count > 1) {
+    startViolations();
     centredStart();
     for (int k = 0; k < m.islands.count; ++k)
       if (m.islandAsleep[k]) vi::freezeIsland(*sys_, m, state, k);
@@ -769,18 +802,16 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
       shiftedStart(-1);
       vi::evaluate(*sys_, m, m.cur, m.residual, nullptr);
     }
+  } else if (startViolations(), m.startShifted[0]) {
+    // One problem whose warm start violates a pair: the shifted start.
+    shiftedStart(-1);
+    vi::evaluate(*sys_, m, m.cur, m.residual, nullptr);
   } else {
     // One problem: first from the centred start within kCentredBudget iterations.
     centredStart();
     ips.muRule = InteriorPointMuRule::Mehrotra;
-    ips.maxIterations = std::min(st.maxIterations, kCentredBudget);
-    ips.abandonAlpha = kAbandonAlpha;
-    ips.reportMessage = false;
-    ipr = m.ip.solve(problem);
+    ipr = solveCentred(m.ip, problem);
     rep.iterations += ipr.iterations;
-    ips.maxIterations = st.maxIterations;
-    ips.abandonAlpha = 0;
-    ips.reportMessage = true;
     centred = ipr.converged();
     if (!centred) {
       shiftedStart(-1);

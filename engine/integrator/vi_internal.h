@@ -169,6 +169,9 @@ struct VariationalIntegrator::Impl {
   // Sleeping (vi_sleep.cc): per body, a force or torque applied or a spring attached in this step;
   // per island of the step (one entry with fewer than two islands), asleep.
   std::vector<char> pushed, islandAsleep;
+  // Per island of the contact step (one entry with fewer than two islands): its warm start predicts
+  // a pair violated beyond kStartViolation, so it starts shifted (vi_contact_step.cc).
+  std::vector<char> startShifted;
   // GMRES of inaccurate contact-step solves (solveFactored): Krylov basis and two work vectors.
   MatX krylov;
   VecX work1, work2;

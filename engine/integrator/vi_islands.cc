@@ -53,6 +53,7 @@ void sizeIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
     v->reserve(nb + 1);
   is.bodies.reserve(nb);
   m.islandAsleep.reserve(nb + 1);
+  m.startShifted.reserve(nb + 1);
   m.pushed.reserve(nb);
   is.joints.reserve(sys.joints.size());
   is.groups.reserve(sys.contactGroups.size());
