@@ -48,7 +48,9 @@ StatusBar::StatusBar(QMainWindow* window) : QObject(window), window_(window) {
   bar->addWidget(statusModel_, 1);
   statusTime_ = mk("status-time", "Simulation time");
   statusStep_ = mk("status-step", "Wall time of the last step");
-  statusIter_ = mk("status-iterations", "Newton iterations of the last step");
+  statusIter_ = mk("status-iterations",
+                   "Newton iterations of the last step; with (solver (sleep S)), the bodies asleep in it (at rest, "
+                   "not solved until touched or pushed; docs/engine.md, \"Sleeping\")");
   statusRtf_ = mk("status-rtf", "Achieved / desired real-time factor");
   statusContacts_ = mk("status-contacts", "Active contacts");
   statusSolver_ = mk("status-solver",
@@ -62,7 +64,9 @@ StatusBar::StatusBar(QMainWindow* window) : QObject(window), window_(window) {
 void StatusBar::update(const Snapshot& s) {
   statusTime_->setText(QString("t = %1 s").arg(s.copies.empty() ? s.state.time : s.clock, 0, 'f', 3));
   statusStep_->setText(QString("%1 µs/step").arg(s.metrics.stepMicroseconds, 0, 'f', 0));
-  statusIter_->setText(QString("%1 it").arg(s.metrics.iterations));
+  QString iterations = QString("%1 it").arg(s.metrics.iterations);
+  if (s.metrics.sleeping > 0) iterations += QString(" · %1 asleep").arg(s.metrics.sleeping);
+  statusIter_->setText(iterations);
   if (s.running)
     statusRtf_->setText(QString("RTF %1 / %2").arg(s.achievedRealTimeFactor, 0, 'f', 2).arg(s.speed > 0 ? QString::number(s.speed) : "max"));
   else

@@ -167,8 +167,16 @@ void excludedLimitRows(const CompiledLimit& l, GraphLDU& F) {
 }
 
 void excludedRows(const CompiledSystem& sys, VariationalIntegrator::Impl& m, GraphLDU& F) {
+  // A contact's rows are written once while it stays out (Impl::excludedClean, as evaluate does).
+  if (&F != m.excludedMatrix) {
+    m.excludedClean.assign(sys.contacts.size(), 0);
+    m.excludedMatrix = &F;
+  }
   for (size_t ci = 0; ci < sys.contacts.size(); ++ci)
-    if (!m.contactOn[ci]) excludedContactRows(sys.contacts[ci], F);
+    if (!m.contactOn[ci] && !m.excludedClean[ci]) {
+      excludedContactRows(sys.contacts[ci], F);
+      m.excludedClean[ci] = 1;
+    }
   for (size_t li = 0; li < sys.limits.size(); ++li)
     if (!m.limitOn[li]) excludedLimitRows(sys.limits[li], F);
   if (sys.order.fillIn > 0) F.setFillInZero();

@@ -78,6 +78,11 @@ class TestWindowParts : public QObject {
     QCOMPARE(label(mw, "status-rtf"), QString("paused"));
     QVERIFY(!mw.findChild<QLabel*>("status-solver")->isHidden());
     QCOMPARE(label(mw, "status-solver"), QString("2 stalled · 0 subdivided · 1 singular"));
+    // Sleeping bodies (docs/engine.md, "Sleeping") are counted beside the iterations.
+    s.metrics.iterations = 0;
+    s.metrics.sleeping = 5;
+    status.update(s);
+    QCOMPARE(label(mw, "status-iterations"), QString("0 it · 5 asleep"));
     status.setModelText("four-bar: 4 bodies, 4 joints");
     QCOMPARE(label(mw, "status-model"), QString("four-bar: 4 bodies, 4 joints"));
 
