@@ -713,7 +713,8 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
     }
   };
   // The start centred: each pair (s, y) = (max(c, 0), max(y, 0)) at m.start moved onto s·y ≥ kStartMu
-  // (the smaller raised; both to √kStartMu when both are below it), then evaluated there.
+  // (the smaller raised; both to √kStartMu when both are below it). m.residual is left at m.start:
+  // the interior point evaluates its start itself.
   auto centredStart = [&] {
     const double root = std::sqrt(kStartMu);
     for (int p = 0; p < m.numPairs; ++p) {
@@ -727,7 +728,6 @@ StepReport VariationalIntegrator::stepWithContacts(const StepSettings& st, State
       m.cur[row] = m.yCur[p] = y;
       m.sCur[p] = sl;
     }
-    vi::evaluate(*sys_, m, m.cur, m.residual, nullptr);
   };
   // Per island (one entry for the step as one problem): whether it starts shifted — it has more than
   // kCentredMaxPairs pairs, or the warm start violates one of its pairs by more than kStartViolation
