@@ -99,8 +99,12 @@ int selectSleeping(const CompiledSystem& sys, VariationalIntegrator::Impl& m, co
                    const State& state) {
   const int count = std::max(1, m.islands.count);
   m.islandAsleep.assign(count, 0);
+  // Nothing sleeps without the state's rest times and every contact's impulses (the friction
+  // directions past the fourth too, n_f > 4): a state of another system.
+  const bool extra = sys.frictionDirections > kFrictionDirections;
   if (!(st.sleepTime > 0) || state.restTime.size() != sys.bodies.size() ||
-      state.contactImpulse.size() != sys.contacts.size())
+      state.contactImpulse.size() != sys.contacts.size() ||
+      (extra && state.contactFriction.size() != sys.contacts.size()))
     return 0;
   int asleep = 0;
   if (m.islands.count < 2) {
@@ -127,7 +131,7 @@ void freezeIsland(const CompiledSystem& sys, VariationalIntegrator::Impl& m, con
     if (!m.contactOn[ci]) continue;
     const CompiledContact& c = sys.contacts[ci];
     m.cur.segment<6>(6 * c.node) = state.contactImpulse[ci].cwiseMax(0.0);
-    if (c.extraNode >= 0 && ci < int(state.contactFriction.size()))
+    if (c.extraNode >= 0)
       m.cur.segment(6 * c.extraNode, extra) = state.contactFriction[ci].head(extra).cwiseMax(0.0);
   }
 }

@@ -145,6 +145,23 @@ class TestSleeping : public QObject {
     }
   }
 
+  // With n_f = 8 friction directions (a companion node per contact, docs/engine.md) a resting box
+  // sleeps too and keeps its weight on the ground.
+  void sleepsWithEightFrictionDirections() {
+    Simulation sim(compile(test::parseMech(R"((mechanism "box-nf8"
+        (solver (sleep 0.2) (friction-directions 8))
+        (ground floor)
+        (body box (mass 1) (shape box 0.2 0.2 0.2) (position 0 0 0.1))))")));
+    stepTo(sim, 0.5);
+    QCOMPARE(sim.metrics().sleeping, 1);
+    QCOMPARE(sim.metrics().iterations, 0);
+    std::vector<ContactPoint> contacts;
+    sim.loadedContacts(contacts);
+    double fz = 0;
+    for (const ContactPoint& c : contacts) fz += c.force.z();
+    QVERIFY(std::abs(fz - 9.81) < 1e-6);
+  }
+
   // Without (sleep ...) nothing sleeps and no rest time is kept.
   void offByDefault() {
     auto sim = std::make_unique<Simulation>(compile(buildScene("box-stack", {{"n", "3"}})));
