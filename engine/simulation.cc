@@ -12,6 +12,7 @@
 #include "core/quaternion.h"
 #include "integrator/accel_dynamics.h"
 #include "integrator/variational_step.h"
+#include "system/energy.h"
 #include "system/initial_conditions.h"
 #include "system/keyframe.h"
 
@@ -437,14 +438,7 @@ void Simulation::setInitialJointState(int j, const std::vector<double>& position
   reset();
 }
 
-double Simulation::kineticEnergy() const {
-  double t = 0;
-  for (size_t i = 0; i < sys_->bodies.size(); ++i) {
-    const BodyState& b = state_.bodies[i];
-    t += 0.5 * sys_->bodies[i].mass * b.v.squaredNorm() + 0.5 * b.w.dot(sys_->bodies[i].inertia * b.w);
-  }
-  return t;
-}
+double Simulation::kineticEnergy() const { return ms::kineticEnergy(*sys_, state_); }
 
 double Simulation::potentialEnergy() const {
   double v = 0;

@@ -137,6 +137,12 @@ void validateIntegratorOptions(const IntegratorOptions& o, const CompiledSystem&
   const bool gc = o.kind == IntegratorKind::MidpointGC || o.kind == IntegratorKind::RIQN;
   if (!unavailableReason(o.kind).empty())
     throw UserError(std::string("integrator '") + toString(o.kind) + "' is not available: " + unavailableReason(o.kind));
+  // Armature (reflected rotor inertia on a joint coordinate): the variational integrator's.
+  if (!vi)
+    for (const CompiledJoint& j : sys.joints)
+      if (j.hasArmature)
+        throw UserError("joint '" + j.name + "' has an armature (rotor inertia on its coordinate), which only the variational "
+                        "integrator applies; " + std::string(toString(o.kind)) + " cannot simulate it");
   if (gc || o.kind == IntegratorKind::MuJoCo) {
     const std::string name = toString(o.kind);
     if (o.baumgarteAlpha != 0 || o.baumgarteBeta != 0)

@@ -143,6 +143,9 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     const bool act = in.actuator[k].any();
     m.damping[k] = j.hasDamper ? j.damping : Vec6::Zero();
     if (k < in.damping.size()) m.damping[k] += in.damping[k];
+    // Armature a: the effort −a (θ̇₁ − θ̇₀)/Δt is a damper a/Δt on the unknown rate θ̇₁ plus the
+    // constant effort (a/Δt) θ̇₀ (added below, after the force scaling).
+    if (j.hasArmature) m.damping[k] += j.armature / dt;
     m.damped[k] = m.damping[k].any();
     m.needsMinimal[k] = j.hasSpring || m.damped[k] || act;
     if (!m.needsMinimal[k]) continue;
@@ -164,6 +167,23 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
       m.force[i] *= scale;
       m.torque[i] *= scale;
     }
+  }
+  // Armature: the momentum a θ̇₀ of the interval that led to z1 (θ̇₀ = J_min(z1) ż₀), as the effort
+  // (a/Δt) θ̇₀ — a change of momentum, like m (v − v₀)/Δt, so not scaled with the forces.
+  for (size_t k = 0; k < sys.joints.size(); ++k) {
+    const CompiledJoint& j = sys.joints[k];
+    if (!j.hasArmature) continue;
+    const JointMinimalEval& me = m.m1[k];
+    const BodyState& cb = state.bodies[j.geo.child];
+    Vec6 rate0 = me.dxb * cb.v + me.dthb * cb.w;
+    if (j.geo.parent >= 0) rate0 += me.dxa * state.bodies[j.geo.parent].v + me.dtha * state.bodies[j.geo.parent].w;
+    const Vec6 u = j.armature.cwiseProduct(rate0) / dt;
+    if (j.geo.parent >= 0) {
+      m.force[j.geo.parent] += me.dxa.transpose() * u;
+      m.torque[j.geo.parent] += me.dtha.transpose() * u;
+    }
+    m.force[j.geo.child] += me.dxb.transpose() * u;
+    m.torque[j.geo.child] += me.dthb.transpose() * u;
   }
   // Joint limits: minimal-coordinate Jacobians at z1 (the limit efforts act through them).
   for (const CompiledLimit& l : sys.limits) {

@@ -18,6 +18,7 @@
 #include <limits>
 
 #include "integrator/vi_internal.h"
+#include "system/energy.h"
 
 namespace ms {
 namespace {
@@ -130,15 +131,7 @@ constexpr int kSingularHold = 8;
 }  // namespace
 
 // Kinetic energy of the state's velocities, J.
-double VariationalIntegrator::kineticEnergy(const State& state) const {
-  double ke = 0;
-  for (size_t i = 0; i < sys_->bodies.size(); ++i) {
-    const CompiledBody& cb = sys_->bodies[i];
-    const BodyState& b = state.bodies[i];
-    ke += 0.5 * (cb.mass * b.v.squaredNorm() + b.w.dot(cb.inertia * b.w));
-  }
-  return ke;
-}
+double VariationalIntegrator::kineticEnergy(const State& state) const { return ms::kineticEnergy(*sys_, state); }
 
 // Work of the joint impulses over the solve just converged (interval h, from the state's velocities
 // to the iterate's): h λᵀ G(z1) (ż₀ + ż)/2 per joint, with torques G_θᵀλ on the body-frame rates.

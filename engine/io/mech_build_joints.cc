@@ -137,7 +137,7 @@ void Reader::jointItems(const Node& n, size_t i, JointDesc& j, ElementSource& sr
                        " (got " + std::to_string(v.size()) + ")");
       continue;
     }
-    if (h == "stiffness" || h == "damping") {
+    if (h == "stiffness" || h == "damping" || h == "armature") {
       bool bad = false;
       for (size_t m = 0; m < v.size() && !bad; ++m)
         if (v[m] < 0) {
@@ -151,6 +151,7 @@ void Reader::jointItems(const Node& n, size_t i, JointDesc& j, ElementSource& sr
     else if (h == "stiffness") j.stiffness = v;
     else if (h == "rest") j.restPosition = v;
     else if (h == "damping") j.damping = v;
+    else if (h == "armature") j.armature = v;
     else if (h == "lower") j.lowerLimit = v, lowerNode = &c;
     else j.upperLimit = v;
   }

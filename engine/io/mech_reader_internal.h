@@ -38,7 +38,7 @@ constexpr int kMaxDiagnostics = 500;
 // The items of a joint (read by Reader::jointItems; Reader::item also uses them to name a misplaced one).
 inline const std::vector<std::string> kJointItems = {"parent-anchor", "child-anchor", "axis",      "offset", "offset-rotation",
                                                      "position",      "velocity",     "stiffness", "rest",   "damping",
-                                                     "lower",         "upper"};
+                                                     "armature",      "lower",        "upper"};
 
 // True if `v` holds `s`.
 inline bool contains(const std::vector<std::string>& v, const std::string& s) {

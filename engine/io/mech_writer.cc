@@ -145,8 +145,8 @@ std::vector<std::string> Writer::jointItems(const JointDesc& j) const {
   if (j.offset != kIdentity) items.push_back(form4("offset", j.offset));
   const std::pair<const char*, const std::vector<double>*> lists[] = {
       {"position", &j.initialPosition}, {"velocity", &j.initialVelocity}, {"stiffness", &j.stiffness},
-      {"rest", &j.restPosition},        {"damping", &j.damping},          {"lower", &j.lowerLimit},
-      {"upper", &j.upperLimit}};
+      {"rest", &j.restPosition},        {"damping", &j.damping},          {"armature", &j.armature},
+      {"lower", &j.lowerLimit},         {"upper", &j.upperLimit}};
   for (const auto& [key, values] : lists)
     if (!values->empty()) items.push_back(form(key, *values));
   return items;

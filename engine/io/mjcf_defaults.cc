@@ -25,7 +25,7 @@ const std::map<std::string, std::set<std::string>>& knownAttributes() {
       "option: timestep gravity",
       "body: name childclass pos quat axisangle euler xyaxes zaxis",
       "inertial: pos quat axisangle euler xyaxes zaxis mass diaginertia fullinertia",
-      "joint: name class type pos axis ref range limited stiffness springref damping",
+      "joint: name class type pos axis ref range limited stiffness springref damping armature",
       "freejoint: name",
       "geom: name class type size fromto pos quat axisangle euler xyaxes zaxis rgba material mass density "
       "friction contype conaffinity group mesh condim",

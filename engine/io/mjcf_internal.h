@@ -32,6 +32,9 @@ namespace ms::mjcf_detail {
 using tinyxml2::XMLElement;
 
 constexpr double kPi = 3.14159265358979323846;
+// The mass and inertia of a link between two joints of one MJCF body (jointChain), relative to the
+// body's: MuJoCo's composed joints have no mass between them; maximal coordinates need some.
+constexpr double kLinkMassRatio = 1e-6;
 
 // A rigid transform: x_parent = t + rot(q) x_child.
 struct Pose {
@@ -109,7 +112,7 @@ struct XJoint {
   const XMLElement* el = nullptr;
   std::string type, name;
   Vec3 pos = Vec3::Zero(), axis = Vec3::UnitZ();
-  double ref = 0, stiffness = 0, springref = 0, damping = 0;
+  double ref = 0, stiffness = 0, springref = 0, damping = 0, armature = 0;
   bool limited = false;
   double lower = 0, upper = 0;
 };
@@ -205,6 +208,10 @@ class Importer {
   void shapeOnBody(BodyDesc& d, const Pose& f, const XGeom& g);
   void makeJoints();
   bool combinedJoint(const XBody& b, JointDesc& j);
+  bool combinable(const XBody& b) const;
+  JointDesc engineJoint(const XJoint& x, const Pose& rel, const Vec3& origin) const;
+  void jointChain(const XBody& b, const Pose& rel, int parentEngine, std::set<std::string>& used);
+  void collectUsedJoints(const XMLElement* e);
   static std::string uniqueJointName(std::set<std::string>& used, const std::string& want);
   bool bodyRef(const XMLElement* e, const char* a, bool optional, int& xbody);
   // The pose of body i's frame in its host's engine (centre-of-mass) frame.
@@ -251,7 +258,8 @@ class Importer {
   std::set<std::string> pairedGeoms_;  // geoms named by <contact><pair>s
   std::map<std::string, std::pair<int, int>> geomByName_;  // engine body (or -1) and ground (or -1)
   std::map<std::string, int> jointByName_, motorByName_, controllerByName_;
-  std::map<std::string, std::string> combinedJoints_;  // MJCF joint name → the engine joint it is part of
+  std::map<std::string, std::string> combinedJoints_;
+  std::set<std::string> jointsUsed_;  // MJCF joints named by an actuator, a tendon or an equality  // MJCF joint name → the engine joint it is part of
   std::map<const GroundDesc*, double> groundPairFriction_;
 
   Model model_;

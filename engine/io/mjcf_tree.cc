@@ -137,7 +137,9 @@ bool Importer::readJoint(const XMLElement* e, const std::string& inherited, XJoi
   number(e, "stiffness", cls, j.stiffness);
   if (number(e, "springref", cls, j.springref)) j.springref *= scale;
   number(e, "damping", cls, j.damping);
-  if (j.stiffness < 0 || j.damping < 0) error(e, "joint stiffness and damping must not be negative");
+  number(e, "armature", cls, j.armature);
+  if (j.stiffness < 0 || j.damping < 0 || j.armature < 0)
+    error(e, "joint stiffness, damping and armature must not be negative");
   const char* range = attr(e, "range", cls);
   j.limited = boolean(e, "limited", cls, autolimits_ && range != nullptr);
   if (j.limited) {
@@ -306,6 +308,8 @@ void Importer::shapeOnBody(BodyDesc& d, const Pose& f, const XGeom& g) {
 void Importer::makeJoints() {
   // Names: the file's (unique), then generated ones that do not clash with them.
   std::set<std::string> used;
+  for (const char* tag : {"actuator", "tendon", "equality"})
+    for (const XMLElement* e = root_->FirstChildElement(tag); e; e = e->NextSiblingElement(tag)) collectUsedJoints(e);
   for (const XBody& b : bodies_)
     for (const XJoint& x : b.joints)
       if (!x.name.empty() && !used.insert(x.name).second) error(x.el, "name", "joint '" + x.name + "' is defined twice");
@@ -334,9 +338,13 @@ void Importer::makeJoints() {
       continue;
     }
     if (b.joints.size() > 1) {
-      // Several joints: one engine joint with the same motion (combinedJoint), or an error.
+      // Several joints: one engine joint with the same motion when nothing of the parts is lost
+      // (combinedJoint), else a chain of links, one engine joint per MJCF joint (jointChain).
       JointDesc j;
-      if (!combinedJoint(b, j)) continue;
+      if (!combinable(b) || !combinedJoint(b, j)) {
+        jointChain(b, rel, parentEngine, used);
+        continue;
+      }
       j.name = uniqueJointName(used, b.name + "_joint");
       j.parent = parentEngine;
       j.child = b.engine;
@@ -355,59 +363,127 @@ void Importer::makeJoints() {
       if (b.parent >= 0) error(x.el, "a free joint is allowed only in a body of the worldbody");
       continue;  // a free body
     }
-    JointDesc j;
+    JointDesc j = engineJoint(x, rel, c);
     j.name = x.name.empty() ? uniqueJointName(used, b.name + "_joint") : x.name;
     j.parent = parentEngine;
     j.child = b.engine;
-    j.axis = x.axis;
-    j.childAnchor = x.pos - c;
-    j.parentAnchor = apply(rel, x.pos);
-    if (x.type == "hinge") {
-      j.type = JointType::Revolute;
-      j.offset = x.ref == 0 ? rel.q : quat::mul(rel.q, quat::fromAxisAngle(x.axis, -x.ref));
-    } else if (x.type == "slide") {
-      j.type = JointType::Prismatic;
-      j.offset = rel.q;
-      if (x.ref != 0) j.parentAnchor = apply(rel, x.pos - x.ref * x.axis);
-    } else {
-      j.type = JointType::Spherical;
-      j.offset = rel.q;
-    }
-    j.offset = canonical(j.offset.normalized());
-    if (x.type != "ball") {
-      if (x.ref != 0) j.initialPosition = {x.ref};
-      if (x.stiffness != 0) j.stiffness = {x.stiffness}, j.restPosition = {x.springref};
-      if (x.damping != 0) j.damping = {x.damping};
-      if (x.limited) j.lowerLimit = {x.lower}, j.upperLimit = {x.upper};
-    } else {
-      if (x.stiffness != 0) j.stiffness = {x.stiffness};
-      if (x.damping != 0) j.damping = {x.damping};
-    }
     if (!x.name.empty()) jointByName_[x.name] = int(model_.joints.size());
     model_.joints.push_back(std::move(j));
   }
 }
 
+// One MJCF joint (not free) as an engine joint between a parent link and a child link whose frames
+// are both MJCF body b's frame at the joint's ref up to a translation: `rel` is b's frame in the
+// parent link's frame, `origin` the child link's origin (centre of mass) in b's frame.
+JointDesc Importer::engineJoint(const XJoint& x, const Pose& rel, const Vec3& origin) const {
+  JointDesc j;
+  j.axis = x.axis;
+  j.childAnchor = x.pos - origin;
+  j.parentAnchor = apply(rel, x.pos);
+  if (x.type == "hinge") {
+    j.type = JointType::Revolute;
+    j.offset = x.ref == 0 ? rel.q : quat::mul(rel.q, quat::fromAxisAngle(x.axis, -x.ref));
+  } else if (x.type == "slide") {
+    j.type = JointType::Prismatic;
+    j.offset = rel.q;
+    if (x.ref != 0) j.parentAnchor = apply(rel, x.pos - x.ref * x.axis);
+  } else {
+    j.type = JointType::Spherical;
+    j.offset = rel.q;
+  }
+  j.offset = canonical(j.offset.normalized());
+  if (x.type != "ball") {
+    if (x.ref != 0) j.initialPosition = {x.ref};
+    if (x.stiffness != 0) j.stiffness = {x.stiffness}, j.restPosition = {x.springref};
+    if (x.damping != 0) j.damping = {x.damping};
+    if (x.armature != 0) j.armature = {x.armature};
+    if (x.limited) j.lowerLimit = {x.lower}, j.upperLimit = {x.upper};
+  } else {
+    if (x.stiffness != 0) j.stiffness = {x.stiffness};
+    if (x.damping != 0) j.damping = {x.damping};
+    if (x.armature != 0) j.armature = {x.armature};
+  }
+  return j;
+}
+
+// The joints named in e's subtree (joint, joint1, joint2 attributes) into jointsUsed_.
+void Importer::collectUsedJoints(const XMLElement* e) {
+  for (const char* a : {"joint", "joint1", "joint2"})
+    if (const char* n = e->Attribute(a)) jointsUsed_.insert(n);
+  for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) collectUsedJoints(c);
+}
+
+// Whether the joints of body b may be combined into one engine joint without losing anything of
+// them: every one at ref 0, without spring, damper, armature or limit, and named by no actuator, tendon or
+// equality (each of those needs the joint's own coordinate).
+bool Importer::combinable(const XBody& b) const {
+  for (const XJoint& x : b.joints)
+    if (x.ref != 0 || x.stiffness != 0 || x.damping != 0 || x.armature != 0 || x.limited ||
+        (!x.name.empty() && jointsUsed_.count(x.name)))
+      return false;
+  return true;
+}
+
+// The joints of body b, in their order, as a chain of links: parent → joint 1 → link 1 → joint 2 →
+// … → joint n → b, the way MuJoCo composes them (each joint's axis and point move with the joints
+// before it). A link is a small body (kLinkMassRatio of b's mass and inertia, no shapes, not
+// colliding) at the next joint's point, in b's orientation at the joints' refs; parent and b keep
+// MuJoCo's parent–child rule (they do not collide).
+void Importer::jointChain(const XBody& b, const Pose& rel, int parentEngine, std::set<std::string>& used) {
+  for (const XJoint& x : b.joints)
+    if (x.type == "free") {
+      error(x.el, "a free joint must be the only joint of its body ('" + b.name + "')");
+      return;
+    }
+  Pose linkRel = rel;  // b's frame in the current parent link's frame
+  int parent = parentEngine;
+  for (size_t k = 0; k < b.joints.size(); ++k) {
+    const XJoint& x = b.joints[k];
+    const bool last = k + 1 == b.joints.size();
+    const Vec3 origin = last ? b.hostCom : b.joints[k + 1].pos;
+    const std::string label = x.name.empty() ? "joint" + std::to_string(k + 1) : x.name;
+    int child = b.engine;
+    if (!last) {
+      // The link after this joint.
+      BodyDesc d;
+      d.name = b.name + "/" + label;
+      for (int n = 2; bodyNames_.count(d.name); ++n) d.name = b.name + "/" + label + "_" + std::to_string(n);
+      bodyNames_.insert(d.name);
+      const BodyDesc& host = model_.bodies[size_t(b.engine)];
+      d.mass = kLinkMassRatio * host.mass;
+      d.inertia = kLinkMassRatio * host.inertia;
+      d.position = apply(b.world, origin);
+      d.orientation = canonical(b.world.q);
+      d.contype = d.conaffinity = 0;
+      child = int(model_.bodies.size());
+      model_.bodies.push_back(std::move(d));
+    }
+    JointDesc j = engineJoint(x, linkRel, origin);
+    j.name = x.name.empty() ? uniqueJointName(used, b.name + "_joint" + std::to_string(k + 1)) : x.name;
+    j.parent = parent;
+    j.child = child;
+    if (!x.name.empty()) jointByName_[x.name] = int(model_.joints.size());
+    model_.joints.push_back(std::move(j));
+    linkRel = Pose{-origin, quat::identity()};
+    parent = child;
+  }
+  if (parentEngine >= 0) model_.exclusions.push_back({parentEngine, b.engine});
+}
+
 // The engine joint whose motion is that of several hinges and slides of one body, all at their
-// reference 0 (MuJoCo composes them; the configuration space is the same):
+// reference 0 and without forces of their own (combinable; MuJoCo composes them, the configuration
+// space is the same):
 //   2 slides → planar (normal a₁ × a₂), 3 slides → fixed-orientation, 3 hinges through one point →
 //   spherical, 2 slides ⊥ a hinge → planar-axis, a hinge and a slide along one axis → cylindrical,
 //   3 slides and 3 hinges → floating.
-// Sets type, axis and (in childAnchor) the joint point in the body's frame; false with an error
-// for any other combination. Springs, dampers and limits of the parts are not kept (a warning).
+// Sets type, axis and (in childAnchor) the joint point in the body's frame; false for any other
+// combination (jointChain makes those).
 bool Importer::combinedJoint(const XBody& b, JointDesc& j) {
   std::vector<const XJoint*> hinges, slides;
   for (const XJoint& x : b.joints) {
     if (x.type == "hinge") hinges.push_back(&x);
     else if (x.type == "slide") slides.push_back(&x);
-    else {
-      error(x.el, "a " + x.type + " joint must be the only joint of its body ('" + b.name + "')");
-      return false;
-    }
-    if (x.ref != 0) {
-      error(x.el, "ref", "body '" + b.name + "' has several joints: their ref must be 0 here");
-      return false;
-    }
+    else return false;
   }
   auto independent = [](const std::vector<const XJoint*>& js) {
     if (js.size() == 2) return js[0]->axis.cross(js[1]->axis).norm() > 1e-9;
@@ -439,17 +515,8 @@ bool Importer::combinedJoint(const XBody& b, JointDesc& j) {
   } else if (ok && nh == 3 && ns == 3) {
     j.type = JointType::Floating;
   } else {
-    error(b.joints[1].el, "body '" + b.name + "' has " + std::to_string(nh) + " hinge(s) and " + std::to_string(ns) +
-                              " slide(s): MechStudio joins two bodies with one joint, and no joint moves like these (it "
-                              "reads 2 or 3 independent slides, 3 hinges through one point, 2 slides perpendicular to a "
-                              "hinge, a hinge and a slide along one axis, and 3 slides with 3 hinges); split the body");
     return false;
   }
-  for (const XJoint& x : b.joints)
-    if (x.stiffness != 0 || x.damping != 0 || x.limited)
-      warnOnce("combined-forces", src_.element(x.el),
-               "springs, dampers and limits of joints combined into one (" + std::string(jointKind(j.type).name) +
-                   ") are not kept");
   return true;
 }
 

@@ -305,6 +305,7 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
                    vector3(axis) + "\" ref=\"" + number(theta0(0)) + "\"";
         if (cj.hasSpring) jointXml += " stiffness=\"" + number(cj.stiffness(0)) + "\" springref=\"" + number(cj.rest(0)) + "\"";
         if (cj.hasDamper) jointXml += " damping=\"" + number(cj.damping(0)) + "\"";
+        if (cj.hasArmature) jointXml += " armature=\"" + number(cj.armature(0)) + "\"";
         if (const CompiledLimit* l = limitOf[size_t(viaJoint)])
           jointXml += " limited=\"true\" range=\"" + number(l->lower) + " " + number(l->upper) + "\"";
         jointXml += "/>\n";

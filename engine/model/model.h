@@ -67,6 +67,7 @@ struct JointDesc {
   std::vector<double> stiffness;     // spring: τ = −k (θ − θ_rest)
   std::vector<double> restPosition;  // θ_rest
   std::vector<double> damping;       // damper: τ = −c θ̇
+  std::vector<double> armature;      // rotor inertia reflected on the coordinate: kinetic energy ½ a θ̇²
   // Initial minimal coordinates and their rates (size = number of free coordinates, or empty = 0).
   std::vector<double> initialPosition;
   std::vector<double> initialVelocity;

@@ -125,12 +125,35 @@ std::uint64_t pairKey(int a, int b) {
   return (std::uint64_t(std::uint32_t(a)) << 32) | std::uint32_t(b);
 }
 
+// Which bodies are welded to the world: fixed to it by a fixed joint, or to such a body. Two of them
+// never touch each other or a ground (MuJoCo's rule for bodies welded to the world body): their
+// contact could not move either and would only load the solver with an unsolvable overlap.
+std::vector<char> weldedToWorld(const Model& m) {
+  std::vector<char> welded(m.bodies.size(), 0);
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const JointDesc& j : m.joints) {
+      if (j.type != JointType::Fixed) continue;
+      const bool p = j.parent < 0 || welded[size_t(j.parent)];
+      const bool c = welded[size_t(j.child)];
+      if (p && !c) welded[size_t(j.child)] = 1, changed = true;
+      else if (c && j.parent >= 0 && !welded[size_t(j.parent)]) welded[size_t(j.parent)] = 1, changed = true;
+    }
+  }
+  return welded;
+}
+
 // The pairs of colliding bodies that may not collide automatically: joined by a joint, excluded by
 // the model, named by a contact-pair (their contacts are already there), overlapping at the initial
-// configuration `pose` (noted: their contacts would start inside each other).
+// configuration `pose` (noted: their contacts would start inside each other), both welded to the world.
 void excludePairs(CompiledSystem& sys, const State& pose) {
   const Model& m = sys.model;
   std::vector<std::uint64_t>& ex = sys.excludedPairs;
+  const std::vector<char> welded = weldedToWorld(m);
+  for (int a = 0; a < int(welded.size()); ++a)
+    for (int b = a + 1; welded[size_t(a)] && b < int(welded.size()); ++b)
+      if (welded[size_t(b)] && !sys.bodyShapes[size_t(a)].empty() && !sys.bodyShapes[size_t(b)].empty())
+        ex.push_back(pairKey(a, b));
   for (const JointDesc& j : m.joints)
     if (j.parent >= 0) ex.push_back(pairKey(j.parent, j.child));
   for (const ExclusionDesc& e : m.exclusions) ex.push_back(pairKey(e.bodyA, e.bodyB));
@@ -171,9 +194,12 @@ void buildModelContactGroups(CompiledSystem& sys) {
   const Model& model = sys.model;
   const int nb = int(model.bodies.size());
   const BodyShapes& shapes = sys.bodyShapes;
+  const std::vector<char> welded = weldedToWorld(model);
   for (const GroundDesc& g : model.grounds) {
     const contact::WorldPlane plane = contact::makeWorldPlane(g.point, g.normal);
     for (int b = 0; b < nb; ++b) {
+      // A body welded to the world does not touch the grounds.
+      if (welded[size_t(b)]) continue;
       const BodyDesc& body = model.bodies[b];
       for (size_t si = 0; si < shapes[size_t(b)].size(); ++si) {
         CompiledContactGroup grp;
@@ -501,8 +527,10 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     expand(d.stiffness, nf, j.stiffness);
     expand(d.damping, nf, j.damping);
     expand(d.restPosition, nf, j.rest);
+    expand(d.armature, nf, j.armature);
     j.hasSpring = j.stiffness.any();
     j.hasDamper = j.damping.any();
+    j.hasArmature = j.armature.any();
     if (d.parent >= 0) sys->bodyJoints[d.parent].push_back(int(k));
     sys->bodyJoints[d.child].push_back(int(k));
     sys->joints.push_back(j);
@@ -517,14 +545,14 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   sys->notes = removeRedundantRows(*sys, pose);
 
   // Joints that still constrain something become graph nodes after the bodies; so do damped joints
-  // between two bodies (own dampers or a PD controller's D term), whose damper efforts are unknowns
-  // of the node that couple parent and child (variational_step.cc).
+  // between two bodies (own dampers, armature or a PD controller's D term), whose damper efforts are
+  // unknowns of the node that couple parent and child (variational_step.cc).
   std::vector<char> controlled(sys->joints.size(), 0);
   for (const ControllerDesc& c : model.controllers)
     if (c.joint >= 0 && size_t(c.joint) < controlled.size() && c.kd != 0) controlled[size_t(c.joint)] = 1;
   for (size_t k = 0; k < sys->joints.size(); ++k) {
     CompiledJoint& j = sys->joints[k];
-    const bool dampedBetweenBodies = j.geo.parent >= 0 && (j.hasDamper || controlled[k]);
+    const bool dampedBetweenBodies = j.geo.parent >= 0 && (j.hasDamper || j.hasArmature || controlled[k]);
     if (j.geo.constrained() == 0 && !dampedBetweenBodies) continue;
     j.node = sys->numNodes++;
     sys->nodeJoint.push_back(int(k));

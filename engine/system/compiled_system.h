@@ -28,7 +28,8 @@ struct CompiledJoint {
   JointGeometry geo;
   int node = -1;         // graph node of the constraint (and damper) rows, -1 if it has none
   Vec6 stiffness = Vec6::Zero(), rest = Vec6::Zero(), damping = Vec6::Zero();  // per free coordinate
-  bool hasSpring = false, hasDamper = false;
+  Vec6 armature = Vec6::Zero();  // reflected rotor inertia per free coordinate
+  bool hasSpring = false, hasDamper = false, hasArmature = false;
   // Joints that lost redundant rows keep their full geometry here for measuring violation.
   bool hasDroppedRows = false;
   JointGeometry full;

@@ -13,7 +13,7 @@ const QSet<QString>& mechKeywords() {
       "wrench", "ground", "contact-pair", "collisions", "exclude", "contype", "conaffinity", "all", "pairs", "keyframe", "repeat", "chain", "order", "dt", "tolerance", "complementarity-tolerance",
       "max-iterations", "line-search", "friction-directions", "mass", "density", "inertia", "position", "orientation",
       "rotation", "velocity", "angular-velocity", "shape", "visual", "collision", "color", "friction", "joint", "at",
-      "scale", "parent-anchor", "child-anchor", "axis", "offset", "offset-rotation", "stiffness", "rest", "damping",
+      "scale", "parent-anchor", "child-anchor", "axis", "offset", "offset-rotation", "stiffness", "rest", "damping", "armature",
       "lower", "upper", "anchor-a", "anchor-b", "rest-length", "effort", "kp", "kd", "coordinate", "target",
       "effort-limit", "force", "torque", "normal", "next-in", "bodies", "joints"};
   return s;

@@ -54,7 +54,8 @@ std::vector<PropSpec> specsFor(NodeKind kind, const Model& model, int index) {
               {"upper", coordinateUnit(t, "rad", "m")},
               {"stiffness", coordinateUnit(t, "N·m/rad", "N/m")},
               {"rest", coordinateUnit(t, "rad", "m")},
-              {"damping", coordinateUnit(t, "N·m·s/rad", "N·s/m")}};
+              {"damping", coordinateUnit(t, "N·m·s/rad", "N·s/m")},
+              {"armature", coordinateUnit(t, "kg·m²", "kg")}};
     }
     case NodeKind::Spring:
       return {{"anchor-a", "m"}, {"anchor-b", "m"}, {"stiffness", "N/m"}, {"rest-length", "m"}, {"damping", "N·s/m"}};
