@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 // mechstudio-peers --mjcf=FILE (issue 31): one MJCF file in our engine and in MuJoCo, side by side.
-// Ours: the file read by our importer (engine/io/mjcf_import.h) with its <include>s inlined first
-// (the importer ignores <include> with a warning; dm_control's suite files include their visual
-// settings and materials that way), compiled, stepped by Simulation::step() at the model's default
-// tolerances. MuJoCo: the same file loaded by mj_loadXML (which reads the includes itself), stepped
+// Ours: the file read by our importer (engine/io/mjcf_import.h, <include>s too), compiled, stepped by
+// Simulation::step() at the model's default tolerances. MuJoCo: the same file loaded by mj_loadXML, stepped
 // by mj_step with every option as the file sets it. Both at the file's own <option timestep>
 // (MuJoCo's default 0.002 s when the file gives none), both from the model's initial state (ours:
 // the importer's initial pose; MuJoCo: qpos0), no controls.
@@ -60,32 +58,6 @@ std::string readText(const fs::path& p) {
   return s.str();
 }
 
-// The text of `path` with every <include file="…"/> replaced by the included file's elements (its
-// <mujoco> wrapper removed), recursively, relative to the including file's directory.
-std::string inlineIncludes(const fs::path& path, int depth, int& count) {
-  if (depth > 20) throw Refused("ours: <include> nested more than 20 deep at " + path.string());
-  const std::string text = readText(path);
-  static const std::regex include(R"re(<include\s+file\s*=\s*"([^"]*)"\s*/>)re");
-  static const std::regex open(R"(<mujoco\b[^>]*>)");
-  std::string out;
-  auto last = text.cbegin();
-  for (std::sregex_iterator it(text.begin(), text.end(), include), end; it != end; ++it) {
-    out.append(last, (*it)[0].first);
-    const fs::path inc = path.parent_path() / (*it)[1].str();
-    if (!fs::exists(inc)) throw Refused("ours: the included file " + inc.string() + " does not exist");
-    std::string body = inlineIncludes(inc, depth + 1, count);
-    std::smatch m;
-    if (std::regex_search(body, m, open)) body = body.substr(size_t(m.position(0) + m.length(0)));
-    const size_t close = body.rfind("</mujoco>");
-    if (close != std::string::npos) body.erase(close);
-    out += body;
-    last = (*it)[0].second;
-    ++count;
-  }
-  out.append(last, text.cend());
-  return out;
-}
-
 double median(std::vector<double> v) {
   if (v.empty()) return kNaN;
   std::sort(v.begin(), v.end());
@@ -137,13 +109,10 @@ void loadMuJoCo(const std::string& file, MuJoCoModel& out) {
   if (!out.d) throw Refused("mujoco: mj_makeData failed for " + file);
 }
 
-void loadOurs(const std::string& file, double dt, OursModel& out, int& includes) {
-  const std::string text = inlineIncludes(fs::path(file), 0, includes);
+void loadOurs(const std::string& file, double dt, OursModel& out) {
   ms::Model model;
   ms::Diagnostics diags;
-  const std::string dir = fs::path(file).parent_path().string();
-  if (!ms::importMjcfString(text, file, dir, model, diags))
-    throw Refused("ours: our MJCF importer refuses " + file + (includes ? " (includes inlined)" : "") + ":\n" + diags.format());
+  if (!ms::importMjcf(file, model, diags)) throw Refused("ours: our MJCF importer refuses " + file + ":\n" + diags.format());
   for (const ms::Diagnostic& d : diags.items())
     if (d.severity == ms::Severity::Warning && ++out.warnings) out.firstWarnings += "\n    " + d.format();
   try {
@@ -164,7 +133,6 @@ int runMjcfMode(const std::string& file, int steps, int reps) {
     // Both engines load the file; each refusal is reported (when both refuse, both reasons).
     MuJoCoModel mj;
     OursModel ours;
-    int includes = 0;
     std::string refusals;
     try {
       loadMuJoCo(file, mj);
@@ -173,7 +141,7 @@ int runMjcfMode(const std::string& file, int steps, int reps) {
     }
     const double dt = mj.m ? mj.m->opt.timestep : 0.002;
     try {
-      loadOurs(file, dt, ours, includes);
+      loadOurs(file, dt, ours);
     } catch (const Refused& e) {
       refusals += (refusals.empty() ? "" : "\nmechstudio-peers: ") + std::string(e.what());
     }
@@ -195,9 +163,8 @@ int runMjcfMode(const std::string& file, int steps, int reps) {
               << "  ours: MechStudio VI, Simulation::step(), default tolerances (tolerance " << set.tolerance
               << ", complementarity " << set.complementarityTolerance << ", max iterations " << set.maxIterations << "); "
               << ours.sys->model.bodies.size() << " bodies, " << ours.sys->model.joints.size() << " joints"
-              << (includes ? "; " + std::to_string(includes) + " <include>s inlined (our importer ignores <include>)" : std::string())
               << "\n"
-              << "  ours: " << ours.warnings << " importer warnings" << (includes && ours.warnings ? " (lines of the text with the includes inlined)" : "") << ours.firstWarnings << "\n"
+              << "  ours: " << ours.warnings << " importer warnings" << ours.firstWarnings << "\n"
               << "  mujoco: MuJoCo " << mj_versionString() << ", mj_step, the file's options (integrator "
               << mj.m->opt.integrator << ", cone " << mj.m->opt.cone << ", solver " << mj.m->opt.solver << ", iterations "
               << mj.m->opt.iterations << "); nbody " << mj.m->nbody << ", nv " << mj.m->nv << "\n"

@@ -4,7 +4,9 @@
 //
 // Reading. tinyxml2 parses the text; it knows lines but not columns, so SourceMap finds each element's
 // "<tag" (in document order, from its line on) and each attribute's "name=" inside the start tag, and
-// every diagnostic carries file:line:column. Bytes that XML does not allow (control characters, NUL,
+// every diagnostic carries file:line:column. <include file> elements are replaced by the included
+// file's <mujoco> children before anything is read (expandIncludes); the clones keep their file's
+// places. Bytes that XML does not allow (control characters, NUL,
 // invalid UTF-8: a binary file) are refused before parsing, at their position.
 //
 // Attributes. An attribute's value is the element's own, else the one its default class gives:
@@ -69,6 +71,8 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
+#include <tuple>
 
 #include "io/mjcf_internal.h"
 
@@ -76,27 +80,43 @@ namespace ms::mjcf_detail {
 
 // ---- source positions ---------------------------------------------------------------------------
 
-void SourceMap::build(const std::string& text, const tinyxml2::XMLDocument& doc) {
-  text_ = &text;
-  lineStart_.assign(1, 0);
+int SourceMap::addFile(const std::string& name, const std::string& text) {
+  File f;
+  f.name = name;
+  f.text = &text;
+  f.lineStart.assign(1, 0);
   for (size_t i = 0; i < text.size(); ++i)
-    if (text[i] == '\n') lineStart_.push_back(i + 1);
-  size_t cursor = 0;
-  for (const XMLElement* e = doc.FirstChildElement(); e; e = e->NextSiblingElement()) visit(e, cursor);
+    if (text[i] == '\n') f.lineStart.push_back(i + 1);
+  files_.push_back(std::move(f));
+  return int(files_.size()) - 1;
 }
 
-std::pair<int, int> SourceMap::element(const XMLElement* e) const {
+void SourceMap::build(int file, const tinyxml2::XMLDocument& doc) {
+  size_t cursor = 0;
+  for (const XMLElement* e = doc.FirstChildElement(); e; e = e->NextSiblingElement()) visit(file, e, cursor);
+}
+
+void SourceMap::alias(const XMLElement* clone, const XMLElement* original) {
+  auto it = offset_.find(original);
+  if (it != offset_.end()) offset_[clone] = it->second;
+  const XMLElement* c = clone->FirstChildElement();
+  for (const XMLElement* o = original->FirstChildElement(); c && o; c = c->NextSiblingElement(), o = o->NextSiblingElement())
+    alias(c, o);
+}
+
+Loc SourceMap::element(const XMLElement* e) const {
   auto it = offset_.find(e);
-  if (it == offset_.end()) return {e ? e->GetLineNum() : 0, 0};
-  return lineCol(it->second);
+  if (it == offset_.end()) return {e ? e->GetLineNum() : 0, 0, 0};
+  return lineCol(it->second.first, it->second.second);
 }
 
 // The attribute's "name=" in the element's start tag; the element's position when not found.
-std::pair<int, int> SourceMap::attribute(const XMLElement* e, const char* name) const {
+Loc SourceMap::attribute(const XMLElement* e, const char* name) const {
   auto it = offset_.find(e);
   if (it == offset_.end()) return element(e);
-  const std::string& s = *text_;
-  size_t i = it->second + 1 + std::strlen(e->Name());
+  const int file = it->second.first;
+  const std::string& s = *files_[size_t(file)].text;
+  size_t i = it->second.second + 1 + std::strlen(e->Name());
   const size_t n = std::strlen(name);
   while (i < s.size()) {
     while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
@@ -104,7 +124,7 @@ std::pair<int, int> SourceMap::attribute(const XMLElement* e, const char* name) 
     const size_t start = i;
     while (i < s.size() && s[i] != '=' && s[i] != '>' && s[i] != '/' && !std::isspace(static_cast<unsigned char>(s[i]))) ++i;
     const bool match = i - start == n && s.compare(start, n, name) == 0;
-    if (match) return lineCol(start);
+    if (match) return lineCol(file, start);
     while (i < s.size() && std::isspace(static_cast<unsigned char>(s[i]))) ++i;
     if (i >= s.size() || s[i] != '=') break;
     ++i;
@@ -117,28 +137,30 @@ std::pair<int, int> SourceMap::attribute(const XMLElement* e, const char* name) 
   return element(e);
 }
 
-std::pair<int, int> SourceMap::lineCol(size_t off) const {
-  const size_t line = size_t(std::upper_bound(lineStart_.begin(), lineStart_.end(), off) - lineStart_.begin());
-  return {int(line), int(off - lineStart_[line - 1] + 1)};
+Loc SourceMap::lineCol(int file, size_t off) const {
+  const std::vector<size_t>& ls = files_[size_t(file)].lineStart;
+  const size_t line = size_t(std::upper_bound(ls.begin(), ls.end(), off) - ls.begin());
+  return {int(line), int(off - ls[line - 1] + 1), file};
 }
 
 // Elements start in document order: the next "<tag" (followed by a delimiter) from the later of the
 // previous element's start and the element's line.
-void SourceMap::visit(const XMLElement* e, size_t& cursor) {
-  const std::string& s = *text_;
+void SourceMap::visit(int file, const XMLElement* e, size_t& cursor) {
+  const File& f = files_[size_t(file)];
+  const std::string& s = *f.text;
   const int line = e->GetLineNum();
   size_t from = cursor;
-  if (line >= 1 && size_t(line) <= lineStart_.size()) from = std::max(from, lineStart_[size_t(line) - 1]);
+  if (line >= 1 && size_t(line) <= f.lineStart.size()) from = std::max(from, f.lineStart[size_t(line) - 1]);
   const std::string tag = std::string("<") + e->Name();
   for (size_t p = s.find(tag, from); p != std::string::npos; p = s.find(tag, p + 1)) {
     const size_t after = p + tag.size();
     if (after >= s.size() || std::isspace(static_cast<unsigned char>(s[after])) || s[after] == '>' || s[after] == '/') {
-      offset_[e] = p;
+      offset_[e] = {file, p};
       cursor = p + 1;
       break;
     }
   }
-  for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) visit(c, cursor);
+  for (const XMLElement* c = e->FirstChildElement(); c; c = c->NextSiblingElement()) visit(file, c, cursor);
 }
 
 namespace {
@@ -177,7 +199,7 @@ bool Importer::run(Model& out, Diagnostics& diags) {
 }
 
 // A warning reported once per key; later occurrences are counted into it.
-void Importer::warnOnce(const std::string& key, std::pair<int, int> at, const std::string& msg) {
+void Importer::warnOnce(const std::string& key, Loc at, const std::string& msg) {
   auto it = once_.find(key);
   if (it != once_.end()) {
     ++it->second.second;
@@ -190,33 +212,32 @@ void Importer::warnOnce(const std::string& key, std::pair<int, int> at, const st
 void Importer::finish(Diagnostics& diags) {
   for (const auto& [key, v] : once_)
     if (v.second > 1) items_[v.first].message += " (" + std::to_string(v.second) + " times; the first is here)";
-  std::stable_sort(items_.begin(), items_.end(), [](const Diagnostic& a, const Diagnostic& b) {
-    return std::make_pair(a.line, a.column) < std::make_pair(b.line, b.column);
+  // The model file's diagnostics first, then each included file's, each in line order.
+  std::stable_sort(items_.begin(), items_.end(), [this](const Diagnostic& a, const Diagnostic& b) {
+    return std::make_tuple(a.file != file_, a.file, a.line, a.column) < std::make_tuple(b.file != file_, b.file, b.line, b.column);
   });
   for (const Diagnostic& d : items_) diags.add(d.severity, d.file, d.line, d.column, d.message);
 }
 
 // ---- pass 1: parse -----------------------------------------------------------------------------
 
-bool Importer::parse() {
-  const size_t bad = firstBinaryByte(text_);
+// Parses `text` (source file `file`) into `doc`: binary bytes and tinyxml2's errors are reported at
+// their place; false when it does not parse.
+bool Importer::parseText(const std::string& text, int file, tinyxml2::XMLDocument& doc) {
+  const size_t bad = firstBinaryByte(text);
   if (bad != std::string::npos) {
     char hex[8];
-    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text_[bad]));
-    SourceMap lines;
-    tinyxml2::XMLDocument empty;
-    lines.build(text_, empty);
-    report(Severity::Error, lines.lineCol(bad),
-           std::string("byte ") + hex + " is not text: this is not an MJCF (XML) file");
+    std::snprintf(hex, sizeof hex, "0x%02X", static_cast<unsigned char>(text[bad]));
+    report(Severity::Error, src_.lineCol(file, bad), std::string("byte ") + hex + " is not text: this is not an MJCF (XML) file");
     return false;
   }
-  if (doc_.Parse(text_.c_str(), text_.size()) != tinyxml2::XML_SUCCESS) {
+  if (doc.Parse(text.c_str(), text.size()) != tinyxml2::XML_SUCCESS) {
     // tinyxml2's message is "Error=NAME ErrorID=N (0xN) Line number=L: detail"; say what NAME means.
-    std::string detail = doc_.ErrorStr() ? doc_.ErrorStr() : "";
+    std::string detail = doc.ErrorStr() ? doc.ErrorStr() : "";
     const size_t colon = detail.rfind(": ");
     detail = colon != std::string::npos && colon + 2 < detail.size() ? detail.substr(colon + 2) : "";
     std::string what;
-    switch (doc_.ErrorID()) {
+    switch (doc.ErrorID()) {
       case tinyxml2::XML_ERROR_MISMATCHED_ELEMENT: what = "an element is not closed, or is closed by another element's end tag"; break;
       case tinyxml2::XML_ERROR_PARSING_ATTRIBUTE: what = "a malformed attribute (write name=\"value\")"; break;
       case tinyxml2::XML_ERROR_PARSING_ELEMENT: what = "a malformed element"; break;
@@ -226,13 +247,95 @@ bool Importer::parse() {
         what = "elements nest deeper than the XML reader's limit (" + std::to_string(TINYXML2_MAX_ELEMENT_DEPTH) +
                " levels; MuJoCo's reader has the same limit): a chain of that many bodies nested in each other";
         break;
-      default: what = doc_.ErrorName(); break;
+      default: what = doc.ErrorName(); break;
     }
-    report(Severity::Error, {doc_.ErrorLineNum(), 1}, "malformed XML: " + what + (detail.empty() ? "" : " (" + detail + ")"));
+    report(Severity::Error, Loc{doc.ErrorLineNum(), 1, file}, "malformed XML: " + what + (detail.empty() ? "" : " (" + detail + ")"));
     return false;
   }
-  src_.build(text_, doc_);
+  src_.build(file, doc);
+  return true;
+}
+
+// Replaces every <include file="F"/> below e (in `owner`'s tree) by the children of F's <mujoco>
+// root, F's own includes expanded first. F is looked for relative to `dir` (the including file's
+// directory), then to the model file's (MuJoCo's rule); `stack` holds the files being included
+// (a file that includes itself, directly or not, is an error at the <include>).
+void Importer::expandIncludes(XMLElement* e, tinyxml2::XMLDocument& owner, const std::string& dir,
+                              std::vector<std::string>& stack) {
+  namespace fs = std::filesystem;
+  constexpr size_t kMaxIncludes = 256;
+  for (XMLElement* c = e->FirstChildElement(); c;) {
+    if (std::string(c->Name()) != "include") {
+      expandIncludes(c, owner, dir, stack);
+      c = c->NextSiblingElement();
+      continue;
+    }
+    XMLElement* include = c;
+    XMLNode* last = include;
+    const char* f = include->Attribute("file");
+    fs::path path;
+    if (!f || !*f) {
+      error(include, "<include> needs a file");
+    } else if (includedDocs_.size() >= kMaxIncludes) {
+      error(include, "file", "more than " + std::to_string(kMaxIncludes) + " <include>s in one model");
+    } else {
+      path = fs::path(f).is_absolute() ? fs::path(f) : fs::path(dir) / f;
+      std::error_code ec;
+      if (!fs::exists(path, ec) && !fs::path(f).is_absolute() && dir != baseDir_) path = fs::path(baseDir_) / f;
+      path = path.lexically_normal();
+      const std::string key = fs::weakly_canonical(path, ec).string();
+      std::string text;
+      std::ifstream in(path, std::ios::binary);
+      if (std::find(stack.begin(), stack.end(), key) != stack.end()) {
+        error(include, "file", "'" + std::string(f) + "' includes itself (through " + std::to_string(stack.size()) +
+                                   " file" + (stack.size() == 1 ? "" : "s") + "): MJCF includes may not form a cycle");
+      } else if (!in || fs::is_directory(path, ec)) {
+        error(include, "file", "cannot read the included file '" + std::string(f) + "' (" +
+                                   (fs::exists(path, ec) ? std::string("not a readable file") :
+                                    dir == baseDir_ ? std::string("no such file next to the model file")
+                                                    : std::string("no such file next to the including file or the model file")) + ")");
+      } else {
+        std::ostringstream os;
+        os << in.rdbuf();
+        includedTexts_.push_back(os.str());
+        const int file = src_.addFile(path.string(), includedTexts_.back());
+        includedDocs_.emplace_back();
+        tinyxml2::XMLDocument& doc = includedDocs_.back();
+        if (parseText(includedTexts_.back(), file, doc)) {
+          XMLElement* root = doc.RootElement();
+          if (!root || std::string(root->Name()) != "mujoco") {
+            error(root, std::string("the included file's root element is <") + (root ? root->Name() : "") +
+                            ">, not <mujoco>");
+          } else {
+            stack.push_back(key);
+            expandIncludes(root, doc, path.parent_path().string(), stack);
+            stack.pop_back();
+            // Its root's children take the <include>'s place.
+            for (const XMLElement* k = root->FirstChildElement(); k; k = k->NextSiblingElement()) {
+              XMLNode* clone = k->DeepClone(&owner);
+              e->InsertAfterChild(last, clone);
+              src_.alias(clone->ToElement(), k);
+              last = clone;
+            }
+          }
+        }
+      }
+    }
+    c = last->NextSiblingElement();
+    e->DeleteChild(include);
+  }
+}
+
+bool Importer::parse() {
+  src_.addFile(file_, text_);
+  if (!parseText(text_, 0, doc_)) return false;
   root_ = doc_.RootElement();
+  if (root_ && std::string(root_->Name()) == "mujoco") {
+    std::vector<std::string> stack;
+    std::error_code ec;
+    if (!baseDir_.empty() || !file_.empty()) stack.push_back(std::filesystem::weakly_canonical(file_, ec).string());
+    expandIncludes(doc_.RootElement(), doc_, baseDir_, stack);
+  }
   if (!root_ || std::string(root_->Name()) != "mujoco") {
     error(root_, std::string("the root element is <") + (root_ ? root_->Name() : "") +
                      ">, not <mujoco>: this is not an MJCF model");
@@ -252,7 +355,7 @@ bool Importer::parse() {
     else if (n == "custom") readCustom(e);
     else if (n == "size") continue;  // sizes of MuJoCo's buffers: nothing to model
     else if (n != "worldbody" && n != "equality" && n != "actuator" && n != "contact")
-      unsupportedElement(e, n == "include" ? "put the included file's elements into this file" : "");
+      unsupportedElement(e);
   }
   const XMLElement* wb = root_->FirstChildElement("worldbody");
   if (!wb) {

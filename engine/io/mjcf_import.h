@@ -8,9 +8,10 @@
 //     grounds; mass and inertia from <inertial> or from the geoms (mass / density, as MuJoCo does);
 //   - <default> classes, childclass and class; <equality> connect and weld → loop joints;
 //     <actuator> motor → actuator, position → PD controller; <contact> exclude and pair;
-//     <option> timestep and gravity; <compiler> angle, eulerseq, meshdir, inertiafromgeom, autolimits.
+//     <option> timestep and gravity; <compiler> angle, eulerseq, meshdir, inertiafromgeom, autolimits;
+//     several joints in one body (a chain of light links, or one combined joint); <include>.
 // Everything else is reported as a warning at its line and column (never dropped silently); what the
-// engine cannot represent (several joints in one body, a nested free joint …) is an error.
+// engine cannot represent (a nested free joint, a massless moving body …) is an error.
 // The functions never throw; they return false (leaving `out` untouched) when any error was reported.
 #pragma once
 

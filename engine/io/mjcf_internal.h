@@ -14,6 +14,7 @@
 #include <tinyxml2.h>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <set>
 #include <sstream>
@@ -30,6 +31,7 @@
 namespace ms::mjcf_detail {
 
 using tinyxml2::XMLElement;
+using tinyxml2::XMLNode;
 
 constexpr double kPi = 3.14159265358979323846;
 // The mass and inertia of a link between two joints of one MJCF body (jointChain), relative to the
@@ -61,22 +63,40 @@ inline std::string num(double v) {
 
 // ---- source positions ---------------------------------------------------------------------------
 
-// Line and column (1-based, bytes) of every element and attribute of a parsed document
-// (mjcf_import.cc).
+// A place in a source file: the file (SourceMap's index: 0 the model file, then included files),
+// line and column (1-based, bytes).
+struct Loc {
+  int line = 0, column = 0;
+  int file = 0;
+};
+
+// Line and column of every element and attribute of the parsed documents of a model: the model
+// file's and those of the files it includes, whose elements are cloned into the model's document
+// (alias keeps their places) (mjcf_import.cc).
 class SourceMap {
  public:
-  void build(const std::string& text, const tinyxml2::XMLDocument& doc);
-  std::pair<int, int> element(const XMLElement* e) const;
+  // A source text (kept by the caller) and its name in messages; returns its index.
+  int addFile(const std::string& name, const std::string& text);
+  // The places of the elements of `doc`, parsed from file `file`'s text.
+  void build(int file, const tinyxml2::XMLDocument& doc);
+  // `clone` (a deep copy of `original`) is found where `original` is, and so are their children.
+  void alias(const XMLElement* clone, const XMLElement* original);
+  Loc element(const XMLElement* e) const;
   // The attribute's "name=" in the element's start tag; the element's position when not found.
-  std::pair<int, int> attribute(const XMLElement* e, const char* name) const;
-  std::pair<int, int> lineCol(size_t off) const;
+  Loc attribute(const XMLElement* e, const char* name) const;
+  Loc lineCol(int file, size_t off) const;
+  const std::string& fileName(int file) const { return files_[size_t(file)].name; }
 
  private:
-  void visit(const XMLElement* e, size_t& cursor);
+  struct File {
+    std::string name;
+    const std::string* text = nullptr;
+    std::vector<size_t> lineStart;
+  };
+  void visit(int file, const XMLElement* e, size_t& cursor);
 
-  const std::string* text_ = nullptr;
-  std::vector<size_t> lineStart_;
-  std::unordered_map<const XMLElement*, size_t> offset_;
+  std::vector<File> files_;
+  std::unordered_map<const XMLElement*, std::pair<int, size_t>> offset_;
 };
 
 // ---- what is read -------------------------------------------------------------------------------
@@ -154,8 +174,8 @@ class Importer {
 
  private:
   // ---- diagnostics (mjcf_import.cc) ------------------------------------------------------------
-  void report(Severity s, std::pair<int, int> at, const std::string& msg) {
-    items_.push_back({s, file_, at.first, at.second, msg});
+  void report(Severity s, Loc at, const std::string& msg) {
+    items_.push_back({s, src_.fileName(at.file), at.line, at.column, msg});
     errors_ += s == Severity::Error;
   }
   void error(const XMLElement* e, const std::string& msg) { report(Severity::Error, src_.element(e), msg); }
@@ -167,7 +187,7 @@ class Importer {
     report(Severity::Warning, src_.attribute(e, attr), msg);
   }
   void note(const XMLElement* e, const std::string& msg) { report(Severity::Note, src_.element(e), msg); }
-  void warnOnce(const std::string& key, std::pair<int, int> at, const std::string& msg);
+  void warnOnce(const std::string& key, Loc at, const std::string& msg);
   void finish(Diagnostics& diags);
 
   // ---- attributes and default classes (mjcf_defaults.cc) ---------------------------------------
@@ -188,6 +208,8 @@ class Importer {
 
   // ---- pass 1: parse (mjcf_import.cc) ----------------------------------------------------------
   bool parse();
+  bool parseText(const std::string& text, int file, tinyxml2::XMLDocument& doc);
+  void expandIncludes(XMLElement* e, tinyxml2::XMLDocument& owner, const std::string& dir, std::vector<std::string>& stack);
   void readCustom(const XMLElement* c);
   // The tree (mjcf_tree.cc).
   void readWorldbody(const XMLElement* wb);
@@ -238,6 +260,10 @@ class Importer {
   const std::string& text_;
   tinyxml2::XMLDocument doc_;
   SourceMap src_;
+  // Included files: their texts and documents (their elements are cloned into doc_), kept for the
+  // source map.
+  std::deque<std::string> includedTexts_;
+  std::deque<tinyxml2::XMLDocument> includedDocs_;
   const XMLElement* root_ = nullptr;
   std::vector<Diagnostic> items_;
   int errors_ = 0;

@@ -2,7 +2,7 @@
 // Trajectory fidelity of the MJCF import against MuJoCo itself (issue 32): contact-free models of
 // tests/data/mjcf that use what MuJoCo composes differently from one joint per body — several joints
 // in one body (two hinges through a point, hinges at offsets with a slide between them), hinges with
-// a non-zero ref, springs about springref, dampers, armature — run 1 s in MuJoCo 2.2.2 (RK4, Δt 1e-4) and in
+// a non-zero ref, springs about springref, dampers, armature, files assembled by <include> — run 1 s in MuJoCo 2.2.2 (RK4, Δt 1e-4) and in
 // our variational integrator (Δt 1e-4); each joint's displacement agrees within 2e-3 rad or m.
 // Built only with MuJoCo (tests/CMakeLists.txt).
 #include <QTest>
@@ -109,6 +109,8 @@ class TstMjcfFidelity : public QObject {
   void severalJointsInOneBody() { QVERIFY(largestDifference("multi-joint.xml") <= kTolerance); }
   // Armature on hinges and a slide (a change of momentum a θ̇ on the joint coordinate).
   void armature() { QVERIFY(largestDifference("armature.xml") <= kTolerance); }
+  // A model assembled by <include>s (nested, inside <worldbody> and beside it).
+  void includedFiles() { QVERIFY(largestDifference("included-pendulum.xml") <= kTolerance); }
 };
 
 QTEST_APPLESS_MAIN(TstMjcfFidelity)
