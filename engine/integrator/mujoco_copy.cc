@@ -333,7 +333,8 @@ StepReport MuJoCoIntegrator::step(const StepSettings& settings, const Inputs& in
   for (const CompiledLimit& l : sys_->limits) {
     const JointGeometry& g = sys_->joints[size_t(l.joint)].geo;
     evalJointMinimal(g, jointPoses(g, state), me);
-    rep.limitViolation = std::max({rep.limitViolation, l.lower - me.theta(0), me.theta(0) - l.upper});
+    const double theta = l.coordinate(me.theta(0));
+    rep.limitViolation = std::max({rep.limitViolation, l.lower - theta, theta - l.upper});
   }
   for (int r = 0; r < d_->nefc; ++r)
     if (d_->efc_type[r] == mjCNSTR_LIMIT_JOINT && d_->efc_force[r] > 1e-6) ++rep.activeLimits;

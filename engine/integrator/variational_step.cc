@@ -265,7 +265,7 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
   int activeLimits = 0;
   for (size_t li = 0; li < sys_->limits.size(); ++li) {
     const CompiledLimit& l = sys_->limits[li];
-    const double theta = m.lim2[li].theta[0];
+    const double theta = l.coordinate(m.lim2[li].theta[0]);
     const Eigen::Vector2d y = m.cur.segment<2>(6 * l.node);
     state.limitImpulse[li] = y;
     state.limitPosition[li] = theta;

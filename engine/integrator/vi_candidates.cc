@@ -76,7 +76,8 @@ bool selectCandidates(const CompiledSystem& sys, VariationalIntegrator::Impl& m,
     double rate = me.dxb.row(0).dot(state.bodies[g.child].v) + me.dthb.row(0).dot(state.bodies[g.child].w);
     if (g.parent >= 0)
       rate += me.dxa.row(0).dot(state.bodies[g.parent].v) + me.dtha.row(0).dot(state.bodies[g.parent].w);
-    const double dist = std::min(me.theta[0] - l.lower, l.upper - me.theta[0]);
+    const double theta = l.coordinate(me.theta[0]);
+    const double dist = std::min(theta - l.lower, l.upper - theta);
     m.limitOn[li] = !(dist > kLimitMargin + 2.0 * std::abs(rate) * dt);
     anyLimit = anyLimit || m.limitOn[li];
   }
@@ -98,7 +99,7 @@ bool VariationalIntegrator::excludedLimitsHold() const {
   const Impl& m = *impl_;
   for (size_t li = 0; li < sys_->limits.size(); ++li) {
     const CompiledLimit& l = sys_->limits[li];
-    const double theta = m.lim2[li].theta[0];
+    const double theta = l.coordinate(m.lim2[li].theta[0]);
     if (!m.limitOn[li] && !(theta > l.lower && theta < l.upper)) return false;
   }
   return true;

@@ -122,6 +122,20 @@ struct LinkInfo {
   Frame world;              // link frame in the world at zero joint coordinates
 };
 
+// The mass of the links one body is made of: its head link (the root, or a link moved by a joint, or
+// fixed to the world) and the links joined to it by fixed joints (lumped, as Drake, Gazebo and
+// MuJoCo's URDF readers do), each as mass, centre of mass and inertia in the world at zero joint
+// coordinates.
+struct LumpedMass {
+  struct Part {
+    std::string link;
+    double mass = 0;
+    Vec3 com = Vec3::Zero();
+    Mat3 inertia = Mat3::Zero();  // about its centre of mass, world frame
+  };
+  std::vector<Part> parts;  // the head's first (when it has an <inertial>)
+};
+
 class Importer {
  public:
   Importer(const std::string& file, const std::string& baseDir, const UrdfImportOptions& options, Diagnostics& diags)
@@ -159,6 +173,8 @@ class Importer {
   // ---- the link tree and lumping (urdf_lumping.cc) ---------------------------------------------
   void buildTree(Model& model);
   int makeBody(Model& model, LinkInfo& info);
+  void lumpMasses(const urdf::Link& root);
+  bool checkInertia(const std::string& who, int line, double mass, Mat3& I);
   void attachChild(Model& model, const LinkInfo& parent, const urdf::Joint& joint, LinkInfo& child);
   static void setJointFrames(JointDesc& j, const Frame& inParent, const Frame& inChild, const Vec3& axis);
   void addLimits(JointDesc& j, double lower, double upper, const std::string& who, int line);
@@ -188,6 +204,7 @@ class Importer {
   XmlIndex xml_;
   urdf::ModelInterfaceSharedPtr urdf_;
   std::map<std::string, LinkInfo> links_;
+  std::map<std::string, LumpedMass> lumped_;  // per head link
 };
 
 }  // namespace ms::urdf_detail

@@ -42,6 +42,7 @@ void Importer::buildTree(Model& model) {
       error(jointLine(name), "link '" + joint->child_link_name + "' is the child of two joints ('" + it->second +
                                  "' and '" + name + "'); close kinematic loops with <loop_joint>");
   }
+  lumpMasses(*root);
   LinkInfo& r = links_[root->name];
   // The root: the world, or a free body when it has mass.
   if (!root->inertial || root->name == "world" || root->inertial->mass == 0) {
@@ -90,57 +91,155 @@ void Importer::buildTree(Model& model) {
                                 "' (its joints form a cycle; close kinematic loops with <loop_joint>)");
 }
 
-// Creates the body of a link with mass (validating mass and inertia); returns its index.
+// Which links each body is made of (heads and the links fixed to them, see LumpedMass) and their
+// masses at zero joint coordinates, from the root down (an explicit stack: long chains).
+void Importer::lumpMasses(const urdf::Link& root) {
+  const bool rootIsWorld = !root.inertial || root.name == "world" || root.inertial->mass == 0;
+  struct Item {
+    const urdf::Link* link;
+    Frame world;
+    std::string head;
+  };
+  std::vector<Item> stack{{&root, Frame(), root.name}};
+  std::set<std::string> seen;
+  while (!stack.empty()) {
+    const Item it = stack.back();
+    stack.pop_back();
+    if (!seen.insert(it.link->name).second) continue;  // a second parent: reported by buildTree
+    // Its mass (positive, finite) into its head's list.
+    const urdf::Inertial* in = it.link->inertial.get();
+    if (in && it.head != it.link->name && (!(in->mass >= 0) || !std::isfinite(in->mass))) {
+      const XMLElement* e = linkElement(it.link->name) ? linkElement(it.link->name)->FirstChildElement("inertial") : nullptr;
+      error(lineOf(nthChild(e, "mass", 0), linkLine(it.link->name)),
+            "link '" + it.link->name + "': mass must be positive (got " + num(in->mass) + ")");
+    }
+    if (in && in->mass > 0 && std::isfinite(in->mass) && !(it.link == &root && rootIsWorld)) {
+      const Frame f = it.world * toFrame(in->origin);
+      Mat3 I;
+      I << in->ixx, in->ixy, in->ixz, in->ixy, in->iyy, in->iyz, in->ixz, in->iyz, in->izz;
+      LumpedMass::Part part{it.link->name, in->mass, f.p, f.R * I * f.R.transpose()};
+      std::vector<LumpedMass::Part>& parts = lumped_[it.head].parts;
+      if (it.head == it.link->name) parts.insert(parts.begin(), part);
+      else parts.push_back(part);
+    }
+    // Children: a fixed joint joins the child to this link's body, unless that is the world.
+    for (const urdf::JointSharedPtr& j : it.link->child_joints) {
+      if (!j) continue;
+      auto c = links_.find(j->child_link_name);
+      if (c == links_.end() || !c->second.link) continue;
+      const bool worldGroup = rootIsWorld && it.head == root.name;
+      const bool lump = j->type == urdf::Joint::FIXED && !worldGroup;
+      stack.push_back({c->second.link.get(), it.world * toFrame(j->parent_to_joint_origin_transform),
+                       lump ? it.head : c->second.link->name});
+    }
+  }
+}
+
+// A body's inertia: finite; a principal moment below 1e-4 of the largest, or below that of a 1 cm
+// solid sphere of the body's mass, is raised to that (a placeholder inertia of 1e-6 on a sensor frame,
+// a point mass); principal moments that violate the triangle inequality are set to their average
+// (MuJoCo's balanceinertia). Each repair is said once, with the numbers; an inertia with a clearly
+// negative principal moment is an error.
+bool Importer::checkInertia(const std::string& who, int line, double mass, Mat3& I) {
+  if (!I.allFinite()) {
+    error(line, who + ": inertia must be finite");
+    return false;
+  }
+  I = 0.5 * (I + I.transpose());
+  Eigen::SelfAdjointEigenSolver<Mat3> es(I);
+  Vec3 ev = es.eigenvalues();
+  const Vec3 given = ev;
+  const double floor = std::max(1e-4 * ev(2), 0.4 * mass * 1e-4);
+  if (ev(0) < -1e-3 * std::max(ev(2), floor)) {
+    error(line, who + ": inertia is not positive definite (principal moments " + num(ev(0)) + ", " + num(ev(1)) + ", " +
+                    num(ev(2)) + ")");
+    return false;
+  }
+  bool raised = false, balanced = false;
+  for (int k = 0; k < 3; ++k)
+    if (ev(k) < floor) ev(k) = floor, raised = true;
+  if (ev(0) + ev(1) < ev(2) * (1 - 1e-9)) {
+    ev.setConstant(ev.mean());
+    balanced = true;
+  }
+  if (!raised && !balanced) return true;
+  I = es.eigenvectors() * ev.asDiagonal() * es.eigenvectors().transpose();
+  std::string what = "principal moments of inertia " + num(given(0)) + ", " + num(given(1)) + ", " + num(given(2));
+  if (raised)
+    what += balanced ? "; raised to at least " + num(floor) : " are raised to at least " + num(floor) +
+                                                                  " (1e-4 of the largest, or a 1 cm sphere of its mass)";
+  if (balanced)
+    what += std::string(raised ? "; they then" : "") + " violate the triangle inequality: all set to their average " +
+            num(ev(0)) + " (MuJoCo's balanceinertia)";
+  warning(line, who + ": " + what);
+  return true;
+}
+
+// Creates the body of a head link and the links lumped into it (validating mass and inertia);
+// returns its index. The body's frame: the head's inertial frame, or, with lumped mass, the
+// orientation of the head's inertial frame at the common centre of mass.
 int Importer::makeBody(Model& model, LinkInfo& info) {
   const urdf::Link& link = *info.link;
-  const urdf::Inertial& in = *link.inertial;
   const XMLElement* inertialElem = linkElement(link.name) ? linkElement(link.name)->FirstChildElement("inertial")
                                                           : nullptr;
   const int line = lineOf(inertialElem, linkLine(link.name));
-  const std::string who = "link '" + link.name + "'";
+  const std::vector<LumpedMass::Part>& parts = lumped_[link.name].parts;
+  std::string who = "link '" + link.name + "'";
+  if (parts.size() > 1 || (parts.size() == 1 && parts[0].link != link.name)) {
+    who += " (with ";
+    for (size_t k = 0; k < parts.size(); ++k)
+      if (parts[k].link != link.name) who += (who.back() == ' ' ? "'" : ", '") + parts[k].link + "'";
+    who += " lumped through fixed joints)";
+  }
   bool ok = true;
   // Mass: positive and finite.
-  if (!(in.mass > 0) || !std::isfinite(in.mass)) {
-    error(lineOf(nthChild(inertialElem, "mass", 0), line), who + ": mass must be positive (got " + num(in.mass) + ")");
+  const double ownMass = link.inertial ? link.inertial->mass : 0.0;
+  if (link.inertial && (!(ownMass >= 0) || !std::isfinite(ownMass))) {
+    error(lineOf(nthChild(inertialElem, "mass", 0), line), who + ": mass must be positive (got " + num(ownMass) + ")");
     ok = false;
   }
-  // Inertia: finite, positive definite and satisfying the triangle inequality (as compile() requires).
-  Mat3 I;
-  I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
-  const int inertiaLine = lineOf(nthChild(inertialElem, "inertia", 0), line);
-  if (!I.allFinite()) {
-    error(inertiaLine, who + ": inertia must be finite");
+  double mass = 0;
+  Vec3 com = Vec3::Zero();
+  for (const LumpedMass::Part& p : parts) mass += p.mass, com += p.mass * p.com;
+  if (ok && !(mass > 0)) {
+    error(lineOf(nthChild(inertialElem, "mass", 0), line), who + ": mass must be positive (got " + num(mass) + ")");
     ok = false;
-  } else {
-    Eigen::SelfAdjointEigenSolver<Mat3> es(I);
-    const Vec3 ev = es.eigenvalues();
-    if (!(ev.minCoeff() > 0)) {
-      error(inertiaLine, who + ": inertia is not positive definite (principal moments " + num(ev(0)) + ", " +
-                             num(ev(1)) + ", " + num(ev(2)) + ")");
-      ok = false;
-    } else if (ev(0) + ev(1) < ev(2) * (1 - 1e-9)) {
-      error(inertiaLine, who + ": principal moments of inertia " + num(ev(0)) + ", " + num(ev(1)) + ", " +
-                             num(ev(2)) + " violate the triangle inequality");
-      ok = false;
-    }
   }
   // The inertial frame.
-  const Frame inertial = toFrame(in.origin);
+  const Frame inertial = link.inertial ? toFrame(link.inertial->origin) : Frame();
   if (!finite(inertial)) {
     error(lineOf(nthChild(inertialElem, "origin", 0), line), who + ": inertial origin must be finite");
     ok = false;
   }
   if (!ok) return kInvalidBody;
-  // The body: frame = inertial frame, placed at its zero-configuration pose.
+  // The body frame (world) and its inertia in that frame: the head's own inertial frame and inertia
+  // when nothing is lumped into it, else the parts' about their common centre of mass.
+  Frame body = info.world * inertial;
+  Mat3 I;
+  if (parts.size() == 1 && parts[0].link == link.name) {
+    const urdf::Inertial& in = *link.inertial;
+    I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
+  } else {
+    com /= mass;
+    Mat3 Iw = Mat3::Zero();
+    for (const LumpedMass::Part& p : parts) {
+      const Vec3 d = p.com - com;
+      Iw += p.inertia + p.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+    }
+    body.p = com;
+    I = body.R.transpose() * Iw * body.R;
+  }
+  // Inertia: finite, positive definite and satisfying the triangle inequality (as compile() requires),
+  // near-degenerate ones repaired.
+  if (!checkInertia(who, lineOf(nthChild(inertialElem, "inertia", 0), line), mass, I)) return kInvalidBody;
   BodyDesc b;
   b.name = link.name;
-  b.mass = in.mass;
+  b.mass = mass;
   b.inertia = I;
-  const Frame pose = info.world * inertial;
-  b.position = pose.p;
-  b.orientation = toQuat(pose.R);
+  b.position = body.p;
+  b.orientation = toQuat(body.R);
   model.bodies.push_back(std::move(b));
-  info.inBody = inverse(inertial);
+  info.inBody = inverse(body) * info.world;
   return int(model.bodies.size()) - 1;
 }
 
@@ -160,14 +259,25 @@ void Importer::attachChild(Model& model, const LinkInfo& parent, const urdf::Joi
   const bool fixed = joint.type == urdf::Joint::FIXED;
   const XMLElement* inertialElem = linkElement(link.name) ? linkElement(link.name)->FirstChildElement("inertial")
                                                           : nullptr;
-  // Massless links: lumped through fixed joints, an error when the joint moves.
-  bool massless = !link.inertial;
-  if (link.inertial && link.inertial->mass == 0 && fixed) {
-    massless = true;
-    note(lineOf(inertialElem, linkLine(link.name)),
-         "link '" + link.name + "' has zero mass and a fixed joint: it is treated as massless and lumped into its parent");
+  // A link fixed to a body is part of it (its mass was lumped by lumpMasses).
+  if (fixed && parent.body != -1) {
+    child.body = parent.body;
+    if (parent.body != kInvalidBody) child.inBody = parent.inBody * origin;
+    return;
   }
+  // A head link (moved by the joint, or fixed to the world): massless when it and the links fixed to
+  // it carry no mass; then lumped into the world if fixed to it, an error when the joint moves.
+  double groupMass = 0;
+  for (const LumpedMass::Part& p : lumped_[link.name].parts) groupMass += p.mass;
+  const bool massless = !(groupMass > 0);
   if (massless) {
+    if (!fixed && link.inertial) {
+      error(lineOf(nthChild(inertialElem, "mass", 0), lineOf(inertialElem, linkLine(link.name))),
+            "link '" + link.name + "' has zero mass but is moved by " + who + " (" + typeName(joint) +
+                "): a moving link needs a positive mass");
+      child.body = kInvalidBody;
+      return;
+    }
     if (!fixed) {
       error(linkLine(link.name), "link '" + link.name + "' has no <inertial> but is moved by " + who + " (" +
                                      typeName(joint) + "): a moving link needs mass; add an <inertial> or make the "
@@ -177,13 +287,6 @@ void Importer::attachChild(Model& model, const LinkInfo& parent, const urdf::Joi
     }
     child.body = parent.body;
     child.inBody = parent.inBody * origin;
-    return;
-  }
-  if (link.inertial->mass == 0) {
-    error(lineOf(nthChild(inertialElem, "mass", 0), lineOf(inertialElem, linkLine(link.name))),
-          "link '" + link.name + "' has zero mass but is moved by " + who + " (" + typeName(joint) +
-              "): a moving link needs a positive mass");
-    child.body = kInvalidBody;
     return;
   }
   // A link with mass: a new body and the joint connecting it.

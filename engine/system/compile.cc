@@ -238,6 +238,7 @@ void buildContacts(CompiledSystem& sys) {
     CompiledLimit l;
     l.joint = int(k);
     l.lower = d.lowerLimit[0];
+    l.angular = d.type == JointType::Revolute;
     l.upper = d.upperLimit[0];
     l.node = sys.numNodes++;
     sys.nodeJoint.push_back(-1);
@@ -511,6 +512,25 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
 
   auto sys = std::make_shared<CompiledSystem>();
   sys->model = model;
+  // A limited joint that would start outside its limits starts at the nearer limit (the hard limit
+  // would otherwise throw it back within one step: URDF arms whose zero configuration lies outside
+  // their joints' ranges, MJCF models whose joint ranges exclude the reference).
+  std::vector<std::string> clampNotes;
+  for (JointDesc& j : sys->model.joints) {
+    if (j.lowerLimit.size() != 1 || j.upperLimit.size() != 1) continue;
+    const double start = j.initialPosition.empty() ? 0.0 : j.initialPosition[0];
+    // (An angle is compared in the turn centred on the limits, as CompiledLimit::coordinate does.)
+    CompiledLimit range;
+    range.lower = j.lowerLimit[0], range.upper = j.upperLimit[0], range.angular = j.type == JointType::Revolute;
+    const double inRange = range.coordinate(start);
+    const double clamped = std::clamp(inRange, range.lower, range.upper);
+    if (clamped == inRange || !std::isfinite(start)) continue;
+    j.initialPosition.assign(1, clamped);
+    std::ostringstream os;
+    os << "joint '" << j.name << "' would start at " << start << ", outside its limits [" << j.lowerLimit[0] << ", "
+       << j.upperLimit[0] << "]: it starts at " << clamped;
+    clampNotes.push_back(os.str());
+  }
   // Body constants.
   for (const BodyDesc& b : model.bodies) sys->bodies.push_back({b.name, b.mass, b.inertia});
 
@@ -541,8 +561,9 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   sys->treeJoints = tree.treeJoints;
   sys->loopJoints = tree.loopJoints;
   // Initial pose (validates that the joints can be satisfied), then drop redundant loop rows.
-  const State pose = makeInitialState(*sys, model, model.solver.dt);
+  const State pose = makeInitialState(*sys, sys->model, model.solver.dt);
   sys->notes = removeRedundantRows(*sys, pose);
+  sys->notes.insert(sys->notes.begin(), clampNotes.begin(), clampNotes.end());
 
   // Joints that still constrain something become graph nodes after the bodies; so do damped joints
   // between two bodies (own dampers, armature or a PD controller's D term), whose damper efforts are

@@ -81,6 +81,14 @@ struct CompiledContact {
 struct CompiledLimit {
   int joint = 0;
   double lower = 0, upper = 0;  // on the joint's single free coordinate (rad or m)
+  bool angular = false;         // a revolute joint's angle, given in (−π, π]
+  // The coordinate the limits compare: a revolute angle taken in the turn centred on the limits'
+  // midpoint, so that limits beyond ±π (a range 0 … 3.5 rad) hold where the angle wraps.
+  double coordinate(double theta) const {
+    if (!angular || !(upper - lower < 2 * M_PI)) return theta;
+    const double mid = 0.5 * (lower + upper);
+    return mid + std::remainder(theta - mid, 2 * M_PI);
+  }
   int node = -1;
   // (limit row, body column) and (body row, limit column) for parent (a, −1 for the world) and child (b).
   int blockLA = -1, blockAL = -1, blockLB = -1, blockBL = -1;

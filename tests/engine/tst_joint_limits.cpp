@@ -158,6 +158,28 @@ class TestJointLimits : public QObject {
     QVERIFY(speed < 1e-6);
   }
 
+  // Limits beyond ±π (a range 0 … 3.5 rad, as robot arms' URDFs give them): the angle, given in
+  // (−π, π], is compared in the turn centred on the range, so the pendulum swings past π onto its
+  // upper limit 3.5 and back instead of failing where the angle wraps to −π.
+  void limitsBeyondPiHoldWhereTheAngleWraps() {
+    Model m = limitedPendulum(0.0, 3.5);
+    m.joints[0].initialPosition = {2.5};
+    m.joints[0].initialVelocity = {6.0};
+    Simulation sim(compile(m));
+    const CompiledLimit& l = sim.system().limits[0];
+    double maxCoordinate = -INFINITY, minRaw = INFINITY;
+    for (int i = 0; i < 300; ++i) {
+      QVERIFY2(sim.step(), sim.metrics().message.c_str());
+      const double raw = sim.jointPosition(0)(0);
+      minRaw = std::min(minRaw, raw);
+      maxCoordinate = std::max(maxCoordinate, l.coordinate(raw));
+      QVERIFY(sim.metrics().limitViolation <= 1e-6);
+    }
+    qInfo("limits [0, 3.5]: the angle wrapped to %.4f rad; the limit coordinate reached %.9f rad", minRaw, maxCoordinate);
+    QVERIFY(minRaw < -M_PI + 0.3);                        // it went past π (wrapped)
+    QVERIFY(std::abs(maxCoordinate - 3.5) <= 1e-6);       // and stopped at the upper limit
+  }
+
   // The elbow of a double pendulum (limit node adjacent to two bodies: a cycle with the joint node).
   void doublePendulumElbowStaysWithinItsLimits() {
     auto sys = compile(limitedDoublePendulum(-0.5, 0.5));

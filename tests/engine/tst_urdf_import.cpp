@@ -108,6 +108,7 @@ class TestUrdfImport : public QObject {
   void missingFileIsAnError();
   void truncatedAndMutatedTextNeverCrashes();
   void galleryModelsSimulateTenSeconds();
+  void fixedLinksAreLumpedAndInertiasRepaired();
 };
 
 void TestUrdfImport::pendulumMatchesModelBuiltInCode() {
@@ -298,8 +299,9 @@ void TestUrdfImport::collisionMeshesAreReadOrWarned() {
 }
 
 void TestUrdfImport::jointTypesMapToEngineJoints() {
-  // prismatic → Prismatic (with limits), fixed between two bodies → Fixed, floating → Floating,
-  // planar → PlanarAxis (normal = axis); a zero-mass link on a fixed joint is lumped (a note).
+  // prismatic → Prismatic (with limits), floating → Floating, planar → PlanarAxis (normal = axis);
+  // links on fixed joints are lumped into their parent's body, with their mass (weld) or without
+  // (frame, zero mass): slider's body carries slider and weld about their common centre of mass.
   const std::string urdf = R"(<robot name="kinds">
   <link name="world"/>
   <link name="slider"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/></inertial></link>
@@ -319,18 +321,22 @@ void TestUrdfImport::jointTypesMapToEngineJoints() {
   Diagnostics d;
   QVERIFY2(importUrdfString(urdf, "kinds.urdf", "", m, d), d.format().c_str());
   QCOMPARE(d.errorCount(), 0);
-  QCOMPARE(countDiagnostics(d, Severity::Note, "'frame' has zero mass and a fixed joint"), 1);
-  QCOMPARE(int(m.bodies.size()), 4);
-  QCOMPARE(int(m.joints.size()), 4);
+  QCOMPARE(int(m.bodies.size()), 3);
+  QCOMPARE(int(m.joints.size()), 3);
   const JointDesc& slide = m.joints[m.jointIndex("slide")];
   QCOMPARE(slide.type, JointType::Prismatic);
   QVERIFY((slide.axis - Vec3::UnitZ()).norm() < 1e-15);  // normalised
   QCOMPARE(slide.lowerLimit, std::vector<double>{-5.0});
   QCOMPARE(slide.upperLimit, std::vector<double>{1.0});
-  const JointDesc& glue = m.joints[m.jointIndex("glue")];
-  QCOMPARE(glue.type, JointType::Fixed);
-  QVERIFY((glue.parentAnchor - Vec3(0, 0.2, 0)).norm() < 1e-15);
-  QVERIFY((glue.childAnchor - Vec3(-0.1, 0, 0)).norm() < 1e-15);
+  QVERIFY(m.jointIndex("glue") < 0 && m.bodyIndex("weld") < 0);
+  const BodyDesc& sliderBody = m.bodies[size_t(m.bodyIndex("slider"))];
+  QCOMPARE(sliderBody.mass, 1.5);
+  const Vec3 weldCom(0.1, 0.2, 0), com = 0.5 * weldCom / 1.5;
+  QVERIFY((sliderBody.position - com).norm() < 1e-15);
+  const Vec3 d1 = -com, d2 = weldCom - com;
+  const Mat3 I = 0.11 * Mat3::Identity() + 1.0 * (d1.squaredNorm() * Mat3::Identity() - d1 * d1.transpose()) +
+                 0.5 * (d2.squaredNorm() * Mat3::Identity() - d2 * d2.transpose());
+  QVERIFY((sliderBody.inertia - I).norm() < 1e-15);
   QCOMPARE(m.joints[m.jointIndex("fly")].type, JointType::Floating);
   const JointDesc& planar = m.joints[m.jointIndex("slide2d")];
   QCOMPARE(planar.type, JointType::PlanarAxis);
@@ -342,7 +348,7 @@ void TestUrdfImport::jointTypesMapToEngineJoints() {
   for (int s = 0; s < 50; ++s) QVERIFY2(sim.step(), sim.metrics().message.c_str());
   const auto& b = sim.state().bodies;
   const int slider = m.bodyIndex("slider"), free = m.bodyIndex("free"), puck = m.bodyIndex("puck");
-  QVERIFY(std::abs(b[slider].x.x()) < 1e-9 && std::abs(b[slider].x.y()) < 1e-9);
+  QVERIFY(std::abs(b[slider].x.x() - com.x()) < 1e-9 && std::abs(b[slider].x.y() - com.y()) < 1e-9);
   QVERIFY(b[slider].x.z() < -1.0);
   QVERIFY(std::abs(b[free].x.z() - b[slider].x.z()) < 1e-6);  // both in free fall (no damping)
   QVERIFY(std::abs(b[puck].x.x() + 3.0) < 1e-9);
@@ -514,6 +520,55 @@ void TestUrdfImport::galleryModelsSimulateTenSeconds() {
     qInfo("%s: 10 s, %d steps, max constraint violation %.3g", name, steps, worst);
     QVERIFY(worst < 1e-9);
   }
+}
+
+void TestUrdfImport::fixedLinksAreLumpedAndInertiasRepaired() {
+  // The conventions of public robot descriptions: a root 'base' with a placeholder inertia (1e-6)
+  // fixed to the real trunk, a sensor frame of zero inertia fixed to it, a thigh whose principal
+  // moments violate the triangle inequality a little (CAD data), a foot given as a point mass
+  // (zero inertia), and a knee whose zero configuration lies outside its limits.
+  const std::string urdf = R"(<robot name="conventions">
+  <link name="base"><inertial><mass value="1e-6"/><inertia ixx="1e-6" ixy="0" ixz="0" iyy="1e-6" iyz="0" izz="1e-6"/></inertial></link>
+  <link name="trunk"><inertial><origin xyz="0 0 0.05"/><mass value="5"/><inertia ixx="0.05" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.12"/></inertial></link>
+  <link name="imu"><inertial><mass value="0.01"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>
+  <link name="thigh"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.0101" iyz="0" izz="0.0205"/></inertial></link>
+  <link name="foot"><inertial><mass value="0.2"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>
+  <joint name="base_trunk" type="fixed"><parent link="base"/><child link="trunk"/></joint>
+  <joint name="imu_joint" type="fixed"><parent link="trunk"/><child link="imu"/><origin xyz="0.1 0 0"/></joint>
+  <joint name="hip" type="revolute"><parent link="trunk"/><child link="thigh"/><origin xyz="0 0 -0.1"/><axis xyz="0 1 0"/>
+    <limit lower="-1" upper="1" effort="10" velocity="10"/></joint>
+  <joint name="knee" type="revolute"><parent link="thigh"/><child link="foot"/><origin xyz="0 0 -0.3"/><axis xyz="0 1 0"/>
+    <limit lower="0.5" upper="2" effort="10" velocity="10"/></joint>
+</robot>)";
+  Model m;
+  Diagnostics d;
+  QVERIFY2(importUrdfString(urdf, "conventions.urdf", "", m, d), d.format().c_str());
+  // base, trunk and imu are one body (the root's free body) with their total mass.
+  QCOMPARE(int(m.bodies.size()), 3);
+  const BodyDesc& base = m.bodies[size_t(m.bodyIndex("base"))];
+  QVERIFY(std::abs(base.mass - (5 + 0.01 + 1e-6)) < 1e-12);
+  QVERIFY(m.bodyIndex("trunk") < 0 && m.bodyIndex("imu") < 0);
+  // The thigh's moments 0.01, 0.0101, 0.0205 are set to their average (a warning with the numbers);
+  // the foot's zero inertia is raised to a 1 cm sphere of its mass (0.4 · 0.2 · 1e-4 = 8e-6).
+  QCOMPARE(countDiagnostics(d, Severity::Warning,
+                            "link 'thigh': principal moments of inertia 0.01, 0.0101, 0.0205 violate the triangle inequality: "
+                            "all set to their average 0.0135333 (MuJoCo's balanceinertia)"), 1);
+  const BodyDesc& thigh = m.bodies[size_t(m.bodyIndex("thigh"))];
+  QVERIFY((thigh.inertia - 0.0406 / 3 * Mat3::Identity()).norm() < 1e-15);
+  QCOMPARE(countDiagnostics(d, Severity::Warning, "link 'foot': principal moments of inertia 0, 0, 0 are raised to at least 8e-06"), 1);
+  QVERIFY((m.bodies[size_t(m.bodyIndex("foot"))].inertia - 8e-6 * Mat3::Identity()).norm() < 1e-18);
+  QCOMPARE(d.errorCount(), 0);
+  // The knee would start at 0, below its lower limit 0.5: it starts at 0.5 (a compile note), and the
+  // first step does not throw it back (no large velocity).
+  const auto sys = compile(m);
+  bool noted = false;
+  for (const std::string& n : sys->notes) noted |= n == "joint 'knee' would start at 0, outside its limits [0.5, 2]: it starts at 0.5";
+  QVERIFY(noted);
+  Simulation sim(sys);
+  const int knee = m.jointIndex("knee");
+  QVERIFY(std::abs(sim.jointPosition(knee)(0) - 0.5) < 1e-12);
+  QVERIFY2(sim.step(), sim.metrics().message.c_str());
+  QVERIFY(std::abs(sim.jointVelocity(knee)(0)) < 1.0);
 }
 
 QTEST_APPLESS_MAIN(TestUrdfImport)

@@ -138,7 +138,7 @@ BodyDesc box(const std::string& name, double mass, const Vec3& size) {
 
 // Every URDF joint type at non-zero initial coordinates, a free body, rotated frames, a capsule, a
 // colour and a relative mesh name.
-Model mixedModel() {
+Model mixedModel(bool withWeld) {
   Model m;
   m.name = "mixed";
   m.collisions = CollisionMode::Pairs;
@@ -203,6 +203,7 @@ Model mixedModel() {
   hinge.upperLimit = {0.8};
   hinge.damping = {0.1};
   m.joints.push_back(hinge);
+  if (!withWeld) return m;
   // A body welded to the pin.
   m.bodies.push_back(box("weight", 0.3, Vec3(0.08, 0.08, 0.08)));
   JointDesc weld;
@@ -263,8 +264,19 @@ void TestUrdfWriter::chainSceneRoundTrip() {
 
 void TestUrdfWriter::everyJointTypeRoundTrip() {
   // A free body (→ floating joint from "world"), prismatic without limits (→ ±1e9 m), planar-axis
-  // (→ planar), a limited revolute starting at 0.3 (limits shifted by −0.3), a fixed joint, damping.
-  const Model m = mixedModel();
+  // (→ planar), a limited revolute starting at 0.3 (limits shifted by −0.3), damping; a fixed joint
+  // between two bodies, which the URDF reader lumps into one body (as Drake, Gazebo and MuJoCo do):
+  // with the weld, the pin and its weight come back as one body of their total mass; the dynamics
+  // are compared without it.
+  {
+    const Model welded = mixedModel(true);
+    const RoundTrip r = roundTrip(welded);
+    QVERIFY2(r.imported, r.diags.format().c_str());
+    QCOMPARE(r.back.bodies.size(), welded.bodies.size() - 1);
+    QVERIFY(r.back.jointIndex("weld") < 0 && r.back.bodyIndex("weight") < 0);
+    QVERIFY(std::abs(r.back.bodies[size_t(r.back.bodyIndex("pin"))].mass - 0.7) < 1e-12);
+  }
+  const Model m = mixedModel(false);
   const RoundTrip r = roundTrip(m);
   QVERIFY2(r.imported, r.diags.format().c_str());
   // (The mesh file does not exist: its name, made absolute against the current directory, is kept.)
@@ -273,12 +285,11 @@ void TestUrdfWriter::everyJointTypeRoundTrip() {
                                            "' not found") != std::string::npos,
            r.diags.format().c_str());
   const Model& b = r.back;
-  QCOMPARE(int(b.joints.size()), 5);
+  QCOMPARE(int(b.joints.size()), 4);
   const JointDesc& floating = b.joints[size_t(b.jointIndex("free_floating"))];
   QCOMPARE(floating.type, JointType::Floating);
   QCOMPARE(floating.parent, -1);
   QCOMPARE(b.joints[size_t(b.jointIndex("plane"))].type, JointType::PlanarAxis);
-  QCOMPARE(b.joints[size_t(b.jointIndex("weld"))].type, JointType::Fixed);
   const JointDesc& slide = b.joints[size_t(b.jointIndex("slide"))];
   QCOMPARE(slide.type, JointType::Prismatic);
   QCOMPARE(slide.lowerLimit, std::vector<double>{-1e9});
