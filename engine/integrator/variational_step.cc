@@ -65,6 +65,7 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   // (Rebuilt per step by selectPairs when limits are candidates or not; all on until then.)
   m.lim2.resize(sys_->limits.size());
   m.limitOn.assign(sys_->limits.size(), 1);
+  m.limitRef.assign(sys_->limits.size(), 0.0);
   m.contactOn.assign(sys_->contacts.size(), 1);
   m.contactPair.assign(sys_->contacts.size(), -1);
   const int maxPairs =
@@ -265,7 +266,7 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
   int activeLimits = 0;
   for (size_t li = 0; li < sys_->limits.size(); ++li) {
     const CompiledLimit& l = sys_->limits[li];
-    const double theta = l.coordinate(m.lim2[li].theta[0]);
+    const double theta = l.coordinate(m.lim2[li].theta[0], m.limitRef[li]);
     const Eigen::Vector2d y = m.cur.segment<2>(6 * l.node);
     state.limitImpulse[li] = y;
     state.limitPosition[li] = theta;

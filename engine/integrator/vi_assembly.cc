@@ -493,7 +493,7 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
     r.segment<3>(6 * b + 3) -= 2.0 * me1.dthb.row(0).transpose() * u;
     // Limit rows at z2 with the compliance; padding rows y = 0.
     auto rl = r.segment<6>(6 * l.node);
-    const double theta2 = l.coordinate(me2.theta[0]);
+    const double theta2 = l.coordinate(me2.theta[0], m.limitRef[li]);
     rl[0] = theta2 - l.lower + eps * y[0];
     rl[1] = l.upper - theta2 + eps * y[1];
     rl.tail<4>() = y.tail<4>();

@@ -76,7 +76,10 @@ bool selectCandidates(const CompiledSystem& sys, VariationalIntegrator::Impl& m,
     double rate = me.dxb.row(0).dot(state.bodies[g.child].v) + me.dthb.row(0).dot(state.bodies[g.child].w);
     if (g.parent >= 0)
       rate += me.dxa.row(0).dot(state.bodies[g.parent].v) + me.dtha.row(0).dot(state.bodies[g.parent].w);
-    const double theta = l.coordinate(me.theta[0]);
+    // The coordinate at z1: continued from the last step's, or (none yet) in the range's turn.
+    const double last = state.limitPosition.size() > li ? state.limitPosition[li] : NAN;
+    const double theta = std::isfinite(last) ? l.coordinate(me.theta[0], last) : l.coordinate(me.theta[0]);
+    m.limitRef[li] = theta;
     const double dist = std::min(theta - l.lower, l.upper - theta);
     m.limitOn[li] = !(dist > kLimitMargin + 2.0 * std::abs(rate) * dt);
     anyLimit = anyLimit || m.limitOn[li];
@@ -99,7 +102,7 @@ bool VariationalIntegrator::excludedLimitsHold() const {
   const Impl& m = *impl_;
   for (size_t li = 0; li < sys_->limits.size(); ++li) {
     const CompiledLimit& l = sys_->limits[li];
-    const double theta = l.coordinate(m.lim2[li].theta[0]);
+    const double theta = l.coordinate(m.lim2[li].theta[0], m.limitRef[li]);
     if (!m.limitOn[li] && !(theta > l.lower && theta < l.upper)) return false;
   }
   return true;

@@ -123,6 +123,9 @@ struct VariationalIntegrator::Impl {
   int numPairs = 0;
   std::vector<int> pairRow;
   std::vector<char> limitOn;  // per limit: a candidate (pair rows) in this step
+  // Per limit: its coordinate at z1, continued from the previous step's (State::limitPosition), so
+  // that a revolute angle crossing ±π stays continuous (CompiledLimit::coordinate for the rest).
+  std::vector<double> limitRef;
   // Per contact: a candidate of this step (pair rows; else equality rows y = 0, see
   // contactCandidate), and the index of its first pair (−1 if not a candidate).
   std::vector<char> contactOn;

@@ -8,6 +8,7 @@
 
 #include <Eigen/Eigenvalues>
 
+#include "io/mech_reader.h"
 #include "io/urdf_internal.h"
 
 namespace ms::urdf_detail {
@@ -99,8 +100,9 @@ void Importer::lumpMasses(const urdf::Link& root) {
     const urdf::Link* link;
     Frame world;
     std::string head;
+    bool moved;  // placed by a moving joint
   };
-  std::vector<Item> stack{{&root, Frame(), root.name}};
+  std::vector<Item> stack{{&root, Frame(), root.name, false}};
   std::set<std::string> seen;
   while (!stack.empty()) {
     const Item it = stack.back();
@@ -121,6 +123,43 @@ void Importer::lumpMasses(const urdf::Link& root) {
       std::vector<LumpedMass::Part>& parts = lumped_[it.head].parts;
       if (it.head == it.link->name) parts.insert(parts.begin(), part);
       else parts.push_back(part);
+    } else if (!in && it.moved) {
+      // A moving link without <inertial>: the mass of its collision primitives (box, cylinder,
+      // sphere) at 1000 kg/m³, MuJoCo's rule for a body without an inertial (inertiafromgeom).
+      LumpedMass::Part part{it.link->name, 0.0, Vec3::Zero(), Mat3::Zero()};
+      std::vector<LumpedMass::Part> pieces;
+      for (const urdf::CollisionSharedPtr& c : it.link->collision_array) {
+        if (!c || !c->geometry) continue;
+        ShapeDesc s;
+        const urdf::Geometry* g = c->geometry.get();
+        if (g->type == urdf::Geometry::SPHERE) s.kind = ShapeDesc::Kind::Sphere, s.size = Vec3(static_cast<const urdf::Sphere*>(g)->radius, 0, 0);
+        else if (g->type == urdf::Geometry::BOX) s.kind = ShapeDesc::Kind::Box, s.size = toVec(static_cast<const urdf::Box*>(g)->dim);
+        else if (g->type == urdf::Geometry::CYLINDER)
+          s.kind = ShapeDesc::Kind::Cylinder,
+          s.size = Vec3(static_cast<const urdf::Cylinder*>(g)->radius, static_cast<const urdf::Cylinder*>(g)->length, 0);
+        else continue;
+        const Frame f = it.world * toFrame(c->origin);
+        double volume = 0;
+        Mat3 I;
+        s.orientation = toQuat(f.R);
+        if (!finite(f) || !shapeVolume(s, volume) || !(volume > 0) || !shapeInertia(s, 1000 * volume, I)) continue;
+        pieces.push_back({it.link->name, 1000 * volume, f.p, I});
+        part.mass += 1000 * volume;
+        part.com += 1000 * volume * f.p;
+      }
+      if (part.mass > 0 && std::isfinite(part.mass)) {
+        part.com /= part.mass;
+        for (const LumpedMass::Part& p : pieces) {
+          const Vec3 d = p.com - part.com;
+          part.inertia += p.inertia + p.mass * (d.squaredNorm() * Mat3::Identity() - d * d.transpose());
+        }
+        lumped_[it.head].parts.insert(lumped_[it.head].parts.begin(), part);
+        const Mat3 Ib = it.world.R.transpose() * part.inertia * it.world.R;
+        warning(linkLine(it.link->name), "link '" + it.link->name + "' has no <inertial> but moves: its mass " + num(part.mass) +
+                                             " kg and inertia (diagonal " + num(Ib(0, 0)) + ", " + num(Ib(1, 1)) + ", " +
+                                             num(Ib(2, 2)) + " kg m²) come from its collision shapes at 1000 kg/m³ "
+                                             "(MuJoCo's rule for a body without inertial)");
+      }
     }
     // Children: a fixed joint joins the child to this link's body, unless that is the world.
     for (const urdf::JointSharedPtr& j : it.link->child_joints) {
@@ -130,7 +169,7 @@ void Importer::lumpMasses(const urdf::Link& root) {
       const bool worldGroup = rootIsWorld && it.head == root.name;
       const bool lump = j->type == urdf::Joint::FIXED && !worldGroup;
       stack.push_back({c->second.link.get(), it.world * toFrame(j->parent_to_joint_origin_transform),
-                       lump ? it.head : c->second.link->name});
+                       lump ? it.head : c->second.link->name, j->type != urdf::Joint::FIXED});
     }
   }
 }
@@ -216,7 +255,7 @@ int Importer::makeBody(Model& model, LinkInfo& info) {
   // when nothing is lumped into it, else the parts' about their common centre of mass.
   Frame body = info.world * inertial;
   Mat3 I;
-  if (parts.size() == 1 && parts[0].link == link.name) {
+  if (parts.size() == 1 && parts[0].link == link.name && link.inertial) {
     const urdf::Inertial& in = *link.inertial;
     I << in.ixx, in.ixy, in.ixz, in.ixy, in.iyy, in.iyz, in.ixz, in.iyz, in.izz;
   } else {
@@ -280,8 +319,8 @@ void Importer::attachChild(Model& model, const LinkInfo& parent, const urdf::Joi
     }
     if (!fixed) {
       error(linkLine(link.name), "link '" + link.name + "' has no <inertial> but is moved by " + who + " (" +
-                                     typeName(joint) + "): a moving link needs mass; add an <inertial> or make the "
-                                     "joint fixed");
+                                     typeName(joint) + "): a moving link needs mass; add an <inertial>, collision "
+                                     "boxes, cylinders or spheres (their mass at 1000 kg/m³) or make the joint fixed");
       child.body = kInvalidBody;
       return;
     }

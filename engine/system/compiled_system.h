@@ -82,12 +82,16 @@ struct CompiledLimit {
   int joint = 0;
   double lower = 0, upper = 0;  // on the joint's single free coordinate (rad or m)
   bool angular = false;         // a revolute joint's angle, given in (−π, π]
-  // The coordinate the limits compare: a revolute angle taken in the turn centred on the limits'
-  // midpoint, so that limits beyond ±π (a range 0 … 3.5 rad) hold where the angle wraps.
+  // The coordinate the limits compare. A revolute angle is continued from a reference (the last
+  // step's coordinate): ref + remainder(θ − ref, 2π), continuous where θ wraps at ±π, so limits
+  // beyond ±π (0 … 3.5 rad) or at exactly ±π hold; without one, it is taken in the turn centred on
+  // the limits (the range's midpoint).
+  double coordinate(double theta, double ref) const {
+    return angular ? ref + std::remainder(theta - ref, 2 * M_PI) : theta;
+  }
   double coordinate(double theta) const {
     if (!angular || !(upper - lower < 2 * M_PI)) return theta;
-    const double mid = 0.5 * (lower + upper);
-    return mid + std::remainder(theta - mid, 2 * M_PI);
+    return coordinate(theta, 0.5 * (lower + upper));
   }
   int node = -1;
   // (limit row, body column) and (body row, limit column) for parent (a, −1 for the world) and child (b).

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 #include <Eigen/QR>
@@ -101,7 +102,8 @@ State zeroState(const CompiledSystem& sys) {
   s0.softActive.assign(sys.contacts.size(), 0);
   if (sys.frictionDirections > kFrictionDirections) s0.contactFriction.assign(sys.contacts.size(), Vec6::Zero());
   s0.limitImpulse.assign(sys.limits.size(), Eigen::Vector2d::Zero());
-  s0.limitPosition.assign(sys.limits.size(), 0.0);
+  // (Not known yet: the first step takes each limit's coordinate in the turn centred on its range.)
+  s0.limitPosition.assign(sys.limits.size(), std::numeric_limits<double>::quiet_NaN());
   return s0;
 }
 

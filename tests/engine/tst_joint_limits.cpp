@@ -158,26 +158,27 @@ class TestJointLimits : public QObject {
     QVERIFY(speed < 1e-6);
   }
 
-  // Limits beyond ±π (a range 0 … 3.5 rad, as robot arms' URDFs give them): the angle, given in
-  // (−π, π], is compared in the turn centred on the range, so the pendulum swings past π onto its
-  // upper limit 3.5 and back instead of failing where the angle wraps to −π.
+  // Limits beyond ±π (a range 0 … 3.5 rad, as robot arms' URDFs give them) or at exactly ±π (UR
+  // arms: ±3.14159265): the angle, given in (−π, π], is continued from step to step, so the pendulum
+  // swings past π onto its upper limit and stops there, instead of failing where the angle wraps.
   void limitsBeyondPiHoldWhereTheAngleWraps() {
-    Model m = limitedPendulum(0.0, 3.5);
-    m.joints[0].initialPosition = {2.5};
-    m.joints[0].initialVelocity = {6.0};
-    Simulation sim(compile(m));
-    const CompiledLimit& l = sim.system().limits[0];
-    double maxCoordinate = -INFINITY, minRaw = INFINITY;
-    for (int i = 0; i < 300; ++i) {
-      QVERIFY2(sim.step(), sim.metrics().message.c_str());
-      const double raw = sim.jointPosition(0)(0);
-      minRaw = std::min(minRaw, raw);
-      maxCoordinate = std::max(maxCoordinate, l.coordinate(raw));
-      QVERIFY(sim.metrics().limitViolation <= 1e-6);
+    for (const auto& [lower, upper] : {std::pair{0.0, 3.5}, std::pair{-3.14159265, 3.14159265}}) {
+      Model m = limitedPendulum(lower, upper);
+      m.joints[0].initialPosition = {2.5};
+      m.joints[0].initialVelocity = {6.0};
+      Simulation sim(compile(m));
+      double maxCoordinate = -INFINITY, minRaw = INFINITY;
+      for (int i = 0; i < 300; ++i) {
+        QVERIFY2(sim.step(), sim.metrics().message.c_str());
+        minRaw = std::min(minRaw, sim.jointPosition(0)(0));
+        maxCoordinate = std::max(maxCoordinate, sim.state().limitPosition[0]);
+        QVERIFY(sim.metrics().limitViolation <= 1e-6);
+      }
+      qInfo("limits [%g, %g]: the angle reached %.4f rad (wrapped); the limit coordinate at most %.9f rad", lower, upper,
+            minRaw, maxCoordinate);
+      QVERIFY(minRaw < -M_PI + 0.3 || upper <= M_PI);  // past π (wrapped) when the limit lies beyond it
+      QVERIFY(std::abs(maxCoordinate - upper) <= 1e-6);  // stopped at the upper limit
     }
-    qInfo("limits [0, 3.5]: the angle wrapped to %.4f rad; the limit coordinate reached %.9f rad", minRaw, maxCoordinate);
-    QVERIFY(minRaw < -M_PI + 0.3);                        // it went past π (wrapped)
-    QVERIFY(std::abs(maxCoordinate - 3.5) <= 1e-6);       // and stopped at the upper limit
   }
 
   // The elbow of a double pendulum (limit node adjacent to two bodies: a cycle with the joint node).

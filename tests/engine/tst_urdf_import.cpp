@@ -533,6 +533,9 @@ void TestUrdfImport::fixedLinksAreLumpedAndInertiasRepaired() {
   <link name="imu"><inertial><mass value="0.01"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>
   <link name="thigh"><inertial><mass value="1"/><inertia ixx="0.01" ixy="0" ixz="0" iyy="0.0101" iyz="0" izz="0.0205"/></inertial></link>
   <link name="foot"><inertial><mass value="0.2"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>
+  <link name="toe"><collision><origin xyz="0.05 0 0"/><geometry><box size="0.1 0.02 0.03"/></geometry></collision></link>
+  <joint name="toe_joint" type="revolute"><parent link="foot"/><child link="toe"/><axis xyz="0 1 0"/>
+    <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
   <joint name="base_trunk" type="fixed"><parent link="base"/><child link="trunk"/></joint>
   <joint name="imu_joint" type="fixed"><parent link="trunk"/><child link="imu"/><origin xyz="0.1 0 0"/></joint>
   <joint name="hip" type="revolute"><parent link="trunk"/><child link="thigh"/><origin xyz="0 0 -0.1"/><axis xyz="0 1 0"/>
@@ -544,7 +547,7 @@ void TestUrdfImport::fixedLinksAreLumpedAndInertiasRepaired() {
   Diagnostics d;
   QVERIFY2(importUrdfString(urdf, "conventions.urdf", "", m, d), d.format().c_str());
   // base, trunk and imu are one body (the root's free body) with their total mass.
-  QCOMPARE(int(m.bodies.size()), 3);
+  QCOMPARE(int(m.bodies.size()), 4);
   const BodyDesc& base = m.bodies[size_t(m.bodyIndex("base"))];
   QVERIFY(std::abs(base.mass - (5 + 0.01 + 1e-6)) < 1e-12);
   QVERIFY(m.bodyIndex("trunk") < 0 && m.bodyIndex("imu") < 0);
@@ -557,6 +560,11 @@ void TestUrdfImport::fixedLinksAreLumpedAndInertiasRepaired() {
   QVERIFY((thigh.inertia - 0.0406 / 3 * Mat3::Identity()).norm() < 1e-15);
   QCOMPARE(countDiagnostics(d, Severity::Warning, "link 'foot': principal moments of inertia 0, 0, 0 are raised to at least 8e-06"), 1);
   QVERIFY((m.bodies[size_t(m.bodyIndex("foot"))].inertia - 8e-6 * Mat3::Identity()).norm() < 1e-18);
+  // The toe has no <inertial>: its collision box at 1000 kg/m³ (0.06 kg, centred 5 cm out).
+  const BodyDesc& toe = m.bodies[size_t(m.bodyIndex("toe"))];
+  QVERIFY(std::abs(toe.mass - 0.06) < 1e-12);
+  QVERIFY(std::abs(toe.inertia(0, 0) - 0.06 * (0.02 * 0.02 + 0.03 * 0.03) / 12) < 1e-15);
+  QCOMPARE(countDiagnostics(d, Severity::Warning, "link 'toe' has no <inertial> but moves: its mass 0.06 kg"), 1);
   QCOMPARE(d.errorCount(), 0);
   // The knee would start at 0, below its lower limit 0.5: it starts at 0.5 (a compile note), and the
   // first step does not throw it back (no large velocity).
