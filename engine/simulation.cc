@@ -416,9 +416,7 @@ Vec6 Simulation::jointVelocity(int j) const {
   const JointGeometry& g = sys_->joints.at(j).geo;
   JointMinimalEval e;
   evalJointMinimal(g, jointPoses(g, state_), e);
-  Vec6 rate = e.dxb * state_.bodies[g.child].v + e.dthb * state_.bodies[g.child].w;
-  if (g.parent >= 0) rate += e.dxa * state_.bodies[g.parent].v + e.dtha * state_.bodies[g.parent].w;
-  return rate;
+  return jointRate(g, e, state_);
 }
 
 void Simulation::setInitialJointState(int j, const std::vector<double>& position, const std::vector<double>& velocity) {

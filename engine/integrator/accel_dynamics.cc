@@ -87,9 +87,7 @@ void addForceElements(const CompiledSystem& sys, const Inputs& in, const State& 
     Vec6 u = act ? in.actuator[k] : Vec6::Zero();
     if (j.hasSpring) u -= j.stiffness.cwiseProduct(me.theta - j.rest);
     if (j.hasDamper) {
-      Vec6 rate = me.dxb * s.bodies[b].v + me.dthb * s.bodies[b].w;
-      if (a >= 0) rate += me.dxa * s.bodies[a].v + me.dtha * s.bodies[a].w;
-      u -= j.damping.cwiseProduct(rate);
+      u -= j.damping.cwiseProduct(jointRate(j.geo, me, s));
     }
     if (a >= 0) {
       f.segment<3>(6 * a) += me.dxa.transpose() * u;

@@ -185,10 +185,8 @@ void MuJoCoIntegrator::writeState(const State& s) {
       continue;
     }
     evalJointMinimal(g, z, me);
-    Vec6 rate = me.dxb * bb.v + me.dthb * bb.w;
-    if (g.parent >= 0) rate += me.dxa * s.bodies[size_t(g.parent)].v + me.dtha * s.bodies[size_t(g.parent)].w;
     qp[0] = me.theta(0);
-    qv[0] = rate(0);
+    qv[0] = jointRate(g, me, s)(0);
   }
   synced_ = true;
 }
@@ -227,9 +225,7 @@ void MuJoCoIntegrator::applyInputs(const StepSettings& st, const Inputs& in, con
     if (passive) {
       if (cj.hasSpring) u -= cj.stiffness.cwiseProduct(me.theta - cj.rest);
       if (cj.hasDamper) {
-        Vec6 rate = me.dxb * s.bodies[size_t(b)].v + me.dthb * s.bodies[size_t(b)].w;
-        if (a >= 0) rate += me.dxa * s.bodies[size_t(a)].v + me.dtha * s.bodies[size_t(a)].w;
-        u -= cj.damping.cwiseProduct(rate);
+        u -= cj.damping.cwiseProduct(jointRate(g, me, s));
       }
     }
     auto addWrench = [&](int body, const Mat6x3& dx, const Mat6x3& dth) {

@@ -174,10 +174,7 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     const CompiledJoint& j = sys.joints[k];
     if (!j.hasArmature) continue;
     const JointMinimalEval& me = m.m1[k];
-    const BodyState& cb = state.bodies[j.geo.child];
-    Vec6 rate0 = me.dxb * cb.v + me.dthb * cb.w;
-    if (j.geo.parent >= 0) rate0 += me.dxa * state.bodies[j.geo.parent].v + me.dtha * state.bodies[j.geo.parent].w;
-    const Vec6 u = j.armature.cwiseProduct(rate0) / dt;
+    const Vec6 u = j.armature.cwiseProduct(jointRate(j.geo, me, state)) / dt;
     if (j.geo.parent >= 0) {
       m.force[j.geo.parent] += me.dxa.transpose() * u;
       m.torque[j.geo.parent] += me.dtha.transpose() * u;

@@ -18,9 +18,7 @@ double kineticEnergy(const CompiledSystem& sys, const State& state) {
     if (!j.hasArmature) continue;
     JointMinimalEval e;
     evalJointMinimal(j.geo, jointPoses(j.geo, state), e);
-    const BodyState& c = state.bodies[j.geo.child];
-    Vec6 rate = e.dxb * c.v + e.dthb * c.w;
-    if (j.geo.parent >= 0) rate += e.dxa * state.bodies[j.geo.parent].v + e.dtha * state.bodies[j.geo.parent].w;
+    const Vec6 rate = jointRate(j.geo, e, state);
     ke += 0.5 * j.armature.dot(rate.cwiseProduct(rate));
   }
   return ke;

@@ -80,4 +80,13 @@ inline JointPoses jointPoses(const JointGeometry& j, const State& s) {
   return z;
 }
 
+// A joint's minimal-coordinate rates θ̇ = J_min ż for the state's velocities, with J_min the
+// Jacobian `e` evaluated at some pose (child's part, then the parent's).
+inline Vec6 jointRate(const JointGeometry& j, const JointMinimalEval& e, const State& s) {
+  const BodyState& c = s.bodies[size_t(j.child)];
+  Vec6 rate = e.dxb * c.v + e.dthb * c.w;
+  if (j.parent >= 0) rate += e.dxa * s.bodies[size_t(j.parent)].v + e.dtha * s.bodies[size_t(j.parent)].w;
+  return rate;
+}
+
 }  // namespace ms
