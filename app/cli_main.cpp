@@ -40,13 +40,15 @@ struct Command {
 const Command kCommands[] = {
     {"simulate", runSimulate, "simulate (scene:NAME | FILE) (--duration S | --steps N) [OPTION]...",
      "step a mechanism (the variational integrator unless --integrator)", printSimulateOptions},
-    {"check", runCheck, "check FILE [--set key=value]... [--package-path DIR]...",
+    {"check", runCheck, "check FILE [--set key=value]... [--package-path DIR]... [--no-ground] [--self-collision on|off]",
      "read and compile a model file, print its diagnostics (exit 1 on errors)", nullptr},
-    {"signals", runSignals, "signals (scene:NAME | FILE) [--set key=value]... [--degrees] [--package-path DIR]...",
+    {"signals", runSignals, "signals (scene:NAME | FILE) [--set key=value]... [--degrees] [--package-path DIR]...\n"
+     "           [--no-ground] [--self-collision on|off]",
      "list the signals of a model (joint coordinates and reactions, bodies,\n"
      "               contacts, system totals) with their units",
      nullptr},
-    {"convert", runConvert, "convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf [--package-path DIR]...",
+    {"convert", runConvert, "convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf [--package-path DIR]...\n"
+     "           [--no-ground] [--self-collision on|off]",
      "write a model file or a scene as .mech, URDF (.urdf, trees only) or MJCF\n"
      "               (.xml or .mjcf), chosen by the output's extension",
      nullptr},

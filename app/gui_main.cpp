@@ -21,6 +21,7 @@
 #include <map>
 #include <string>
 
+#include "document_controller.h"
 #include "gallery.h"
 #include "editor/model_tree.h"
 #include "integrator/integrator_options.h"
@@ -80,7 +81,9 @@ int main(int argc, char** argv) {
   QCommandLineOption plot("plot", "Plot the model's signals matching a name or glob, e.g. 'crank.*' (repeatable: one plot each; 'mechstudio-cli signals MODEL' lists them).", "SIGNAL");
   QCommandLineOption keyframe("keyframe", "Start paused at the model's (keyframe NAME ...) instead of its initial conditions.", "NAME");
   QCommandLineOption packagePath("package-path", "A directory holding ROS packages, for URDF meshes package://NAME/... (repeatable; for this session, before Settings > Package paths and ROS_PACKAGE_PATH).", "DIR");
-  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson, sideBySide, plot, keyframe, packagePath});
+  QCommandLineOption noGround("no-ground", "No ground under a floating-base URDF robot for this session (Settings > Imported robots adds one by default).");
+  QCommandLineOption selfCollision("self-collision", "Bodies of one mechanism collide with each other (on) or not (off), for this session (default: as the model says; a URDF's is off).", "on|off");
+  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson, sideBySide, plot, keyframe, packagePath, noGround, selfCollision});
   if (!cli.parse(app.arguments())) return fail(1, cli.errorText());
   if (cli.isSet("help")) cli.showHelp(0);
   if (cli.isSet("version")) cli.showVersion();
@@ -121,8 +124,13 @@ int main(int argc, char** argv) {
     packageRoots << QFileInfo(dir).absoluteFilePath();
   }
 
+  if (cli.isSet(selfCollision) && cli.value(selfCollision) != "on" && cli.value(selfCollision) != "off")
+    return fail(1, "--self-collision takes 'on' or 'off', got '" + cli.value(selfCollision) + "'");
+
   ms::ui::MainWindow window;
   window.addSessionPackagePaths(packageRoots);
+  window.documents()->setSessionLoadOverrides(cli.isSet(noGround) ? std::optional<bool>(false) : std::nullopt,
+                                              !cli.isSet(selfCollision) ? 0 : cli.value(selfCollision) == "on" ? 1 : 2);
   QString error;
   bool opened = false;
   if (cli.isSet(lesson)) {

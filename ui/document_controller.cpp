@@ -35,6 +35,7 @@
 #include "gallery.h"
 #include "io/experiment_file.h"
 #include "io/mech_writer.h"
+#include "io/mjcf_import.h"
 #include "io/model_file.h"
 #include "main_window.h"
 #include "settings_panel.h"
@@ -47,6 +48,14 @@ namespace ms::ui {
 
 namespace {
 constexpr int kMaxRecent = 10;
+
+// A URDF file: .urdf, or .xml whose root element is <robot>.
+bool isUrdfFile(const QString& path) {
+  const QString ext = QFileInfo(path).suffix().toLower();
+  if (ext == "urdf") return true;
+  QFile f(path);
+  return ext == "xml" && f.open(QIODevice::ReadOnly) && xmlRootElementName(f.read(1 << 16).toStdString()) == "robot";
+}
 }  // namespace
 
 DocumentController::DocumentController(MainWindow& window) : QObject(&window), w_(window), editor_(window.editorPanel()) {
@@ -63,6 +72,10 @@ DocumentController::DocumentController(MainWindow& window) : QObject(&window), w
   // meshes may resolve now).
   connect(w_.settingsPanel(), &SettingsPanel::packagePathsChanged, this, [this] {
     if (source_.endsWith(".urdf", Qt::CaseInsensitive) || source_.endsWith(".xml", Qt::CaseInsensitive)) reload();
+  });
+  // A new ground or self-collision setting: the open model file is read again with it.
+  connect(w_.settingsPanel(), &SettingsPanel::loadSettingsChanged, this, [this] {
+    if (!source_.isEmpty() && !source_.startsWith("scene:")) reload();
   });
 
   // File watching (auto-reload), debounced because editors write in several steps.
@@ -145,8 +158,7 @@ bool DocumentController::openModel(const QString& source, QString* error, const 
   Model model;
   Diagnostics diags;
   // URDF meshes package://NAME/...: the session's and the Settings' package roots.
-  ModelLoadOptions options;
-  for (const QString& dir : packagePaths()) options.packagePaths.push_back(QDir(dir).absolutePath().toStdString());
+  const ModelLoadOptions options = loadOptions();
   const bool ok = loadModel(path.toStdString(), params, model, diags, options);
   QString text;
   if (!ok) {
@@ -161,14 +173,32 @@ bool DocumentController::openModel(const QString& source, QString* error, const 
       params_ = params;
       w_.transport()->runAction()->setChecked(false);
       w_.status()->hideBanner();
-      // Warnings still get shown (e.g. a missing mesh), without blocking.
-      if (!diags.empty()) w_.status()->showBanner(QString::fromStdString(diags.format()).trimmed(), false);
+      // The compile step's notes join the reader's diagnostics (all listed under Problems).
+      for (const std::string& note : sys->notes) diags.add(Severity::Note, path.toStdString(), 0, 0, note);
+      // Warnings: one line over the view (the list is under Problems; Details… shows them all).
+      int warnings = 0;
+      for (const Diagnostic& d : diags.items()) warnings += d.severity == Severity::Warning;
+      if (warnings > 0)
+        w_.status()->showBanner(QString("%1 warning%2 reading %3 (listed under Problems in the editor dock)\n%4")
+                                    .arg(warnings)
+                                    .arg(warnings == 1 ? "" : "s")
+                                    .arg(isScene ? source : QFileInfo(path).fileName())
+                                    .arg(QString::fromStdString(diags.format()).trimmed()),
+                                false, 1);
       w_.setWindowTitle(QString("%1 — MechStudio").arg(isScene ? source : QFileInfo(path).fileName()));
       w_.status()->setModelText(QString("%1: %2 bodies, %3 joints")
                                 .arg(QString::fromStdString(model.name.empty() ? path.toStdString() : model.name))
                                 .arg(sys->bodies.size())
                                 .arg(sys->joints.size()));
       syncEditor(path, isScene, model);
+      // A model from another format: the tree and the Problems list show what was read.
+      if (!isScene && !path.endsWith(".mech", Qt::CaseInsensitive)) {
+        auto imported = std::make_shared<ParsedModel>();
+        imported->result.model = model;
+        const QString ext = QFileInfo(path).suffix().toLower();
+        imported->importedFrom = ext == "trep" ? "trep" : isUrdfFile(path) ? "URDF" : "MJCF";
+        editor_->editor()->setImportedModel(imported, diags.items());
+      }
       if (!isScene) {
         addRecent(path);
         watchFile(path);
@@ -205,6 +235,21 @@ void DocumentController::addSessionPackagePaths(const QStringList& dirs) {
 }
 
 QStringList DocumentController::packagePaths() const { return sessionPackagePaths_ + w_.settingsPanel()->packagePaths(); }
+
+void DocumentController::setSessionLoadOverrides(std::optional<bool> groundUnderFloatingBase, int selfCollision) {
+  sessionGround_ = groundUnderFloatingBase;
+  sessionSelfCollision_ = selfCollision;
+}
+
+ModelLoadOptions DocumentController::loadOptions() const {
+  // Package roots, ground and self-collision: the session's (command line), else the Settings'.
+  ModelLoadOptions options;
+  for (const QString& dir : packagePaths()) options.packagePaths.push_back(QDir(dir).absolutePath().toStdString());
+  const SettingsPanel* s = w_.settingsPanel();
+  options.groundUnderFloatingBase = sessionGround_.value_or(s->groundUnderFloatingBase());
+  options.selfCollision = ModelLoadOptions::SelfCollision(sessionSelfCollision_ > 0 ? sessionSelfCollision_ : s->selfCollision());
+  return options;
+}
 
 // ---- the editor dock ----------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@
 #include <QTimer>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 class QAction;
@@ -19,9 +20,7 @@ class QMenu;
 class QMimeData;
 class QSettings;
 
-namespace ms {
-struct Model;
-}
+#include "io/model_file.h"
 
 namespace ms::ui {
 
@@ -53,6 +52,10 @@ class DocumentController : public QObject {
   // Every package root a URDF is opened with, in search order: the session's, then Settings >
   // Package paths.
   QStringList packagePaths() const;
+  // Ground and self-collision for this session (command line), before Settings: unset / 0 = Settings'.
+  void setSessionLoadOverrides(std::optional<bool> groundUnderFloatingBase, int selfCollision);
+  // How models are opened: package roots, ground under a floating base, self-collision.
+  ModelLoadOptions loadOptions() const;
   // What is open (file path or scene:NAME) and its parameter overrides.
   QString source() const { return source_; }
   const std::map<std::string, std::string>& params() const { return params_; }
@@ -153,6 +156,8 @@ class DocumentController : public QObject {
   QString source_;                              // what is open (file path or scene:NAME)
   std::map<std::string, std::string> params_;  // its parameter overrides
   QStringList sessionPackagePaths_;             // --package-path (not saved)
+  std::optional<bool> sessionGround_;           // --no-ground (not saved)
+  int sessionSelfCollision_ = 0;                // --self-collision on|off: 1 / 2 (not saved)
   QStringList recent_;
   std::string appliedText_;  // the text of the model now in the simulation (auto-apply skips it)
   QFileSystemWatcher* watcher_ = nullptr;

@@ -329,6 +329,7 @@ void MainWindow::readSettings() {
   settings_->setPlotWindow(s.value("plotWindow", 10.0).toDouble());
   plots_->setTimeWindow(settings_->plotWindow());
   settings_->setPackagePaths(s.value("packagePaths").toStringList());
+  settings_->setLoadSettings(s.value("import/groundUnderFloatingBase", true).toBool(), s.value("import/selfCollision", 0).toInt());
   for (QAction* a : viewMenu_->actions())
     if (a->objectName().startsWith("overlay-")) a->setChecked(s.value("view/" + a->objectName(), a->isChecked()).toBool());
   if (s.contains("geometry")) restoreGeometry(s.value("geometry").toByteArray());
@@ -355,6 +356,8 @@ void MainWindow::writeSettings() const {
   s.setValue("historyCapacity", settings_->historyCapacity());
   s.setValue("plotWindow", settings_->plotWindow());
   s.setValue("packagePaths", settings_->packagePaths());
+  s.setValue("import/groundUnderFloatingBase", settings_->groundUnderFloatingBase());
+  s.setValue("import/selfCollision", settings_->selfCollision());
   for (QAction* a : viewMenu_->actions())
     if (a->objectName().startsWith("overlay-")) s.setValue("view/" + a->objectName(), a->isChecked());
   s.setValue("geometry", saveGeometry());

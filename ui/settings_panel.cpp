@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "settings_panel.h"
 
+#include <algorithm>
+
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleSpinBox>
@@ -151,6 +154,30 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     if (!updating_) Q_EMIT packagePathsChanged(packagePaths());
   });
 
+  // Imported robots: a ground under a floating base, self-collision.
+  ground_ = new QCheckBox("Ground under a floating-base robot");
+  ground_->setObjectName("settings-urdf-ground");
+  ground_->setChecked(true);
+  ground_->setToolTip("A URDF robot whose base is free gets a ground plane at its lowest collision shape, as Gazebo's and "
+                      "PyBullet's users add one (mechstudio-cli: --no-ground leaves it out). Used when a model is opened "
+                      "or reloaded.");
+  form->addRow("Imported robots", ground_);
+  selfCollision_ = new QComboBox;
+  selfCollision_->setObjectName("settings-self-collision");
+  selfCollision_->addItem("As the model says (URDF: off)");
+  selfCollision_->addItem("On: a mechanism's bodies collide");
+  selfCollision_->addItem("Off: only other mechanisms and grounds");
+  selfCollision_->setToolTip("Whether the bodies of one mechanism (joined through joints) collide with each other. "
+                             "A URDF is read without (Gazebo's and PyBullet's default); a .mech file says it with "
+                             "(collisions all|no-self|pairs). mechstudio-cli: --self-collision on|off.");
+  form->addRow("Self-collision", selfCollision_);
+  connect(ground_, &QCheckBox::toggled, this, [this] {
+    if (!updating_) Q_EMIT loadSettingsChanged();
+  });
+  connect(selfCollision_, qOverload<int>(&QComboBox::currentIndexChanged), this, [this] {
+    if (!updating_) Q_EMIT loadSettingsChanged();
+  });
+
   problem_ = new QLabel;
   problem_->setStyleSheet("color: #c0392b;");
   problem_->setWordWrap(true);
@@ -240,6 +267,15 @@ QStringList SettingsPanel::packagePaths() const {
 }
 
 QString SettingsPanel::packagePathsProblem() const { return packagePathsProblem_->text(); }
+
+void SettingsPanel::setLoadSettings(bool groundUnderFloatingBase, int selfCollision) {
+  updating_ = true;
+  ground_->setChecked(groundUnderFloatingBase);
+  selfCollision_->setCurrentIndex(std::clamp(selfCollision, 0, 2));
+  updating_ = false;
+}
+bool SettingsPanel::groundUnderFloatingBase() const { return ground_->isChecked(); }
+int SettingsPanel::selfCollision() const { return selfCollision_->currentIndex(); }
 
 // Names the entries that are not directories (they are kept: a drive may be mounted later).
 void SettingsPanel::checkPackagePaths() {

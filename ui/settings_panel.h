@@ -4,7 +4,8 @@
 // not applied), time step, Newton tolerance and iteration caps, gravity, history length and
 // the plots' time window, and the package paths for URDF package:// meshes (directories separated
 // by ':' as in ROS_PACKAGE_PATH, used when a URDF is opened or reloaded; a directory that does not
-// exist is named under the field). Every field is validated as it is typed (invalid text is marked
+// exist is named under the field), and how imported robots are read (a ground under a floating-base
+// URDF robot; self-collision within a mechanism). Every field is validated as it is typed (invalid text is marked
 // and explained, never applied); valid changes are emitted at once.
 #pragma once
 
@@ -15,6 +16,7 @@
 #include "integrator/integrator_options.h"
 #include "system/compiled_system.h"
 
+class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLineEdit;
@@ -42,6 +44,13 @@ class SettingsPanel : public QWidget {
   QLineEdit* packagePathsField() const { return packagePaths_; }
   // Why some package paths are not used ("" when every one is a directory).
   QString packagePathsProblem() const;
+  // How models are read: a ground under a floating-base URDF robot, self-collision (0: as the model
+  // says, 1: on, 2: off; ModelLoadOptions::SelfCollision's order). Shown without emitting.
+  void setLoadSettings(bool groundUnderFloatingBase, int selfCollision);
+  bool groundUnderFloatingBase() const;
+  int selfCollision() const;
+  QCheckBox* groundCheck() const { return ground_; }
+  QComboBox* selfCollisionCombo() const { return selfCollision_; }
 
   // The tolerance field (tests type into it).
   QLineEdit* toleranceField() const { return tolerance_; }
@@ -66,6 +75,8 @@ class SettingsPanel : public QWidget {
   void plotWindowChanged(double seconds);
   // The package paths field was edited (Enter or focus out).
   void packagePathsChanged(const QStringList& dirs);
+  // The ground or self-collision setting changed (the open model is read again with it).
+  void loadSettingsChanged();
   // A valid integrator choice (applied by the simulation thread at its next sync point).
   void integratorChanged(const ms::IntegratorOptions& options);
 
@@ -88,6 +99,8 @@ class SettingsPanel : public QWidget {
   QDoubleSpinBox* plotWindow_;
   QLineEdit* packagePaths_;
   QLabel* packagePathsProblem_;
+  QCheckBox* ground_;
+  QComboBox* selfCollision_;
   QLabel* problem_;
   bool updating_ = false;
 };

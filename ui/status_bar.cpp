@@ -2,6 +2,8 @@
 // The banner and the status bar's labels (see status_bar.h).
 #include "status_bar.h"
 
+#include <algorithm>
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMainWindow>
@@ -85,11 +87,11 @@ void StatusBar::showMessage(const QString& text, int timeoutMs) { window_->statu
 
 // ---- banner -------------------------------------------------------------------------------------
 
-void StatusBar::showBanner(const QString& text, bool error) {
+void StatusBar::showBanner(const QString& text, bool error, int shownLines) {
   // Long diagnostics lists: the first lines here, all of them behind Details….
   bannerFull_ = text;
   const QStringList lines = text.split('\n');
-  constexpr int kShown = 2;
+  const int kShown = std::max(1, shownLines);
   QString shown = lines.mid(0, kShown).join('\n');
   if (lines.size() > kShown) shown += QString("\n… and %1 more line(s)").arg(lines.size() - kShown);
   bannerDetails_->setVisible(lines.size() > kShown);

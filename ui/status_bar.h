@@ -24,7 +24,7 @@ class StatusBar : public QObject {
 
   QWidget* banner() const { return banner_; }
   // Long diagnostics lists: the first lines shown, all of them behind Details….
-  void showBanner(const QString& text, bool error);
+  void showBanner(const QString& text, bool error, int shownLines = 2);
   void hideBanner();
   // The text of the failure/diagnostics banner ("" when hidden).
   QString bannerText() const;

@@ -80,7 +80,7 @@ long long positiveInteger(const std::string& opt, const std::string& value, long
   return *v;
 }
 
-// ---- --package-path DIR (every command that loads a model) ----------------------------------------
+// ---- --package-path DIR, --no-ground, --self-collision on|off (every command that loads a model) -----
 
 // A root for URDF package://NAME/PATH meshes: an existing directory.
 std::string packageRoot(const std::string& dir) {
@@ -90,17 +90,31 @@ std::string packageRoot(const std::string& dir) {
   return dir;
 }
 
-// True when args[i] is --package-path DIR or --package-path=DIR; the directory is added to `roots`
-// and i left on the last argument used.
-bool takePackagePath(const std::vector<std::string>& args, size_t& i, std::vector<std::string>& roots) {
-  const std::string option = "--package-path";
-  if (args[i] == option) {
-    if (i + 1 >= args.size()) throw InputError{"option --package-path needs a directory"};
-    roots.push_back(packageRoot(args[++i]));
+bool takeLoadOption(const std::vector<std::string>& args, size_t& i, ms::ModelLoadOptions& load) {
+  // The option's name and value ("--opt value" or "--opt=value").
+  const std::string& a = args[i];
+  const size_t eq = a.find('=');
+  const std::string name = a.substr(0, eq);
+  if (name != "--package-path" && name != "--no-ground" && name != "--self-collision") return false;
+  if (name == "--no-ground") {
+    if (eq != std::string::npos) throw InputError{"option --no-ground takes no value"};
+    load.groundUnderFloatingBase = false;
     return true;
   }
-  if (args[i].compare(0, option.size() + 1, option + "=") != 0) return false;
-  roots.push_back(packageRoot(args[i].substr(option.size() + 1)));
+  std::string value;
+  if (eq != std::string::npos) {
+    value = a.substr(eq + 1);
+  } else {
+    if (i + 1 >= args.size())
+      throw InputError{"option " + name + (name == "--package-path" ? " needs a directory" : " needs 'on' or 'off'")};
+    value = args[++i];
+  }
+  if (name == "--package-path") {
+    load.packagePaths.push_back(packageRoot(value));
+  } else {
+    if (value != "on" && value != "off") throw InputError{"--self-collision takes 'on' or 'off', got '" + value + "'"};
+    load.selfCollision = value == "on" ? ms::ModelLoadOptions::SelfCollision::On : ms::ModelLoadOptions::SelfCollision::Off;
+  }
   return true;
 }
 
@@ -124,10 +138,8 @@ void printDiagnostics(const ms::Diagnostics& diags) {
 // ms::loadModel, with a problem that has no source location (unknown scene, missing file, wrong
 // type) turned into one InputError line; located diagnostics stay in `diags` for the caller.
 bool readModel(const std::string& source, const std::map<std::string, std::string>& params, ms::Model& model,
-               ms::Diagnostics& diags, const std::vector<std::string>& packagePaths) {
-  ms::ModelLoadOptions options;
-  options.packagePaths = packagePaths;
-  const bool ok = ms::loadModel(source, params, model, diags, options);
+               ms::Diagnostics& diags, const ms::ModelLoadOptions& load) {
+  const bool ok = ms::loadModel(source, params, model, diags, load);
   if (!ok && diags.items().size() == 1 && diags.items()[0].line == 0)
     throw InputError{"'" + source + "': " + diags.items()[0].message};
   return ok;
@@ -137,7 +149,7 @@ bool readModel(const std::string& source, const std::map<std::string, std::strin
 ms::Model loadModel(const SimulateOptions& o) {
   ms::Model model;
   ms::Diagnostics diags;
-  const bool ok = readModel(o.model, o.params, model, diags, o.packagePaths);
+  const bool ok = readModel(o.model, o.params, model, diags, o.load);
   // Warnings are shown unless --quiet; errors always, then one summary line.
   if (!ok || !o.quiet) printDiagnostics(diags);
   if (!ok) throw InputError{"'" + o.model + "' has " + std::to_string(diags.errorCount()) + " error(s)"};

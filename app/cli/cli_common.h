@@ -16,6 +16,7 @@
 
 #include "core/diagnostics.h"
 #include "integrator/integrator_options.h"
+#include "io/model_file.h"
 #include "model/model.h"
 
 namespace cli {
@@ -56,9 +57,11 @@ long long positiveInteger(const std::string& opt, const std::string& value, long
 
 // A root for URDF package://NAME/PATH meshes: an existing directory.
 std::string packageRoot(const std::string& dir);
-// True when args[i] is --package-path DIR or --package-path=DIR; the directory is added to `roots`
-// and i left on the last argument used.
-bool takePackagePath(const std::vector<std::string>& args, size_t& i, std::vector<std::string>& roots);
+// True when args[i] is an option of how a model is loaded, then set in `load` with i left on the last
+// argument used: --package-path DIR (repeatable; a root for URDF package:// meshes), --no-ground (no
+// ground under a floating-base URDF robot), --self-collision on|off (between the bodies of one
+// mechanism; URDF's default is off). "--opt=value" works too.
+bool takeLoadOption(const std::vector<std::string>& args, size_t& i, ms::ModelLoadOptions& load);
 // True when args[i] is --set key=value (each key once); the pair is added to `params` and i left on
 // the value.
 bool takeSetOption(const std::vector<std::string>& args, size_t& i, std::map<std::string, std::string>& params);
@@ -71,7 +74,7 @@ struct SimulateOptions {
   std::optional<std::string> csv, poses, signals;
   std::optional<std::string> keyframe;  // --keyframe NAME: the initial state
   std::vector<std::string> signalPatterns;  // --signal (repeatable)
-  std::vector<std::string> packagePaths;    // --package-path (repeatable): roots for URDF package:// meshes
+  ms::ModelLoadOptions load;                // --package-path (repeatable), --no-ground, --self-collision
   bool degrees = false;
   bool quiet = false;
   ms::IntegratorOptions integrator;  // --integrator, --baumgarte (validated against the model later)
@@ -85,7 +88,7 @@ void printDiagnostics(const ms::Diagnostics& diags);
 // ms::loadModel, with a problem that has no source location (unknown scene, missing file, wrong
 // type) turned into one InputError line; located diagnostics stay in `diags` for the caller.
 bool readModel(const std::string& source, const std::map<std::string, std::string>& params, ms::Model& model,
-               ms::Diagnostics& diags, const std::vector<std::string>& packagePaths);
+               ms::Diagnostics& diags, const ms::ModelLoadOptions& load);
 // The description to simulate: a built-in scene ("scene:NAME") or a model file.
 ms::Model loadModel(const SimulateOptions& o);
 

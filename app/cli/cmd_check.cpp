@@ -11,10 +11,10 @@ namespace cli {
 int runCheck(const std::vector<std::string>& args) {
   std::string path;
   std::map<std::string, std::string> params;
-  std::vector<std::string> packagePaths;
+  ms::ModelLoadOptions load;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (takePackagePath(args, i, packagePaths)) {
-      // a root for URDF package:// meshes
+    if (takeLoadOption(args, i, load)) {
+      // --package-path, --no-ground, --self-collision
     } else if (takeSetOption(args, i, params)) {
       // a scene or .mech parameter
     } else if (!args[i].empty() && args[i][0] == '-') {
@@ -27,7 +27,7 @@ int runCheck(const std::vector<std::string>& args) {
   if (path.empty()) throw InputError{"check needs a model file"};
   ms::Model model;
   ms::Diagnostics diags;
-  bool ok = readModel(path, params, model, diags, packagePaths);
+  bool ok = readModel(path, params, model, diags, load);
   // The separate compile step: its problems have no source location.
   if (ok) {
     try {

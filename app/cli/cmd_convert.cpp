@@ -16,10 +16,10 @@ namespace cli {
 // model cannot be expressed in the output format).
 int runConvert(const std::vector<std::string>& args) {
   std::string in, out;
-  std::vector<std::string> packagePaths;
+  ms::ModelLoadOptions load;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (takePackagePath(args, i, packagePaths)) {
-      // a root for URDF package:// meshes
+    if (takeLoadOption(args, i, load)) {
+      // --package-path, --no-ground, --self-collision
     } else if (args[i] == "-o" || args[i] == "--output") {
       if (i + 1 >= args.size()) throw InputError{"option -o needs a file name"};
       if (!out.empty()) throw InputError{"option -o given more than once"};
@@ -37,7 +37,7 @@ int runConvert(const std::vector<std::string>& args) {
     throw InputError{"the output '" + out + "' must be a .mech file, a .urdf file or an .xml or .mjcf file (MJCF)"};
   ms::Model model;
   ms::Diagnostics diags;
-  const bool ok = readModel(in, {}, model, diags, packagePaths);
+  const bool ok = readModel(in, {}, model, diags, load);
   printDiagnostics(diags);
   if (!ok) throw InputError{"'" + in + "' has " + std::to_string(diags.errorCount()) + " error(s); nothing written"};
   // The text in the output's format; a model the format cannot express throws UserError (exit 1).

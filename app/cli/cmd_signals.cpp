@@ -16,8 +16,8 @@ int runSignals(const std::vector<std::string>& args) {
       // a scene or .mech parameter
     } else if (a == "--degrees") {
       o.degrees = true;
-    } else if (takePackagePath(args, i, o.packagePaths)) {
-      // a root for URDF package:// meshes
+    } else if (takeLoadOption(args, i, o.load)) {
+      // --package-path, --no-ground, --self-collision
     } else if (!a.empty() && a[0] == '-') {
       throw InputError{"unknown option '" + a + "' for signals"};
     } else {

@@ -71,6 +71,7 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
   std::map<std::string, bool> seen;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string a = args[i];
+    if (takeLoadOption(args, i, o.load)) continue;  // --package-path, --no-ground, --self-collision
     if (a.size() > 2 && a.compare(0, 2, "--") == 0) {
       // "--opt=value" or "--opt value".
       std::string name = a, value;
@@ -85,7 +86,7 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
                                                          "--poses", "--signals", "--signal",
                                                          "--integrator", "--baumgarte", "--contacts",
                                                          "--contact-stiffness", "--contact-damping",
-                                                         "--mujoco-integrator", "--keyframe", "--package-path"};
+                                                         "--mujoco-integrator", "--keyframe"};
       const bool takesValue = std::find(withValue.begin(), withValue.end(), name) != withValue.end();
       if (name == "--quiet" || name == "--degrees") {
         if (hasValue) throw InputError{"option " + name + " takes no value"};
@@ -99,7 +100,7 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
           throw InputError{"option " + name + " needs a value"};
         value = args[++i];
       }
-      if (name != "--set" && name != "--signal" && name != "--package-path") {
+      if (name != "--set" && name != "--signal") {
         if (seen[name]) throw InputError{"option " + name + " given more than once"};
         seen[name] = true;
       }
@@ -135,8 +136,6 @@ SimulateOptions parseSimulate(const std::vector<std::string>& args) {
       } else if (name == "--signal") {
         if (value.empty()) throw InputError{"option --signal needs a signal name or pattern"};
         o.signalPatterns.push_back(value);
-      } else if (name == "--package-path") {
-        o.packagePaths.push_back(packageRoot(value));
       }
     } else if (a.size() > 1 && a[0] == '-') {
       throw InputError{"unknown option '" + a + "' (see --help)"};
@@ -242,6 +241,10 @@ void printSimulateOptions(std::FILE* f) {
                "  --set key=value   set a scene or .mech parameter (repeatable, each key once)\n"
                "  --package-path DIR  a directory holding ROS packages, for URDF meshes package://NAME/...\n"
                "                    (repeatable; searched before ROS_PACKAGE_PATH; also for check, signals, convert)\n"
+               "  --no-ground       no ground under a floating-base URDF robot (one is added by default, at its\n"
+               "                    lowest collision shape; also for check, signals, convert)\n"
+               "  --self-collision on|off  bodies of one mechanism collide with each other or not (default: as\n"
+               "                    the model says; a URDF's is off, as in Gazebo and PyBullet)\n"
                "  --dt S            time step [s] (default: the scene's, usually 0.01)\n"
                "  --duration S      simulated time [s]; steps = round up(S / dt)\n"
                "  --steps N         number of steps (exactly one of --duration and --steps)\n"

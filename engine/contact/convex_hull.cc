@@ -67,8 +67,10 @@ std::string firstQhullMessage(const std::string& text) {
   return line;
 }
 
-// Runs Qhull on the points selected by `use` (indices into `points`). False with `why` on failure.
-bool runQhull(const std::vector<Vec3>& points, const std::vector<int>& use, RawHull& out, std::string& why) {
+// Runs Qhull on the points selected by `use` (indices into `points`); with addedVertices ≥ 0 it stops
+// after adding that many vertices to the initial simplex (Qhull's 'TA' option). False with `why` on failure.
+bool runQhull(const std::vector<Vec3>& points, const std::vector<int>& use, RawHull& out, std::string& why,
+              int addedVertices = -1) {
   std::vector<coordT> coords(3 * use.size());
   for (size_t k = 0; k < use.size(); ++k)
     for (int d = 0; d < 3; ++d) coords[3 * k + d] = points[use[k]](d);
@@ -81,8 +83,9 @@ bool runQhull(const std::vector<Vec3>& points, const std::vector<int>& use, RawH
   // qh_memfreeshort before returning, also after an error (Qhull longjmps back into qh_new_qhull).
   auto qh = std::make_unique<qhT>();
   qh_zero(qh.get(), err.file());
-  char options[32];
-  std::snprintf(options, sizeof options, "%s", kQhullOptions);
+  char options[48];
+  if (addedVertices >= 0) std::snprintf(options, sizeof options, "%s TA%d", kQhullOptions, addedVertices);
+  else std::snprintf(options, sizeof options, "%s", kQhullOptions);
   const int exitcode = qh_new_qhull(qh.get(), 3, int(use.size()), coords.data(), False, options, nullptr, err.file());
   bool ok = exitcode == 0;
   if (ok) {
@@ -240,6 +243,52 @@ bool buildConvexHull(const std::vector<Vec3>& points, ConvexHull& out, std::stri
     }
   for (const auto& [edge, planes] : planesOfEdge)
     if (planes.size() != 2 || planes[0] != planes[1]) out.edges.push_back({edge.first, edge.second});
+  return true;
+}
+
+bool buildSimplifiedHull(const std::vector<Vec3>& points, int maxVertices, ConvexHull& out, double& outside,
+                         std::string& why) {
+  out = ConvexHull();
+  outside = 0;
+  if (!buildConvexHull(points, out, why)) return false;
+  if (int(out.vertices.size()) <= maxVertices) return true;
+  // Candidates: the full hull's vertices (the farthest point beyond any plane is one of them).
+  const std::vector<Vec3> candidates = out.vertices;
+  // Start: Quickhull's first simplex (Qhull's 'TA0': stop after the initial simplex).
+  std::vector<int> all(points.size());
+  for (size_t k = 0; k < points.size(); ++k) all[k] = int(k);
+  RawHull simplex;
+  if (!runQhull(points, all, simplex, why, 0)) {
+    why = "cannot simplify the convex hull (" + why + ")";
+    return false;
+  }
+  std::vector<Vec3> chosen;
+  for (int p : simplex.vertexPoints) chosen.push_back(points[p]);
+  // Then, one at a time, the candidate farthest beyond a face plane of the hull of those chosen.
+  ConvexHull current;
+  if (!buildConvexHull(chosen, current, why)) return false;
+  while (true) {
+    double farthest = 0;
+    int pick = -1;
+    for (size_t k = 0; k < candidates.size(); ++k) {
+      double d = 0;
+      for (const ConvexHull::Face& f : current.faces) d = std::max(d, f.normal.dot(candidates[k]) - f.offset);
+      if (d > farthest) farthest = d, pick = int(k);
+    }
+    if (pick < 0 || int(current.vertices.size()) >= maxVertices) {
+      outside = farthest;
+      break;
+    }
+    std::vector<Vec3> next = current.vertices;
+    next.push_back(candidates[size_t(pick)]);
+    ConvexHull grown;
+    if (!buildConvexHull(next, grown, why) || int(grown.vertices.size()) > maxVertices) {
+      outside = farthest;
+      break;
+    }
+    current = std::move(grown);
+  }
+  out = std::move(current);
   return true;
 }
 

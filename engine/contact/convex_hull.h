@@ -42,12 +42,22 @@ constexpr double kHullFlatTolerance = 1e-9;
 // Convex hull of `points` (qhull, reentrant API). Returns false with `why` set (a sentence for a user,
 // e.g. "fewer than 4 points", "all points lie in a plane", "all points coincide") for degenerate input.
 bool buildConvexHull(const std::vector<Vec3>& points, ConvexHull& out, std::string& why);
+// Collision hulls have at most this many vertices: a larger hull is simplified (buildSimplifiedHull).
+constexpr int kMaxHullVertices = 32;
+
+// The convex hull of `points` with at most `maxVertices` (≥ 4) vertices: the full hull when it is
+// small enough, else a hull grown from Quickhull's first simplex by adding, one at a time, the full
+// hull's vertex farthest beyond a face plane of the hull so far (farthest-point insertion, as
+// MuJoCo's maxhullvert, which stops Qhull after that many vertices, but over the whole hull). `outside`
+// is the largest distance of a point beyond a face plane of the result (0 for the full hull). False
+// with `why` as buildConvexHull.
+bool buildSimplifiedHull(const std::vector<Vec3>& points, int maxVertices, ConvexHull& out, double& outside,
+                         std::string& why);
 // Number of `points` farther than `tolerance` inside the hull (a convex mesh's own vertices are all on it; a non-convex mesh has some inside).
 int pointsInsideHull(const ConvexHull& hull, const std::vector<Vec3>& points, double tolerance);
 // Volume, centroid and inertia tensor about the centroid of the solid hull per unit density (multiply by
 // a uniform density ρ, or by mass / volume; tetrahedra from a point inside to each face, moved to the centroid).
 struct HullMassProperties { double volume = 0; Vec3 centroid = Vec3::Zero(); Mat3 inertiaPerDensity = Mat3::Zero(); };
 HullMassProperties hullMassProperties(const ConvexHull& hull);
-constexpr int kMaxHullVertices = 32;  // collision hulls with more vertices are refused (by the model reader, docs/model-language.md)
 
 }  // namespace ms::contact

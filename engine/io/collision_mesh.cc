@@ -2,6 +2,7 @@
 // Collision meshes for the model readers (see collision_mesh.h).
 #include "io/collision_mesh.h"
 
+#include <cstdio>
 #include <filesystem>
 
 #include "contact/convex_hull.h"
@@ -52,12 +53,6 @@ bool loadCollisionMesh(ShapeDesc& s, const std::string& path, MeshFileCache& cac
     report.error = "mesh " + quoted + " cannot be used for collision: " + why;
     return false;
   }
-  if (int(hull.vertices.size()) > contact::kMaxHullVertices) {
-    report.error = "mesh " + quoted + ": its convex hull has " + std::to_string(hull.vertices.size()) +
-                   " vertices; collision hulls may have at most " + std::to_string(contact::kMaxHullVertices) +
-                   ": use a simpler collision mesh";
-    return false;
-  }
   // Convexity: the mesh's vertices and triangles (at their centroids) lie on the hull.
   Vec3 lo = hull.vertices[0], hi = hull.vertices[0];
   for (const Vec3& v : hull.vertices) lo = lo.cwiseMin(v), hi = hi.cwiseMax(v);
@@ -76,6 +71,22 @@ bool loadCollisionMesh(ShapeDesc& s, const std::string& path, MeshFileCache& cac
               std::to_string(centroids.size()) + " triangles";
     report.warnings.push_back("mesh " + quoted + " is not convex (" + what +
                               " lie inside its hull): its convex hull is used for collision");
+  }
+  // Too many hull vertices: the simplified hull's vertices collide instead.
+  if (int(hull.vertices.size()) > contact::kMaxHullVertices) {
+    contact::ConvexHull simplified;
+    double outside = 0;
+    if (!contact::buildSimplifiedHull(vertices, contact::kMaxHullVertices, simplified, outside, why)) {
+      report.error = "mesh " + quoted + " cannot be used for collision: " + why;
+      return false;
+    }
+    char distance[32];
+    std::snprintf(distance, sizeof distance, "%.3g", outside);
+    report.notes.push_back("mesh " + quoted + ": its convex hull has " + std::to_string(hull.vertices.size()) +
+                           " vertices; a hull of " + std::to_string(simplified.vertices.size()) +
+                           " of them collides (the mesh reaches up to " + distance + " m beyond it)");
+    s.meshVertices = std::move(simplified.vertices);
+    return true;
   }
   s.meshVertices = std::move(vertices);
   return true;

@@ -3,8 +3,9 @@
 // hull is what collides. Shared so that every reader resolves, reads and checks meshes alike:
 //   - the file is resolved against the model file's directory (as the 3D view does for visual
 //     meshes), read with readMeshFile (io/mesh_file.h) and its vertices multiplied by the scale;
-//   - the hull must be a solid (not all points in a plane, on a line or coinciding) with at most
-//     contact::kMaxHullVertices vertices;
+//   - the hull must be a solid (not all points in a plane, on a line or coinciding); a hull with more
+//     than contact::kMaxHullVertices vertices is simplified (contact::buildSimplifiedHull) and the
+//     simplified hull's vertices are the shape's, with a note saying how far the mesh reaches beyond it;
 //   - a mesh that is not convex (a vertex or a triangle farther than kNonConvexTolerance × its size
 //     inside its hull) is accepted with a warning: its convex hull is used.
 #pragma once
@@ -46,12 +47,13 @@ std::string resolveMeshPath(const std::string& name, const std::string& baseDir)
 struct CollisionMeshReport {
   std::string error;                  // why the mesh cannot collide (empty when it was loaded)
   std::vector<std::string> warnings;  // e.g. "mesh 'l.obj' is not convex (…): its convex hull is used for collision"
+  std::vector<std::string> notes;     // e.g. "mesh 'l.stl': its convex hull has 163 vertices; a hull of 32 of them collides (…)"
 };
 
 // Reads the mesh file at `path` (s.meshFile names it in messages), fills s.meshVertices with its
-// vertices times s.meshScale and checks its convex hull. False with report.error set when the file
-// cannot be read or is malformed, or the hull is degenerate or has too many vertices (s.meshVertices
-// is then empty). Warnings (not convex) go to report.warnings either way.
+// vertices times s.meshScale (or the simplified hull's vertices, see above) and checks its convex
+// hull. False with report.error set when the file cannot be read or is malformed, or the hull is
+// degenerate (s.meshVertices is then empty). Warnings (not convex) go to report.warnings either way.
 bool loadCollisionMesh(ShapeDesc& s, const std::string& path, MeshFileCache& cache, CollisionMeshReport& report);
 
 }  // namespace ms

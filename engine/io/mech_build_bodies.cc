@@ -374,6 +374,7 @@ void Reader::readShape(const Node& n, int body, ShapeUse use, bool generated) {
     CollisionMeshReport report;
     const bool loaded = loadCollisionMesh(s, path, meshFiles_, report);
     for (const std::string& w : report.warnings) warning(fileRef, w);
+    for (const std::string& n : report.notes) note(fileRef, n);
     if (!loaded) {
       error(fileRef, report.error);
       extra_[body].badShape = true;

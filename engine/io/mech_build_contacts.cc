@@ -106,13 +106,17 @@ void Reader::readCollisions(const Node& n) {
   PropertySource src;
   src.form = ref(n);
   map_.mechanism.properties["collisions"] = src;
-  if (n.children.size() != 2 || !(n.children[1].isSymbol("all") || n.children[1].isSymbol("pairs"))) {
+  if (n.children.size() != 2 ||
+      !(n.children[1].isSymbol("all") || n.children[1].isSymbol("no-self") || n.children[1].isSymbol("pairs"))) {
     error(n.children.size() >= 2 ? n.children[1] : n,
-          "(collisions ...) takes 'all' (every two bodies collide, the default) or 'pairs' (only contact-pairs)" +
+          "(collisions ...) takes 'all' (every two bodies collide, the default), 'no-self' (bodies of one "
+          "mechanism do not collide with each other) or 'pairs' (only contact-pairs)" +
               std::string(n.children.size() >= 2 ? ", got " + sexpr::describeNode(n.children[1]) : ""));
     return;
   }
-  model_.collisions = n.children[1].isSymbol("all") ? CollisionMode::All : CollisionMode::Pairs;
+  model_.collisions = n.children[1].isSymbol("all")       ? CollisionMode::All
+                      : n.children[1].isSymbol("no-self") ? CollisionMode::NoSelf
+                                                          : CollisionMode::Pairs;
 }
 
 // (exclude BODY-A BODY-B): the two bodies do not collide with each other.

@@ -141,6 +141,7 @@ class Reader {
   void error(const SourceRef& r, const std::string& msg) { report(Severity::Error, r.line, r.column, msg); }
   void error(const Node& n, const std::string& msg) { error(ref(n), msg); }
   void warning(const SourceRef& r, const std::string& msg) { report(Severity::Warning, r.line, r.column, msg); }
+  void note(const SourceRef& r, const std::string& msg) { report(Severity::Note, r.line, r.column, msg); }
   // Error at a byte offset of the main document.
   void errorAtOffset(size_t offset, const std::string& msg) {
     int line = 0, column = 0;

@@ -357,6 +357,8 @@ std::string Writer::run() {
   // Which bodies collide: only the contact-pairs, or every two but the excluded pairs.
   if (m_.collisions == CollisionMode::Pairs)
     out_ += "\n\n  ; Bodies collide only as contact-pairs name them.\n  (collisions pairs)";
+  if (m_.collisions == CollisionMode::NoSelf)
+    out_ += "\n\n  ; Bodies of one mechanism do not collide with each other.\n  (collisions no-self)";
   if (!m_.exclusions.empty()) out_ += "\n\n  ; Pairs of bodies that do not collide with each other.";
   for (const ExclusionDesc& e : m_.exclusions) {
     const int nb = int(m_.bodies.size());

@@ -225,8 +225,8 @@ bool Importer::readGeom(const XMLElement* e, const std::string& inherited, XGeom
 }
 
 // A mesh geom: the file (meshdir, then the model's directory) and its vertices' convex hull (for
-// the centroid, the mass properties and, for a colliding geom of at most contact::kMaxHullVertices
-// hull vertices, collisions), placed so that its centroid is at the geom's position, as MuJoCo does.
+// the centroid, the mass properties and, for a colliding geom, collisions (with a simplified hull when
+// the full one has more than contact::kMaxHullVertices vertices)), placed so that its centroid is at the geom's position, as MuJoCo does.
 bool Importer::readMeshGeom(const XMLElement* e, const MeshAsset& m, XGeom& g) {
   ShapeDesc& s = g.shape;
   s.kind = ShapeDesc::Kind::Mesh;
@@ -278,6 +278,7 @@ bool Importer::readMeshGeom(const XMLElement* e, const MeshAsset& m, XGeom& g) {
     return true;
   }
   for (const std::string& w : rep.warnings) warnOnce("mesh-warn:" + m.file + w, src_.element(e), w);
+  for (const std::string& n : rep.notes) reportOnce(Severity::Note, "mesh-note:" + m.file + n, src_.element(e), n);
   s.meshVertices = std::move(probe.meshVertices);
   return true;
 }

@@ -198,15 +198,15 @@ bool Importer::run(Model& out, Diagnostics& diags) {
   return true;
 }
 
-// A warning reported once per key; later occurrences are counted into it.
-void Importer::warnOnce(const std::string& key, Loc at, const std::string& msg) {
+// A diagnostic reported once per key; later occurrences are counted into it.
+void Importer::reportOnce(Severity severity, const std::string& key, Loc at, const std::string& msg) {
   auto it = once_.find(key);
   if (it != once_.end()) {
     ++it->second.second;
     return;
   }
   once_[key] = {items_.size(), 1};
-  report(Severity::Warning, at, msg);
+  report(severity, at, msg);
 }
 
 void Importer::finish(Diagnostics& diags) {

@@ -187,7 +187,8 @@ class Importer {
     report(Severity::Warning, src_.attribute(e, attr), msg);
   }
   void note(const XMLElement* e, const std::string& msg) { report(Severity::Note, src_.element(e), msg); }
-  void warnOnce(const std::string& key, Loc at, const std::string& msg);
+  void reportOnce(Severity severity, const std::string& key, Loc at, const std::string& msg);
+  void warnOnce(const std::string& key, Loc at, const std::string& msg) { reportOnce(Severity::Warning, key, at, msg); }
   void finish(Diagnostics& diags);
 
   // ---- attributes and default classes (mjcf_defaults.cc) ---------------------------------------

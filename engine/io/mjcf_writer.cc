@@ -395,11 +395,21 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
       }
   }
   // Automatic collisions: the pairs the engine leaves out (joined, excluded, contact-pairs, overlapping
-  // at the start) are excluded in MuJoCo too (it leaves out parent–child pairs itself).
-  if (sys.autoCollisions)
-    for (std::uint64_t key : sys.excludedPairs)
+  // at the start, two bodies of one mechanism without self-collision) are excluded in MuJoCo too (it
+  // leaves out parent–child pairs itself).
+  if (sys.autoCollisions) {
+    std::vector<std::uint64_t> excluded = sys.excludedPairs;
+    const std::vector<int>& bodies = sys.collidingBodies;
+    for (size_t i = 0; i < bodies.size() && !sys.mechanismOf.empty(); ++i)
+      for (size_t j = i + 1; j < bodies.size(); ++j)
+        if (sys.mechanismOf[size_t(bodies[i])] == sys.mechanismOf[size_t(bodies[j])])
+          excluded.push_back((std::uint64_t(std::min(bodies[i], bodies[j])) << 32) | std::uint64_t(std::max(bodies[i], bodies[j])));
+    std::sort(excluded.begin(), excluded.end());
+    excluded.erase(std::unique(excluded.begin(), excluded.end()), excluded.end());
+    for (std::uint64_t key : excluded)
       pairs << "    <exclude body1=\"" << escape(info.body[size_t(key >> 32)]) << "\" body2=\""
             << escape(info.body[size_t(key & 0xffffffffu)]) << "\"/>\n";
+  }
   if (!pairs.str().empty()) x << "  <contact>\n" << pairs.str() << "  </contact>\n";
 
   // Loop joints as equality constraints on the child (body1) and the parent (body2, world if omitted).

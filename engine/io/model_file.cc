@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "core/check.h"
+#include "io/default_ground.h"
 #include "io/mech_reader.h"
 #include "io/mjcf_import.h"
 #include "io/trep_import.h"
@@ -24,7 +25,10 @@ bool isModelFile(const std::string& path) {
   return e == ".mech" || e == ".trep" || e == ".urdf" || e == ".xml" || e == ".mjcf";
 }
 
-bool loadModel(const std::string& source, const std::map<std::string, std::string>& params, Model& model,
+namespace {
+
+// Reads `source` (see loadModel) as its format says, before the options that apply to every format.
+bool readModel(const std::string& source, const std::map<std::string, std::string>& params, Model& model,
                Diagnostics& diags, const ModelLoadOptions& options) {
   // A built-in scene: its builder validates the name and the parameters.
   const std::string prefix = "scene:";
@@ -75,6 +79,31 @@ bool loadModel(const std::string& source, const std::map<std::string, std::strin
   if (ext == ".trep") return importTrepFile(source, model, diags);
   // URDF: package:// meshes through the given package roots (and ROS_PACKAGE_PATH).
   return importUrdf(source, model, diags, UrdfImportOptions{options.packagePaths});
+}
+
+// URDF: .urdf, or .xml whose root element is <robot>.
+bool isUrdf(const std::string& source) {
+  const std::string ext = modelFileExtension(source);
+  if (ext == ".urdf") return true;
+  if (ext != ".xml") return false;
+  std::string text;
+  Diagnostics ignored;
+  return readWholeFile(source, text, ignored) && xmlRootElementName(text) == "robot";
+}
+
+}  // namespace
+
+bool loadModel(const std::string& source, const std::map<std::string, std::string>& params, Model& model,
+               Diagnostics& diags, const ModelLoadOptions& options) {
+  if (!readModel(source, params, model, diags, options)) return false;
+  // Self-collision as asked (a model of contact-pairs only stays so).
+  if (options.selfCollision != ModelLoadOptions::SelfCollision::Default && model.collisions != CollisionMode::Pairs)
+    model.collisions = options.selfCollision == ModelLoadOptions::SelfCollision::On ? CollisionMode::All : CollisionMode::NoSelf;
+  // A URDF robot with a floating base gets a ground to stand on.
+  std::string note;
+  if (options.groundUnderFloatingBase && isUrdf(source) && addGroundUnderFloatingBase(model, note))
+    diags.add(Severity::Note, source, 0, 0, note);
+  return true;
 }
 
 }  // namespace ms

@@ -17,6 +17,13 @@ namespace ms {
 struct ModelLoadOptions {
   // URDF: roots for package://NAME/PATH mesh URIs, searched before ROS_PACKAGE_PATH (io/urdf_import.h).
   std::vector<std::string> packagePaths;
+  // URDF: a ground under a floating-base robot (io/default_ground.h), with a note.
+  bool groundUnderFloatingBase = true;
+  // Self-collision between the bodies of one mechanism (CollisionMode::All or NoSelf): Default keeps
+  // what the model says (URDF: off, as Gazebo and PyBullet read it; .mech and MJCF: as written). A
+  // model that collides only as its contact-pairs say is left so.
+  enum class SelfCollision { Default, On, Off };
+  SelfCollision selfCollision = SelfCollision::Default;
 };
 
 // Lower-case extension of a path, with the dot ("" if none).

@@ -172,6 +172,12 @@ bool Importer::run(const std::string& xml, Model& out) {
     model.name = urdf_->getName();
     buildTree(model);
     readLoops(model);
+    // Self-collision off (Gazebo's and PyBullet's default), unless <gazebo><self_collide>true asks for it.
+    model.collisions = CollisionMode::NoSelf;
+    for (const XMLElement* g = xml_.robot->FirstChildElement("gazebo"); g; g = g->NextSiblingElement("gazebo"))
+      if (const XMLElement* sc = g->Attribute("reference") ? nullptr : g->FirstChildElement("self_collide"))
+        if (const char* t = sc->GetText(); t && (std::string(t) == "true" || std::string(t) == "1"))
+          model.collisions = CollisionMode::All;
     // A model needs at least one body to simulate.
     if (model.bodies.empty() && diags_.errorCount() == errorsBefore)
       error(lineOf(xml_.robot), "the robot has no link with mass (every link is fixed to the world)");

@@ -211,6 +211,7 @@ void Importer::loadCollision(ShapeDesc& s, const std::string& where, int line) {
   CollisionMeshReport report;
   const bool loaded = loadCollisionMesh(s, resolveMeshPath(path, baseDir_), meshFiles_, report);
   for (const std::string& w : report.warnings) warning(line, where + ": " + w);
+  for (const std::string& n : report.notes) note(line, where + ": " + n);
   if (!loaded) warning(line, where + ": " + report.error + " (kept as written; it does not collide)");
 }
 

@@ -159,9 +159,10 @@ void modelNotes(const Model& m, std::vector<std::string>& notes) {
     notes.push_back(count(m.contactPairs.size(), "contact pair") + " not written (URDF has no contact pairs)");
   if (!m.exclusions.empty())
     notes.push_back(count(m.exclusions.size(), "collision exclusion") + " not written (URDF has no collision filters)");
-  if (m.collisions == CollisionMode::Pairs)
-    notes.push_back(
-        "the collision mode 'pairs' is not written (URDF has none; MechStudio's URDF import collides all links)");
+  if (m.collisions == CollisionMode::Pairs || (m.collisions == CollisionMode::All && selfCollisionMatters(m)))
+    notes.push_back(std::string("the collision mode '") + (m.collisions == CollisionMode::All ? "all" : "pairs") +
+                    "' is not written (URDF has none; MechStudio reads a URDF without self-collision, as Gazebo "
+                    "and PyBullet do)");
   if (!m.keyframes.empty())
     notes.push_back(count(m.keyframes.size(), "keyframe") + " not written (URDF has no states)");
   if (m.gravity != Vec3(0, 0, -9.81))

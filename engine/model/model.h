@@ -134,8 +134,10 @@ struct ContactPairDesc {
 // a joint, pairs excluded (ExclusionDesc) or filtered by contype/conaffinity, and pairs that overlap
 // at the initial configuration (compile notes them); found during the run by a broad phase
 // (system/collision_pairs.h), each the same contacts as a `contact-pair` with the bodies' mean
-// friction. Pairs: only the model's contact-pairs (and the grounds).
-enum class CollisionMode { All, Pairs };
+// friction. NoSelf: as All, but bodies of one mechanism (connected to each other through joints
+// between bodies) do not collide with each other; URDF's default, as Gazebo and PyBullet read it.
+// Pairs: only the model's contact-pairs (and the grounds).
+enum class CollisionMode { All, NoSelf, Pairs };
 struct ExclusionDesc {
   int bodyA = 0, bodyB = 0;
 };
@@ -192,5 +194,12 @@ struct Model {
   int jointIndex(const std::string& name) const;
   const KeyframeDesc* keyframe(const std::string& name) const;  // null when absent
 };
+
+// The mechanism of each body: connected components of the bodies under the joints between two
+// bodies (tree and loop joints; the world does not connect), numbered by their first body.
+std::vector<int> mechanismsOf(const Model& m);
+// True when self-collision changes anything: two bodies of one mechanism, both with collision
+// shapes and not joined to each other by a joint.
+bool selfCollisionMatters(const Model& m);
 
 }  // namespace ms

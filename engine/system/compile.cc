@@ -56,13 +56,10 @@ BodyShapes collisionShapes(const Model& model, Err&& err) {
       const std::string who = "body '" + model.bodies[b].name + "': collision mesh '" + d.meshFile + "'";
       contact::ConvexHull hull;
       std::string why;
-      if (!contact::buildConvexHull(d.meshVertices, hull, why)) {
+      // A hull with too many vertices is simplified (the readers say so with a note).
+      double outside = 0;
+      if (!contact::buildSimplifiedHull(d.meshVertices, contact::kMaxHullVertices, hull, outside, why)) {
         err(who + ": no convex hull (" + why + ")");
-        continue;
-      }
-      if (int(hull.vertices.size()) > contact::kMaxHullVertices) {
-        err(who + ": its convex hull has " + std::to_string(hull.vertices.size()) + " vertices; collision hulls may have at most " +
-            std::to_string(contact::kMaxHullVertices));
         continue;
       }
       s.kind = contact::ContactShape::Kind::Convex;
@@ -584,10 +581,12 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   sys->bodyShapes = shapes;
 
   // Automatic collisions: the bodies with collision shapes, the pairs that may not collide.
-  if (model.collisions == CollisionMode::All) {
+  if (model.collisions != CollisionMode::Pairs) {
     sys->autoCollisions = true;
     for (int b = 0; b < nb; ++b)
       if (!shapes[size_t(b)].empty()) sys->collidingBodies.push_back(b);
+    // Without self-collision: each body's mechanism (joints between bodies connect them).
+    if (model.collisions == CollisionMode::NoSelf) sys->mechanismOf = mechanismsOf(model);
     excludePairs(*sys, pose);
   }
   buildModelContactGroups(*sys);
@@ -601,6 +600,7 @@ bool CompiledSystem::mayCollide(int a, int b) const {
   const BodyDesc& B = model.bodies[size_t(b)];
   if (((A.contype & B.conaffinity) | (B.contype & A.conaffinity)) == 0) return false;
   if (bodyShapes[size_t(a)].empty() || bodyShapes[size_t(b)].empty()) return false;
+  if (!mechanismOf.empty() && mechanismOf[size_t(a)] == mechanismOf[size_t(b)]) return false;
   return !std::binary_search(excludedPairs.begin(), excludedPairs.end(), pairKey(a, b));
 }
 

@@ -121,13 +121,16 @@ struct CompiledSystem {
 
   // Collision shapes of every body as the distance functions take them (hulls built once, shared).
   std::vector<std::vector<contact::ContactShape>> bodyShapes;
-  // Automatic collisions (Model::collisions == All; system/collision_pairs.h): the bodies that
+  // Automatic collisions (Model::collisions == All or NoSelf; system/collision_pairs.h): the bodies that
   // may collide, and the pairs of them that may not (joined by a joint, excluded, filtered by
   // contype/conaffinity, overlapping at the start), as sorted keys a·2³² + b (a < b).
   bool autoCollisions = false;
   std::vector<int> collidingBodies;
   std::vector<std::uint64_t> excludedPairs;
-  bool mayCollide(int a, int b) const;  // a ≠ b, both colliding bodies, pair not excluded
+  // CollisionMode::NoSelf: each body's mechanism (bodies connected through joints between bodies);
+  // two bodies of one mechanism do not collide. Empty otherwise.
+  std::vector<int> mechanismOf;
+  bool mayCollide(int a, int b) const;  // a ≠ b, both colliding bodies, pair not excluded, not one mechanism's (NoSelf)
   // The system with automatic pairs: its model's system (the one compile() made; null for that
   // one), and the pairs whose contact groups follow the model's (from group baseGroups, contact
   // baseContacts on). Nodes of bodies and joints are numbered as in the model's system.

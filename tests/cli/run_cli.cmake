@@ -12,6 +12,8 @@
 #   FILE=<path>                  a file the run wrote (relative to WORKDIR); removed before the run
 #   FILE_FIRST_LINE=<text>       the first line of FILE is exactly <text>
 #   FILE_LINES=<n>               FILE has exactly <n> lines
+#   FILE_REGEX=<re>              FILE matches <re>
+#   FILE_NOT_REGEX=<re>          FILE does not match <re>
 #   FILE_ABSENT=<path>           a file the run must not leave behind (relative to WORKDIR; also
 #                                <path>.tmp); removed before the run
 #   WORKDIR=<dir>                run in <dir> (created)
@@ -122,6 +124,12 @@ if(DEFINED FILE)
     count_lines("${content}" n_file)
     if(DEFINED FILE_LINES AND NOT n_file EQUAL FILE_LINES)
       string(APPEND failures "  - ${FILE} has ${n_file} lines, expected ${FILE_LINES}\n")
+    endif()
+    if(DEFINED FILE_REGEX AND NOT content MATCHES "${FILE_REGEX}")
+      string(APPEND failures "  - ${FILE} does not match '${FILE_REGEX}'\n")
+    endif()
+    if(DEFINED FILE_NOT_REGEX AND content MATCHES "${FILE_NOT_REGEX}")
+      string(APPEND failures "  - ${FILE} matches '${FILE_NOT_REGEX}'\n")
     endif()
     if(DEFINED FILE_FIRST_LINE)
       first_line("${content}" first)

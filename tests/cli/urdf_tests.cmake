@@ -36,6 +36,19 @@ mechstudio_cli_bad(package_path_without_value REASON "option --package-path need
 mechstudio_cli_bad(simulate_package_path_not_a_directory REASON "--package-path '[^']*arm.urdf' is not a directory"
   ARGS simulate ${URDF_ARM} --package-path ${URDF_ARM} --steps 1)
 
+# ---- a ground under a floating base, self-collision -------------------------------------------------
+set(URDF_BIPED ${CMAKE_SOURCE_DIR}/tests/data/urdf/biped_floating.urdf)
+# By default the floating biped gets a ground at its feet (a note); --no-ground leaves it out.
+mechstudio_cli_test(urdf.ground_under_floating_base EXIT 0 ARGS check ${URDF_BIPED}
+  CHECKS "STDERR_REGEX=biped_floating.urdf: note: the robot has a floating base: a ground is added at z = -0.95 m")
+mechstudio_cli_test(urdf.no_ground EXIT 0 ARGS convert ${URDF_BIPED} --no-ground --self-collision on -o biped.mech
+  CHECKS FILE=biped.mech "FILE_NOT_REGEX=\\(ground|no-self")
+mechstudio_cli_test(urdf.convert_keeps_ground_and_no_self EXIT 0 ARGS convert ${URDF_BIPED} -o biped.mech
+  CHECKS FILE=biped.mech "FILE_REGEX=\\(collisions no-self\\)")
+mechstudio_cli_bad(self_collision_bad_value REASON "--self-collision takes 'on' or 'off', got 'maybe'"
+  ARGS simulate ${URDF_BIPED} --self-collision maybe --steps 1)
+mechstudio_cli_bad(no_ground_with_value REASON "option --no-ground takes no value" ARGS check ${URDF_BIPED} --no-ground=1)
+
 # ---- convert -o OUT.urdf -------------------------------------------------------------------------
 # The gallery double pendulum: written, with a note that its first joint starts at pi/2; the file
 # then checks without a warning (the engine test compares the round trip's dynamics).

@@ -113,6 +113,7 @@ class TestConvexHull : public QObject {
   void pointsInsideCountsOnlyInteriorPoints();
   void qhullPrintsNothing();
   void rockHullTime();
+  void largeHullsAreSimplified();
 };
 
 void TestConvexHull::cubeWithInteriorAndDuplicatePoints() {
@@ -399,6 +400,54 @@ void TestConvexHull::rockHullTime() {
         int(h.vertices.size()), int(h.faces.size()), int(h.edges.size()), mp.volume, mp.centroid.norm(), us[runs / 2],
         us[0], runs);
   QVERIFY(mp.centroid.norm() < 1e-6);
+}
+
+void TestConvexHull::largeHullsAreSimplified() {
+  // Points on a unit sphere (40 … 5000) and an elongated Gaussian cloud: the simplified hull has at
+  // most kMaxHullVertices vertices, all input points, is a valid hull, and every input point is within
+  // `outside` of its face planes; `outside` shrinks as the limit grows. A hull already small enough is
+  // the full hull (outside 0).
+  std::mt19937 rng(7);
+  std::normal_distribution<double> g;
+  for (int n : {40, 500, 5000})
+    for (int kind = 0; kind < 2; ++kind) {
+      std::vector<Vec3> pts;
+      for (int k = 0; k < n; ++k) {
+        const Vec3 p(g(rng), g(rng), g(rng));
+        pts.push_back(kind == 0 ? Vec3(p.normalized()) : Vec3(p.cwiseProduct(Vec3(0.05, 0.2, 1.0))));
+      }
+      ConvexHull full;
+      std::string why;
+      QVERIFY2(buildConvexHull(pts, full, why), why.c_str());
+      double previous = 1e300;
+      for (int limit : {8, kMaxHullVertices, 64}) {
+        ConvexHull h;
+        double outside = -1;
+        QVERIFY2(buildSimplifiedHull(pts, limit, h, outside, why), why.c_str());
+        QVERIFY(int(h.vertices.size()) <= limit && h.vertices.size() >= 4);
+        QCOMPARE(hullProblem(h, {}, 1e-12), std::string());
+        for (const Vec3& v : h.vertices) QVERIFY(std::find(pts.begin(), pts.end(), v) != pts.end());
+        double measured = 0;
+        for (const Vec3& p : pts)
+          for (const ConvexHull::Face& f : h.faces) measured = std::max(measured, f.normal.dot(p) - f.offset);
+        QCOMPARE(outside, measured);
+        if (int(full.vertices.size()) <= limit) {
+          QCOMPARE(h.vertices.size(), full.vertices.size());
+          QCOMPARE(outside, 0.0);
+        } else {
+          QVERIFY(outside > 0);
+        }
+        // The farthest-first choice keeps the error a small part of the size (the largest extent).
+        Vec3 lo = pts[0], hi = pts[0];
+        for (const Vec3& p : pts) lo = lo.cwiseMin(p), hi = hi.cwiseMax(p);
+        const double size = (hi - lo).maxCoeff();
+        qInfo("%d %s points: full hull %d vertices, at most %d: %d, points up to %.3g of the size beyond it", n,
+              kind == 0 ? "sphere" : "cloud", int(full.vertices.size()), limit, int(h.vertices.size()), outside / size);
+        QVERIFY2(outside < (limit == 8 ? 0.35 : limit == 32 ? 0.12 : 0.08) * size, std::to_string(outside / size).c_str());
+        QVERIFY(outside <= previous);
+        previous = outside;
+      }
+    }
 }
 
 QTEST_APPLESS_MAIN(TestConvexHull)

@@ -140,9 +140,24 @@ void ModelEditor::setSource(const QString& text, const QString& fileName) {
   document()->setModified(false);
   settingText_ = false;
   lastValid_.reset();
+  imported_.reset();
+  importedDiags_.clear();
   stale_ = false;
   nodeSelections_.clear();
   checkTimer_.stop();
+  checkNow();
+}
+
+void ModelEditor::setImportedModel(std::shared_ptr<const ParsedModel> model, std::vector<Diagnostic> diags) {
+  // Locations in other files (an MJCF include, a mesh) are not positions in this buffer.
+  const std::string file = fileName_.toStdString();
+  for (Diagnostic& d : diags)
+    if (!d.file.empty() && d.file != file) {
+      if (d.line > 0) d.message = d.file + ":" + std::to_string(d.line) + ": " + d.message;
+      d.line = d.column = 0;
+    }
+  imported_ = std::move(model);
+  importedDiags_ = std::move(diags);
   checkNow();
 }
 
@@ -197,13 +212,15 @@ void ModelEditor::checkNow() {
   // The engine's reader and compiler on the whole buffer.
   std::string text = toPlainText().toStdString();
   auto parsed = std::make_shared<ParsedModel>();
+  // An imported model whose file text is unchanged: the loader's model and diagnostics.
+  const bool useImported = imported_ && language_ != ModelLanguage::Mech && !document()->isModified();
   const std::vector<Diagnostic> diags =
-      checkModelText(text, fileName_.toStdString(), language_, &parsed->result, overrides_);
+      useImported ? importedDiags_ : checkModelText(text, fileName_.toStdString(), language_, &parsed->result, overrides_);
   // The model behind the text: replaced when the text has no errors, marked stale otherwise.
   const bool hasError =
       std::any_of(diags.begin(), diags.end(), [](const Diagnostic& d) { return d.severity == Severity::Error; });
   if (language_ != ModelLanguage::Mech) {
-    lastValid_.reset();
+    lastValid_ = useImported ? imported_ : nullptr;
     stale_ = false;
   } else if (!hasError) {
     parsed->charOf = charPositions(text);

@@ -32,6 +32,9 @@ struct ParsedModel {
   MechParseResult result;
   std::string text;
   std::vector<int> charOf;  // byte offset → document position (size = bytes + 1)
+  // Non-empty for a model read from another format ("URDF", "MJCF", "trep"): no source map; the
+  // tree and the property panel show it read-only.
+  QString importedFrom;
   int position(size_t byte) const { return charOf.empty() ? 0 : charOf[std::min(byte, charOf.size() - 1)]; }
   // The source text of a span (e.g. an expression).
   QString textOf(const SourceRef& r) const {
@@ -106,6 +109,11 @@ class ModelEditor : public QPlainTextEdit {
   // undo step named `label` that replaces only the bytes that differ. Refused like setLiteral().
   bool applyEdit(const std::function<MechEdit(const sexpr::Document&, const MechParseResult&)>& edit,
                  const QString& label, QString* error = nullptr);
+  // A model read from another format (URDF, MJCF, trep; `model->importedFrom` set) with the loader's
+  // diagnostics: while the buffer holds that file's text unmodified, lastValidModel() is `model` and
+  // the problems are `diags` (the loader's, with its compile notes) instead of the buffer's own check.
+  // Cleared by the next setSource/loadFile.
+  void setImportedModel(std::shared_ptr<const ParsedModel> model, std::vector<Diagnostic> diags);
   // Highlights document positions [begin, end) (a selected tree node); begin >= end clears.
   void setNodeHighlight(int begin, int end);
 
@@ -152,6 +160,8 @@ class ModelEditor : public QPlainTextEdit {
   std::map<std::string, std::string> overrides_;
   bool settingText_ = false;
   std::vector<Problem> problems_;
+  std::shared_ptr<const ParsedModel> imported_;
+  std::vector<Diagnostic> importedDiags_;
   double lastCheckMs_ = 0;
   QList<QTextEdit::ExtraSelection> diagnosticSelections_, bracketSelections_;
   // Bracket partners of the whole text (-2 no code bracket, -1 unmatched), per document revision.

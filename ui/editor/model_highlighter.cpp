@@ -10,7 +10,7 @@ namespace {
 const QSet<QString>& mechKeywords() {
   static const QSet<QString> s = {
       "mechanism", "param", "gravity", "solver", "body", "loop-joint", "spring", "actuator", "pd-controller",
-      "wrench", "ground", "contact-pair", "collisions", "exclude", "contype", "conaffinity", "all", "pairs", "keyframe", "repeat", "chain", "order", "dt", "tolerance", "complementarity-tolerance",
+      "wrench", "ground", "contact-pair", "collisions", "exclude", "contype", "conaffinity", "all", "no-self", "pairs", "keyframe", "repeat", "chain", "order", "dt", "tolerance", "complementarity-tolerance",
       "max-iterations", "line-search", "friction-directions", "mass", "density", "inertia", "position", "orientation",
       "rotation", "velocity", "angular-velocity", "shape", "visual", "collision", "color", "friction", "joint", "at",
       "scale", "parent-anchor", "child-anchor", "axis", "offset", "offset-rotation", "stiffness", "rest", "damping", "armature",

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "editor/model_tree.h"
 
+#include <filesystem>
+
+#include <QColor>
 #include <QDropEvent>
 #include <QMimeData>
 #include <QHeaderView>
@@ -14,6 +17,7 @@
 #include <QVBoxLayout>
 
 #include "editor/model_editor.h"
+#include "model/joint_kinds.h"
 
 namespace ms::ui {
 
@@ -298,6 +302,36 @@ QTreeWidgetItem* ModelTreePanel::addNode(QTreeWidgetItem* parent, NodeKind kind,
   return item;
 }
 
+void ModelTreePanel::addShapeNodes(QTreeWidgetItem* parent, const BodyDesc& body) {
+  // "collision box", "visual mesh 'link.stl'" …, with the size or the collision hull's vertex count.
+  static const char* kinds[] = {"box", "sphere", "capsule", "cylinder", "plane", "mesh"};
+  const auto describe = [](const ShapeDesc& s, bool collision) {
+    if (s.kind == ShapeDesc::Kind::Mesh) {
+      const QString file = QString::fromStdString(std::filesystem::path(s.meshFile).filename().string());
+      if (!collision) return QString("'%1'").arg(file);
+      return s.meshVertices.empty() ? QString("'%1' (does not collide)").arg(file)
+                                    : QString("'%1', %2 hull points").arg(file).arg(s.meshVertices.size());
+    }
+    const auto n = [](double v) { return QString::number(v, 'g', 3); };
+    switch (s.kind) {
+      case ShapeDesc::Kind::Box: return QString("%1 × %2 × %3 m").arg(n(s.size.x()), n(s.size.y()), n(s.size.z()));
+      case ShapeDesc::Kind::Sphere: return QString("radius %1 m").arg(n(s.size.x()));
+      case ShapeDesc::Kind::Capsule:
+      case ShapeDesc::Kind::Cylinder: return QString("radius %1 m, length %2 m").arg(n(s.size.x()), n(s.size.y()));
+      default: return QString();
+    }
+  };
+  for (int pass = 0; pass < 2; ++pass)
+    for (const ShapeDesc& s : pass == 0 ? body.collisions : body.visuals) {
+      auto* item = new QTreeWidgetItem(parent);
+      item->setText(0, QString("%1 %2").arg(pass == 0 ? "collision" : "visual", kinds[int(s.kind)]));
+      item->setText(1, describe(s, pass == 0));
+      item->setForeground(0, QColor(0x70, 0x70, 0x70));
+      item->setData(0, kKindRole, int(NodeKind::Group));
+      item->setData(0, kIndexRole, -1);
+    }
+}
+
 void ModelTreePanel::rebuild() {
   const std::shared_ptr<const ParsedModel> model = editor_->lastValidModel();
   stale_ = editor_->modelStale() && model;
@@ -307,6 +341,12 @@ void ModelTreePanel::rebuild() {
                                                                 : "The tree shows .mech models.");
   } else if (stale_) {
     header_->setText("(stale: the text has errors) — the last valid model");
+  } else if (!model->importedFrom.isEmpty()) {
+    header_->setText(QString("Read-only, read from %1: %2 bodies, %3 joints (mechstudio-cli convert FILE -o OUT.mech "
+                             "gives a .mech file to edit)")
+                         .arg(model->importedFrom)
+                         .arg(model->result.model.bodies.size())
+                         .arg(model->result.model.joints.size()));
   } else {
     header_->setText(QString("%1 bodies, %2 joints").arg(model->result.model.bodies.size()).arg(model->result.model.joints.size()));
   }
@@ -332,10 +372,13 @@ void ModelTreePanel::rebuild() {
   const int nb = int(m.bodies.size());
   std::vector<int> treeJoint(size_t(nb), -1);
   std::vector<bool> loop(m.joints.size(), false);
+  const bool imported = !model->importedFrom.isEmpty();
   for (size_t j = 0; j < m.joints.size(); ++j) {
-    loop[j] = j < map.joints.size() && map.joints[j].properties.count("child");
-    const int c = m.joints[j].child;
-    if (!loop[j] && c >= 0 && c < nb && treeJoint[size_t(c)] < 0) treeJoint[size_t(c)] = int(j);
+    // A loop joint: written as one (.mech), or (imported) a second joint of a body that has one.
+    const int child = m.joints[j].child;
+    loop[j] = imported ? child >= 0 && child < nb && treeJoint[size_t(child)] >= 0
+                       : j < map.joints.size() && map.joints[j].properties.count("child");
+    if (!loop[j] && child >= 0 && child < nb && treeJoint[size_t(child)] < 0) treeJoint[size_t(child)] = int(j);
   }
   std::vector<std::vector<int>> children(static_cast<size_t>(nb));
   std::vector<int> tops;
@@ -351,6 +394,7 @@ void ModelTreePanel::rebuild() {
       const auto it = map.joints[size_t(j)].properties.find("type");
       if (it != map.joints[size_t(j)].properties.end()) t = model->textOf(it->second.form);
     }
+    if (t.isEmpty() && imported && j >= 0 && j < int(m.joints.size())) t = ms::jointKind(m.joints[size_t(j)].type).name;
     return (t.isEmpty() ? QString() : t + " ") + "joint";
   };
   // Depth first without recursion (chains may be thousands of bodies long).
@@ -367,6 +411,8 @@ void ModelTreePanel::rebuild() {
                                     QString("body, %1 kg").arg(body.mass, 0, 'g', 4));
     if (const int j = treeJoint[size_t(b)]; j >= 0)
       addNode(item, NodeKind::Joint, j, QString::fromStdString(m.joints[size_t(j)].name), jointKind(j));
+    // An imported body's shapes (a .mech body's are in its text and its properties).
+    if (imported) addShapeNodes(item, body);
     const std::vector<int>& ch = children[size_t(b)];
     for (auto it = ch.rbegin(); it != ch.rend(); ++it) stack.push_back({item, *it});
   }

@@ -90,6 +90,8 @@ class ModelTreePanel : public QWidget {
   void followCursor();
   void nodeChanged(QTreeWidgetItem* item, bool moveCursor);
   QTreeWidgetItem* addNode(QTreeWidgetItem* parent, NodeKind kind, int index, const QString& name, const QString& what);
+  // An imported body's visual and collision shapes, one informational row each.
+  void addShapeNodes(QTreeWidgetItem* parent, const BodyDesc& body);
 
   ModelEditor* editor_;
   QLabel* header_;

@@ -11,6 +11,7 @@
 #include <set>
 
 #include "editor/model_editor.h"
+#include "model/joint_kinds.h"
 
 namespace ms::ui {
 
@@ -143,7 +144,46 @@ void PropertyPanel::showNote(const QString& note) {
 
 QString PropertyPanel::title() const { return title_->text(); }
 
+void PropertyPanel::showImported(std::shared_ptr<const ParsedModel> model, NodeKind kind, int index) {
+  // The values as read (no text to edit): a body's mass, inertia and pose; a joint's kind, bodies,
+  // axis and anchors.
+  const Model& m = model->result.model;
+  const auto vec = [](const auto& v) {
+    QStringList parts;
+    for (int i = 0; i < int(v.size()); ++i) parts << QString::number(v(i), 'g', 5);
+    return parts.join("  ");
+  };
+  const auto bodyName = [&](int b) { return b < 0 ? QString("world") : QString::fromStdString(m.bodies[size_t(b)].name); };
+  if (kind == NodeKind::Body && index >= 0 && index < int(m.bodies.size())) {
+    resetContent();
+    const BodyDesc& b = m.bodies[size_t(index)];
+    title_->setText("Body " + QString::fromStdString(b.name) + "  (read-only: " + model->importedFrom + ")");
+    addTextRow("mass", QString::number(b.mass, 'g', 6) + " kg");
+    addTextRow("inertia", vec(b.inertia.diagonal()) + " kg·m² (diagonal)");
+    addTextRow("position", vec(b.position) + " m");
+    addTextRow("orientation", vec(b.orientation) + " (w x y z)");
+    addTextRow("shapes", QString("%1 collision, %2 visual").arg(b.collisions.size()).arg(b.visuals.size()));
+  } else if (kind == NodeKind::Joint && index >= 0 && index < int(m.joints.size())) {
+    resetContent();
+    const JointDesc& j = m.joints[size_t(index)];
+    title_->setText("Joint " + QString::fromStdString(j.name) + "  (read-only: " + model->importedFrom + ")");
+    addTextRow("type", jointKind(j.type).name);
+    addTextRow("parent", bodyName(j.parent));
+    addTextRow("child", bodyName(j.child));
+    addTextRow("axis", vec(j.axis));
+    addTextRow("parent anchor", vec(j.parentAnchor) + " m");
+    addTextRow("child anchor", vec(j.childAnchor) + " m");
+  } else {
+    return showNote("Read from " + model->importedFrom + ": bodies and joints show their values here (read-only).");
+  }
+  model_ = std::move(model);
+  kind_ = kind;
+  index_ = index;
+  readOnly_ = true;
+}
+
 void PropertyPanel::showElement(std::shared_ptr<const ParsedModel> model, NodeKind kind, int index, bool readOnly) {
+  if (model && !model->importedFrom.isEmpty()) return showImported(std::move(model), kind, index);
   const ElementSource* src = model ? elementSource(model->result.map, kind, index) : nullptr;
   if (!src) return showNote("Select an element in the tree or put the cursor in its text.");
   resetContent();

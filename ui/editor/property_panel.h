@@ -39,6 +39,8 @@ class PropertyPanel : public QWidget {
 
   // Shows element (kind, index) of `model`; every field read-only when `readOnly` (stale text).
   void showElement(std::shared_ptr<const ParsedModel> model, NodeKind kind, int index, bool readOnly);
+  // Shows element (kind, index) of a model read from another format (no text): its values, read-only.
+  void showImported(std::shared_ptr<const ParsedModel> model, NodeKind kind, int index);
   // Shows only a note (nothing selected).
   void showNote(const QString& note);
 
