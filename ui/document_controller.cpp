@@ -35,7 +35,6 @@
 #include "gallery.h"
 #include "io/experiment_file.h"
 #include "io/mech_writer.h"
-#include "io/mjcf_import.h"
 #include "io/model_file.h"
 #include "main_window.h"
 #include "settings_panel.h"
@@ -48,14 +47,6 @@ namespace ms::ui {
 
 namespace {
 constexpr int kMaxRecent = 10;
-
-// A URDF file: .urdf, or .xml whose root element is <robot>.
-bool isUrdfFile(const QString& path) {
-  const QString ext = QFileInfo(path).suffix().toLower();
-  if (ext == "urdf") return true;
-  QFile f(path);
-  return ext == "xml" && f.open(QIODevice::ReadOnly) && xmlRootElementName(f.read(1 << 16).toStdString()) == "robot";
-}
 }  // namespace
 
 DocumentController::DocumentController(MainWindow& window) : QObject(&window), w_(window), editor_(window.editorPanel()) {
@@ -196,7 +187,7 @@ bool DocumentController::openModel(const QString& source, QString* error, const 
         auto imported = std::make_shared<ParsedModel>();
         imported->result.model = model;
         const QString ext = QFileInfo(path).suffix().toLower();
-        imported->importedFrom = ext == "trep" ? "trep" : isUrdfFile(path) ? "URDF" : "MJCF";
+        imported->importedFrom = ext == "trep" ? "trep" : isUrdfFile(path.toStdString()) ? "URDF" : "MJCF";
         editor_->editor()->setImportedModel(imported, diags.items());
       }
       if (!isScene) {

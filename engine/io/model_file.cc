@@ -81,17 +81,16 @@ bool readModel(const std::string& source, const std::map<std::string, std::strin
   return importUrdf(source, model, diags, UrdfImportOptions{options.packagePaths});
 }
 
-// URDF: .urdf, or .xml whose root element is <robot>.
-bool isUrdf(const std::string& source) {
-  const std::string ext = modelFileExtension(source);
+}  // namespace
+
+bool isUrdfFile(const std::string& path) {
+  const std::string ext = modelFileExtension(path);
   if (ext == ".urdf") return true;
   if (ext != ".xml") return false;
   std::string text;
   Diagnostics ignored;
-  return readWholeFile(source, text, ignored) && xmlRootElementName(text) == "robot";
+  return readWholeFile(path, text, ignored) && xmlRootElementName(text) == "robot";
 }
-
-}  // namespace
 
 bool loadModel(const std::string& source, const std::map<std::string, std::string>& params, Model& model,
                Diagnostics& diags, const ModelLoadOptions& options) {
@@ -101,7 +100,7 @@ bool loadModel(const std::string& source, const std::map<std::string, std::strin
     model.collisions = options.selfCollision == ModelLoadOptions::SelfCollision::On ? CollisionMode::All : CollisionMode::NoSelf;
   // A URDF robot with a floating base gets a ground to stand on.
   std::string note;
-  if (options.groundUnderFloatingBase && isUrdf(source) && addGroundUnderFloatingBase(model, note))
+  if (options.groundUnderFloatingBase && isUrdfFile(source) && addGroundUnderFloatingBase(model, note))
     diags.add(Severity::Note, source, 0, 0, note);
   return true;
 }

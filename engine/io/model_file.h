@@ -29,6 +29,8 @@ struct ModelLoadOptions {
 // Lower-case extension of a path, with the dot ("" if none).
 std::string modelFileExtension(const std::string& path);
 
+// True for a URDF file: .urdf, or .xml whose root element is <robot>.
+bool isUrdfFile(const std::string& path);
 // True for the extensions loadModel() understands (.mech, .trep, .urdf, .xml, .mjcf).
 bool isModelFile(const std::string& path);
 
