@@ -367,6 +367,13 @@ int runSimulate(const std::vector<std::string>& args) {
     writeSignals();
   }
   if (std::string err = flushAll(); !err.empty()) throw InputError{err};
+  // The compile step's notes (dropped redundant rows, joints moved into their limits, …) once the run is
+  // set up and its files open (a refused option stays a one-line error), unless --quiet.
+  if (!o.quiet) {
+    ms::Diagnostics notes;
+    for (const std::string& note : system->notes) notes.add(ms::Severity::Note, o.model, 0, 0, note);
+    printDiagnostics(notes);
+  }
 
   const auto wall0 = std::chrono::steady_clock::now();
   auto lastFlush = wall0;
