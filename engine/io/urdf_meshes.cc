@@ -116,8 +116,9 @@ bool Importer::makeShape(const urdf::Geometry* g, const Frame& pose, const std::
       s.meshFile = m->filename;
       s.meshScale = toVec(m->scale);
       s.size = Vec3::Zero();
-      if (!s.meshScale.allFinite() || s.meshScale.minCoeff() <= 0) {
-        warning(meshAt, where + ": mesh scale must be positive; the shape is skipped");
+      // A negative factor mirrors the mesh (left and right links share one file): kept. Zero flattens it.
+      if (!s.meshScale.allFinite() || s.meshScale.cwiseAbs().minCoeff() <= 0) {
+        warning(meshAt, where + ": mesh scale must be finite and not zero; the shape is skipped");
         return false;
       }
       // package://: the file found replaces the URI; an unresolved one is kept as written (warned).

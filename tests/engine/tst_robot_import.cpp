@@ -49,6 +49,7 @@ class TestRobotImport : public QObject {
   void fixedBaseAndModelsWithGroundsGetNone();
   void selfCollisionSwitchOverridesTheModel();
   void robotStandsOnTheDefaultGround();
+  void mirroredMeshesCollide();
 };
 
 void TestRobotImport::urdfHasNoSelfCollisionByDefault() {
@@ -166,6 +167,30 @@ void TestRobotImport::robotStandsOnTheDefaultGround() {
   QVERIFY(lowestFoot - ground > -1e-6);
   // The trunk has come down onto its legs but not through the ground.
   QVERIFY(sim.state().bodies[size_t(m.bodyIndex("trunk"))].x.z() > ground);
+}
+
+void TestRobotImport::mirroredMeshesCollide() {
+  // scale="1 -1 1" mirrors a mesh (Talos's right leg uses its left leg's files): its collision
+  // vertices are the unmirrored ones with y negated; a zero factor is still refused.
+  const std::string mesh = std::string(MECHSTUDIO_SOURCE_DIR) + "/models/meshes/l-block.obj";
+  const auto urdf = [&](const std::string& scale) {
+    return "<robot name=\"m\"><link name=\"a\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\" "
+           "ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial><collision><geometry><mesh filename=\"" + mesh +
+           "\" scale=\"" + scale + "\"/></geometry></collision></link></robot>\n";
+  };
+  Model plain, mirrored, flat;
+  Diagnostics d1, d2, d3;
+  QVERIFY(importUrdf(writeTemp("plain.urdf", urdf("1 1 1")), plain, d1));
+  QVERIFY2(importUrdf(writeTemp("mirrored.urdf", urdf("1 -1 1")), mirrored, d2), d2.format().c_str());
+  QCOMPARE(d2.format().find("skipped"), std::string::npos);
+  const std::vector<Vec3>& p = plain.bodies[0].collisions.at(0).meshVertices;
+  const std::vector<Vec3>& m = mirrored.bodies[0].collisions.at(0).meshVertices;
+  QVERIFY(!p.empty());
+  QCOMPARE(m.size(), p.size());
+  for (size_t k = 0; k < p.size(); ++k) QCOMPARE(m[k], Vec3(p[k].x(), -p[k].y(), p[k].z()));
+  QVERIFY(importUrdf(writeTemp("flat.urdf", urdf("1 0 1")), flat, d3));
+  QVERIFY2(d3.format().find("mesh scale must be finite and not zero; the shape is skipped") != std::string::npos, d3.format().c_str());
+  QVERIFY(flat.bodies[0].collisions.empty());
 }
 
 QTEST_APPLESS_MAIN(TestRobotImport)

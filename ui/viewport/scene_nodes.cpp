@@ -15,6 +15,7 @@
 #include <osg/BlendFunc>
 #include <osg/Depth>
 #include <osg/LineWidth>
+#include <osg/FrontFace>
 #include <osg/MatrixTransform>
 #include <osg/Point>
 #include <osg/PolygonOffset>
@@ -195,6 +196,8 @@ ShapeNode buildShape(const ShapeDesc& shape, const QString& modelDir, MeshCache&
   scaled->addChild(mesh);
   osg::StateSet* ss = scaled->getOrCreateStateSet();
   ss->setMode(GL_NORMALIZE, osg::StateAttribute::ON);
+  // A mirrored mesh (an odd number of negative factors) turns its triangles' winding around.
+  if (shape.meshScale.prod() < 0) ss->setAttributeAndModes(new osg::FrontFace(osg::FrontFace::CLOCKWISE), osg::StateAttribute::ON);
   materials.push_back(applySurface(ss, color, true));
   placed->addChild(scaled);
   return out;
