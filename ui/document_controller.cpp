@@ -42,6 +42,7 @@
 #include "system/compiled_system.h"
 #include "theme_icon.h"
 #include "transport.h"
+#include "viewport/viewport_widget.h"
 
 namespace ms::ui {
 
@@ -159,6 +160,8 @@ bool DocumentController::openModel(const QString& source, QString* error, const 
     try {
       auto sys = compile(model);
       w_.sim().load(sys);
+      // A robot from another format is framed where its author put it; a mechanism over its reach.
+      w_.viewport()->setFitReach(isScene || path.endsWith(".mech", Qt::CaseInsensitive));
       w_.systemLoaded(sys, isScene ? QString() : QFileInfo(path).absolutePath(), sameFile);
       source_ = path;
       params_ = params;

@@ -791,6 +791,52 @@ class TestViewport : public QObject {
     QCOMPARE(w.camera().center, moved.center);
   }
 
+  // An imported robot is framed where it stands (setFitReach(false), as MuJoCo frames a model): an
+  // upright arm of four 0.25 m links on a pivot fills the view's height, where the reach framing
+  // (a 1 m ball about the pivot, for the arm swung anywhere) shows it at under half that size.
+  void importedArmFramedAsPlaced() {
+    ms::Model model;
+    for (int i = 0; i < 4; ++i) {
+      ms::BodyDesc b;
+      b.name = "link" + std::to_string(i + 1);
+      b.position = ms::Vec3(0, 0, 0.125 + 0.25 * i);
+      ms::ShapeDesc s;
+      s.size = ms::Vec3(0.05, 0.05, 0.25);
+      b.visuals.push_back(s);
+      model.bodies.push_back(b);
+      ms::JointDesc j;
+      j.name = "j" + std::to_string(i + 1);
+      j.parent = i - 1;
+      j.child = i;
+      j.axis = ms::Vec3::UnitX();
+      j.parentAnchor = i == 0 ? ms::Vec3::Zero() : ms::Vec3(0, 0, 0.125);
+      j.childAnchor = ms::Vec3(0, 0, -0.125);
+      model.joints.push_back(j);
+    }
+    auto sys = ms::compile(model);
+    const Snapshot snap = snapshotOf(sys);
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    // The arm's height on screen, from its foot to its top, and whether both are in the image.
+    const auto height = [&](bool reach, bool& inside) {
+      w.setFitReach(reach);
+      w.setModel(sys, QString(), false);
+      w.setSnapshot(snap);
+      w.fitToModel();
+      const QImage img = w.renderToImage();
+      const QPointF foot = imagePos(w, ms::Vec3::Zero()), top = imagePos(w, ms::Vec3(0, 0, 1));
+      inside = insideImage(img, foot, 2) && insideImage(img, top, 2);
+      return QLineF(foot, top).length() / img.height();
+    };
+    bool reachInside = false, poseInside = false;
+    const double reach = height(true, reachInside), pose = height(false, poseInside);
+    qInfo("upright arm: %.0f %% of the view's height framed over its reach, %.0f %% framed as placed", 100 * reach,
+          100 * pose);
+    QVERIFY(reachInside && poseInside);
+    QVERIFY(pose > 0.6);
+    QVERIFY(pose > 1.6 * reach);
+  }
+
   // Each overlay draws something when on and nothing when off; trails follow a running simulation.
   void overlaysDraw() {
     auto sys = sceneSystem("double-pendulum");

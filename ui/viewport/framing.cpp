@@ -48,7 +48,7 @@ double lensReach(const Vec3& c, const Vec3& p1, double r1, const Vec3& p2, doubl
 }  // namespace
 
 bool frameMechanism(const CompiledSystem* system, const Poses& poses, const std::vector<std::vector<Vec3>>& boxCorners,
-                    Framing& out) {
+                    Framing& out, bool overReach) {
   out = Framing{};
   const size_t nb = boxCorners.size();
   // Every body's box corners and joint points in world coordinates at the current poses.
@@ -93,8 +93,9 @@ bool frameMechanism(const CompiledSystem* system, const Poses& poses, const std:
   for (const auto& pts : bodyPoints) all.insert(all.end(), pts.begin(), pts.end());
   if (all.empty()) return false;
 
-  // No pivots: the sphere about the centre of the points' box through the farthest point.
-  if (pivots == 0) {
+  // No pivots (or the pose alone): the sphere about the centre of the points' box through the
+  // farthest point.
+  if (pivots == 0 || !overReach) {
     Eigen::AlignedBox3d box;
     for (const Vec3& p : all) box.extend(p);
     out.center = box.center();

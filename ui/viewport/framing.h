@@ -26,9 +26,12 @@ struct Framing {
 // mechanism whose joints to its bodies are all hinges about one direction n moves in planes ⊥ n, so
 // its region is a flat cylinder about the pivots' axis instead of a ball (it frames ~1.4× larger).
 // boxCorners[i]: the 8 world corners of body i's shapes' box at its pose in `poses` (empty: the body
-// has none); `system` may be null (bodies only). False when there is nothing to frame.
+// has none); `system` may be null (bodies only). With overReach false, the region is the model where it
+// is now (and where it lands on a ground), as MuJoCo frames a model: what imported robots get, whose
+// reach about their base is far larger than the pose their authors put them in. False when there
+// is nothing to frame.
 bool frameMechanism(const CompiledSystem* system, const Poses& poses, const std::vector<std::vector<Vec3>>& boxCorners,
-                    Framing& out);
+                    Framing& out, bool overReach = true);
 // With copies side by side, the region holds every copy: the reference's region and its translates
 // by k · offset, k = 1 … copies.
 void frameCopies(Framing& region, const Vec3& offset, size_t copies);

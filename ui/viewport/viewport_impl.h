@@ -98,6 +98,7 @@ struct ViewportWidget::Impl {
   bool ghostsOn = true;
   // Side by side: ghost k drawn translated by k·sideOffset (chosen when the layout is set).
   bool sideBySide = false;
+  bool fitReach = true;  // setFitReach
   Vec3 sideOffset = Vec3::Zero();
   void chooseSideOffset();
   void clearGhosts();

@@ -142,7 +142,7 @@ bool ViewportWidget::Impl::framingOne(Framing& out) const {
     const osg::Matrixd m = b.xform->getMatrix();
     for (unsigned k = 0; k < 8; ++k) corners[i].push_back(fromOsg(osg::Vec3d(b.box.corner(k)) * m));
   }
-  return frameMechanism(system.get(), poses, corners, out);
+  return frameMechanism(system.get(), poses, corners, out, fitReach);
 }
 
 bool ViewportWidget::Impl::modelBound(Vec3& center, double& radius) const {

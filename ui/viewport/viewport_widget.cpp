@@ -44,6 +44,8 @@ ViewportWidget::~ViewportWidget() {
   if (current) gl_->doneCurrent();
 }
 
+void ViewportWidget::setFitReach(bool reach) { d_->fitReach = reach; }
+
 // Rebuilds the body transforms from the visual shapes (else collision shapes, else a COM sphere).
 void ViewportWidget::setModel(std::shared_ptr<const CompiledSystem> system, const QString& modelDir, bool keepCamera) {
   Impl& d = *d_;

@@ -47,6 +47,10 @@ class ViewportWidget : public QWidget {
   // Builds the scene graph for `system` (null clears it). Mesh file names are resolved against
   // `modelDir`. With keepCamera the camera stays where it is (reload); otherwise fit-to-model.
   void setModel(std::shared_ptr<const CompiledSystem> system, const QString& modelDir, bool keepCamera);
+  // What a fit frames from the next setModel on: the reach of a mechanism about its pivots (its
+  // whole motion; the default, for mechanisms built here) or, with reach false, the model where it
+  // is (imported robots, as MuJoCo frames them; framing.h).
+  void setFitReach(bool reach);
   // Moves the bodies to the snapshot's poses, updates overlays and trails, schedules a repaint.
   // In a comparison (snapshot.copies) every copy but the reference is drawn as a ghost: the same
   // shapes at that copy's poses, translucent and tinted with its colour (blending, no depth
