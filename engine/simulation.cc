@@ -55,7 +55,7 @@ Simulation::Simulation(std::shared_ptr<const CompiledSystem> system)
   inputs_.damping.assign(nj, Vec6::Zero());
   for (const ActuatorDesc& a : m.actuators) {
     const int nf = jointDof(a.joint);
-    for (int c = 0; c < nf; ++c) inputs_.actuator[a.joint](c) += a.effort.size() == 1 ? a.effort[0] : a.effort[c];
+    for (int c = 0; c < nf; ++c) inputs_.actuator[a.joint](c) += actuatorOutput(a, a.effort.size() == 1 ? a.effort[0] : a.effort[c]);
   }
   for (const WrenchDesc& w : m.wrenches) {
     inputs_.force[w.body] += w.force;

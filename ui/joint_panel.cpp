@@ -106,17 +106,21 @@ void JointPanel::setSystem(std::shared_ptr<const CompiledSystem> system) {
     for (const ActuatorDesc& a : model.actuators) {
       const JointGeometry& geo = system_->joints[a.joint].geo;
       for (int c = 0; c < geo.freeCoordinates(); ++c) {
-        const double initial = c < int(a.effort.size()) ? a.effort[c] : 0.0;
+        // The slider sets the actuator's input u (over its control range when that is finite); the
+        // joint gets gear · u clamped to the ranges (actuatorOutput).
+        const double initial = a.effort.size() == 1 ? a.effort[0] : c < int(a.effort.size()) ? a.effort[c] : 0.0;
         const double range = std::max(10.0, 10.0 * std::abs(initial));
+        const bool bounded = std::isfinite(a.controlLower) && std::isfinite(a.controlUpper) && a.controlLower < a.controlUpper;
         const bool translational = c < geo.fT;
-        Control ctl = makeControl(a.joint, c, -range, range, translational ? " N" : " N·m", actBox);
+        const char* unit = a.gear != 1 || bounded ? "" : translational ? " N" : " N·m";
+        Control ctl = makeControl(a.joint, c, bounded ? a.controlLower : -range, bounded ? a.controlUpper : range, unit, actBox);
         ctl.field->setValue(initial);
         ag->addWidget(new QLabel(QString::fromStdString(model.joints[a.joint].name)), row, 0);
         ag->addWidget(ctl.slider, row, 1);
         ag->addWidget(ctl.field, row, 2);
         const int joint = a.joint, coord = c;
         connect(ctl.field, qOverload<double>(&QDoubleSpinBox::valueChanged), this,
-                [this, joint, coord](double value) { Q_EMIT actuatorChanged(joint, coord, value); });
+                [this, joint, coord, a](double value) { Q_EMIT actuatorChanged(joint, coord, actuatorOutput(a, value)); });
         actuators_.push_back(ctl);
         ++row;
       }

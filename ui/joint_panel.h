@@ -36,6 +36,7 @@ class JointPanel : public QWidget {
 
  Q_SIGNALS:
   void initialPositionRequested(int joint, const std::vector<double>& position);
+  // value: the joint effort (the actuator's transmission applied to the slider's input).
   void actuatorChanged(int joint, int coordinate, double value);
 
  private:

@@ -2,6 +2,8 @@
 // Fixed-size Eigen aliases used throughout the engine.
 #pragma once
 
+#include <limits>
+
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
@@ -21,5 +23,6 @@ using VecX = Eigen::VectorXd;
 using MatX = Eigen::MatrixXd;
 
 inline constexpr double kPi = 3.14159265358979323846;
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
 
 }  // namespace ms

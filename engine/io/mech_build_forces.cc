@@ -57,7 +57,7 @@ void Reader::readSpring(const Node& n, bool generated) {
   map_.springs.push_back(std::move(src));
 }
 
-// (actuator JOINT (effort NUM+))
+// (actuator JOINT (effort NUM+) (gear NUM)? (control-range LO HI)? (force-range LO HI)?)
 void Reader::readActuator(const Node& n, bool generated) {
   ActuatorDesc a;
   ElementSource src;
@@ -69,24 +69,42 @@ void Reader::readActuator(const Node& n, bool generated) {
   if (!readName(n, i, joint, jointRef, "a joint name and an (effort ...)")) return;
   src.name = jointRef;
   src.properties["joint"].form = jointRef;
-  bool hasEffort = false;
+  std::map<std::string, SourceRef> seen;
+  static const std::vector<std::string> items = {"effort", "gear", "control-range", "force-range"};
   for (; i < n.children.size(); ++i) {
     const Node& c = n.children[i];
-    if (!c.isList() || c.head() != "effort") {
-      if (c.isList() && !c.head().empty())
-        error(c.children[0], "unknown actuator property '" + c.head() + "'" + suggestion(c.head(), {"effort"}));
-      else
-        error(c, "expected (effort ...), got " + sexpr::describeNode(c));
+    if (!c.isList() || c.head().empty()) {
+      error(c, "expected (effort ...), got " + sexpr::describeNode(c));
       continue;
     }
-    if (hasEffort) {
-      error(c.children[0], "duplicate (effort ...) in the actuator");
+    const std::string& h = c.head();
+    if (!contains(items, h)) {
+      error(c.children[0], "unknown actuator property '" + h + "'" + suggestion(h, items));
       continue;
     }
-    hasEffort = true;
-    numbers(c, 1, 1, size_t(-1), a.effort, &src.properties["effort"]);
+    if (duplicate(seen, h, c, "the actuator")) continue;
+    PropertySource& ps = src.properties[h];
+    if (h == "effort") {
+      numbers(c, 1, 1, size_t(-1), a.effort, &ps);
+      continue;
+    }
+    std::vector<double> v;
+    if (h == "gear") {
+      if (!numbers(c, 1, 1, 1, v, &ps)) continue;
+      if (!(v[0] != 0)) error(c.children[1], "gear must not be zero");
+      else a.gear = v[0];
+      continue;
+    }
+    // A range: lower ≤ upper (inf and -inf allowed).
+    if (!numbers(c, 1, 2, 2, v, &ps)) continue;
+    if (!(v[0] <= v[1])) {
+      error(c, "(" + h + " LOWER UPPER) needs lower <= upper (got " + num(v[0]) + " " + num(v[1]) + ")");
+      continue;
+    }
+    (h == "control-range" ? a.controlLower : a.forceLower) = v[0];
+    (h == "control-range" ? a.controlUpper : a.forceUpper) = v[1];
   }
-  if (!hasEffort) {
+  if (!seen.count("effort")) {
     error(n.children[0], "(actuator ...) needs an (effort ...)");
     return;
   }

@@ -288,14 +288,22 @@ std::string Writer::run() {
     emit("  ", "(spring " + nameText(s.name) + " " + bodyName(s.bodyA) + " " + bodyName(s.bodyB), items);
   }
   // Constant actuator efforts.
-  if (!m_.actuators.empty()) out_ += "\n\n  ; Constant actuator efforts on joints [N m or N per free coordinate].";
+  if (!m_.actuators.empty()) out_ += "\n\n  ; Actuators: constant inputs on joints; the joint effort [N m or N per free coordinate] is gear * the input clamped to the control range, then to the force range.";
   for (const ActuatorDesc& a : m_.actuators) {
     out_ += "\n";
     if (a.joint < 0 || a.joint >= nj) {
       out_ += "  ; actuator is not written: invalid joint";
       continue;
     }
-    emit("  ", "(actuator " + jointName(a.joint), {form("effort", a.effort)});
+    std::vector<std::string> items = {form("effort", a.effort)};
+    // The transmission (gear, ranges) when it is not the identity; an open end as the largest double.
+    const auto bound = [](double v) { return std::clamp(v, -std::numeric_limits<double>::max(), std::numeric_limits<double>::max()); };
+    if (a.gear != 1) items.push_back(form("gear", {a.gear}));
+    if (a.controlLower > -kInf || a.controlUpper < kInf)
+      items.push_back(form("control-range", {bound(a.controlLower), bound(a.controlUpper)}));
+    if (a.forceLower > -kInf || a.forceUpper < kInf)
+      items.push_back(form("force-range", {bound(a.forceLower), bound(a.forceUpper)}));
+    emit("  ", "(actuator " + jointName(a.joint), items);
   }
   // PD controllers.
   if (!m_.controllers.empty())

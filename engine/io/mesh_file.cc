@@ -8,6 +8,7 @@
 //     84 + 50·count (binary files may start with "solid" too), or when it does not read as text.
 //   - STL, ASCII: solid NAME (facet normal x y z outer loop (vertex x y z){3,} endloop endfacet)*
 //     endsolid NAME, possibly several solids.
+//   - COLLADA: mesh_collada.cc.
 #include "io/mesh_file.h"
 
 #include <cerrno>
@@ -329,6 +330,7 @@ bool meshFormatOf(const std::string& path, MeshFormat& format) {
   for (char& c : e) c = char(std::tolower(static_cast<unsigned char>(c)));
   if (e == ".obj") format = MeshFormat::Obj;
   else if (e == ".stl") format = MeshFormat::Stl;
+  else if (e == ".dae") format = MeshFormat::Collada;
   else return false;
   return true;
 }
@@ -336,6 +338,7 @@ bool meshFormatOf(const std::string& path, MeshFormat& format) {
 bool readMeshBytes(const std::string& bytes, MeshFormat format, MeshData& out, MeshFileError& err) {
   out = MeshData();
   err = MeshFileError();
+  if (format == MeshFormat::Collada) return readColladaBytes(bytes, out, err);
   const bool ok = format == MeshFormat::Obj ? readObj(bytes, out, err) : readStl(bytes, out, err);
   if (!ok) out = MeshData();
   return ok;
@@ -349,7 +352,7 @@ bool readMeshFile(const std::string& path, MeshData& out, MeshFileError& err) {
     const std::string e = fs::path(path).extension().string();
     err.message = (e.empty() ? std::string("a mesh file name needs an extension")
                              : "unknown mesh file type '" + e + "'") +
-                  " (meshes are read from .obj and .stl files)";
+                  " (meshes are read from .obj, .stl and .dae files)";
     return false;
   }
   std::error_code ec;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Reader of mesh files for collision meshes: the vertices (and triangles) of a Wavefront OBJ or an
-// STL file (binary or ASCII). Only geometry is read; normals, texture coordinates, materials, groups
+// Reader of mesh files for collision meshes: the vertices (and triangles) of a Wavefront OBJ, an
+// STL file (binary or ASCII) or a COLLADA file (.dae: the geometry its scene places, in metres, z up;
+// mesh_collada.cc). Only geometry is read; normals, texture coordinates, materials, groups
 // and colours are ignored. Errors carry where in the file they are: line and column (OBJ, ASCII STL)
 // or a byte offset (binary STL).
 #pragma once
@@ -29,12 +30,12 @@ struct MeshFileError {
   std::string format() const;
 };
 
-enum class MeshFormat { Obj, Stl };
+enum class MeshFormat { Obj, Stl, Collada };
 
 // Largest mesh file read (bytes); larger files are refused with a message.
 constexpr long long kMaxMeshFileBytes = 512LL * 1024 * 1024;
 
-// The format of a file name by its extension (.obj, .stl, any case); false for any other.
+// The format of a file name by its extension (.obj, .stl, .dae, any case); false for any other.
 bool meshFormatOf(const std::string& path, MeshFormat& format);
 
 // Reads the mesh file at `path` (the format from its extension). False with `err` set for: a file
@@ -44,5 +45,7 @@ bool meshFormatOf(const std::string& path, MeshFormat& format);
 bool readMeshFile(const std::string& path, MeshData& out, MeshFileError& err);
 // The same for the bytes of a file already in memory.
 bool readMeshBytes(const std::string& bytes, MeshFormat format, MeshData& out, MeshFileError& err);
+// COLLADA bytes (mesh_collada.cc); errors carry the element's line.
+bool readColladaBytes(const std::string& bytes, MeshData& out, MeshFileError& err);
 
 }  // namespace ms

@@ -36,12 +36,14 @@ const std::map<std::string, std::set<std::string>>& knownAttributes() {
       "motor: name class joint gear ctrlrange ctrllimited forcerange forcelimited",
       "position: name class joint kp kv gear ctrlrange ctrllimited forcerange forcelimited",
       "general: name class joint gaintype gainprm biastype biasprm gear ctrlrange ctrllimited forcerange "
-      "forcelimited",
+      "forcelimited dyntype",
       "exclude: name body1 body2",
       "pair: name class geom1 geom2 friction condim",
       "default: class",
       "numeric: name data size",
       "text: name data",
+      "keyframe:",
+      "key: name time qpos qvel ctrl",
   };
   static const std::map<std::string, std::set<std::string>> k = [] {
     std::map<std::string, std::set<std::string>> m;

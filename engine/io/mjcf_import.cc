@@ -343,17 +343,21 @@ bool Importer::parse() {
   }
   checkAttributes(root_);
   if (const char* m = root_->Attribute("model")) model_.name = m;
-  // Compiler and option first (angle units and directories apply to everything).
+  // Compiler first (angle units and directories apply to everything), then the default classes
+  // (MuJoCo reads them before anything that uses them, wherever they are written).
   for (const XMLElement* e = root_->FirstChildElement("compiler"); e; e = e->NextSiblingElement("compiler")) readCompiler(e);
   classes_["main"];
+  for (const XMLElement* e = root_->FirstChildElement("default"); e; e = e->NextSiblingElement("default")) readDefault(e, "");
+  // MuJoCo's time step when <option> gives none.
+  model_.solver.dt = 0.002;
   for (const XMLElement* e = root_->FirstChildElement(); e; e = e->NextSiblingElement()) {
     const std::string n = e->Name();
-    if (n == "compiler") continue;
+    if (n == "compiler" || n == "default") continue;
     if (n == "option") readOption(e);
-    else if (n == "default") readDefault(e, "");
     else if (n == "asset") readAssets(e);
     else if (n == "custom") readCustom(e);
     else if (n == "size") continue;  // sizes of MuJoCo's buffers: nothing to model
+    else if (n == "keyframe") keyframes_ = keyframes_ || e->FirstChildElement("key");
     else if (n != "worldbody" && n != "equality" && n != "actuator" && n != "contact")
       unsupportedElement(e);
   }
@@ -394,6 +398,7 @@ void Importer::convert() {
   makeActuators();
   makeContacts();
   applyCustom();
+  if (errors_ == 0) makeKeyframes();
 }
 
 // MechStudio's custom entries: collision mode and masks, controller set-points, efforts.

@@ -254,8 +254,11 @@ class Importer {
   void makeEqualities();
   void makeContacts();
   // Actuators (mjcf_actuators.cc).
-  bool generalIsPd(const XMLElement* e, const std::string& cls);
+  enum class GeneralKind { Motor, Pd, Other };
+  GeneralKind generalKind(const XMLElement* e, const std::string& cls, double& gain, double& kv);
   void makeActuators();
+  // Keyframes (mjcf_keyframes.cc).
+  void makeKeyframes();
 
   std::string file_, baseDir_;
   const std::string& text_;
@@ -288,6 +291,8 @@ class Importer {
   std::map<std::string, std::string> combinedJoints_;
   std::set<std::string> jointsUsed_;  // MJCF joints named by an actuator, a tendon or an equality  // MJCF joint name → the engine joint it is part of
   std::map<const GroundDesc*, double> groundPairFriction_;
+  std::map<const XMLElement*, int> engineJointOf_;  // each MJCF <joint> (not free) → its engine joint
+  bool keyframes_ = false;  // the model has <key>s: every joint keeps its own coordinate (no combining)
 
   Model model_;
 };

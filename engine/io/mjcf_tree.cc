@@ -287,6 +287,10 @@ void Importer::makeBodies() {
       else if (g.friction != d.friction)
         warnOnce("geom-friction", src_.attribute(g.el, "friction"),
                  "geoms of one body with different frictions: the body's contacts use the first one's");
+      if (!first && (g.contype != type || g.conaffinity != affinity) && (type | affinity) != 0)
+        warnOnce("geom-masks", src_.element(g.el),
+                 "geoms of one body with different contype/conaffinity: MechStudio filters collisions per body, "
+                 "with the geoms' masks or-ed");
       first = false;
       type |= g.contype, affinity |= g.conaffinity;
     }
@@ -367,6 +371,7 @@ void Importer::makeJoints() {
     j.name = x.name.empty() ? uniqueJointName(used, b.name + "_joint") : x.name;
     j.parent = parentEngine;
     j.child = b.engine;
+    engineJointOf_[x.el] = int(model_.joints.size());
     if (!x.name.empty()) jointByName_[x.name] = int(model_.joints.size());
     model_.joints.push_back(std::move(j));
   }
@@ -415,8 +420,9 @@ void Importer::collectUsedJoints(const XMLElement* e) {
 
 // Whether the joints of body b may be combined into one engine joint without losing anything of
 // them: every one at ref 0, without spring, damper, armature or limit, and named by no actuator, tendon or
-// equality (each of those needs the joint's own coordinate).
+// equality (each of those needs the joint's own coordinate), in a model without keyframes.
 bool Importer::combinable(const XBody& b) const {
+  if (keyframes_) return false;  // a key's qpos sets each joint's own coordinate
   for (const XJoint& x : b.joints)
     if (x.ref != 0 || x.stiffness != 0 || x.damping != 0 || x.armature != 0 || x.limited ||
         (!x.name.empty() && jointsUsed_.count(x.name)))
@@ -462,6 +468,7 @@ void Importer::jointChain(const XBody& b, const Pose& rel, int parentEngine, std
     j.name = x.name.empty() ? uniqueJointName(used, b.name + "_joint" + std::to_string(k + 1)) : x.name;
     j.parent = parent;
     j.child = child;
+    engineJointOf_[x.el] = int(model_.joints.size());
     if (!x.name.empty()) jointByName_[x.name] = int(model_.joints.size());
     model_.joints.push_back(std::move(j));
     linkRel = Pose{-origin, quat::identity()};

@@ -459,8 +459,28 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
   for (int k = 0; k < nj; ++k) {
     if (!driven[size_t(k)] || info.joint[size_t(k)].empty() || m.joints[size_t(k)].type == JointType::Spherical) continue;
     info.motor[size_t(k)] = uniqueName(actuatorNames, info.joint[size_t(k)] + "_motor", "motor" + std::to_string(k));
-    act << "    <motor name=\"" << escape(info.motor[size_t(k)]) << "\" joint=\"" << escape(info.joint[size_t(k)])
-        << "\" gear=\"1\" ctrllimited=\"false\"/>\n";
+    act << "    <motor name=\"" << escape(info.motor[size_t(k)]) << "\" joint=\"" << escape(info.joint[size_t(k)]) << "\"";
+    // Export: the transmission of the joint's one actuator (ctrl is then its input); otherwise ctrl
+    // is the joint effort itself (the comparison drives it so).
+    const ActuatorDesc* only = nullptr;
+    int count = 0;
+    for (const ActuatorDesc& a : m.actuators)
+      if (a.joint == k) only = &a, ++count;
+    const auto range = [&](const char* name, double lo, double hi) {
+      const bool limited = lo > -kInf || hi < kInf;
+      act << " " << name << "limited=\"" << (limited ? "true" : "false") << "\"";
+      if (limited)
+        act << " " << name << "range=\"" << number(std::max(lo, -std::numeric_limits<double>::max())) << " "
+            << number(std::min(hi, std::numeric_limits<double>::max())) << "\"";
+    };
+    if (options.complete && count == 1) {
+      act << " gear=\"" << number(only->gear) << "\"";
+      range("ctrl", only->controlLower, only->controlUpper);
+      range("force", only->forceLower, only->forceUpper);
+    } else {
+      act << " gear=\"1\" ctrllimited=\"false\"";
+    }
+    act << "/>\n";
   }
   // Export: PD controllers as position servos, constant efforts as custom entries.
   if (options.complete) {

@@ -43,7 +43,7 @@
 //    A collision mesh's file (relative to the URDF's directory, file://, or a resolved package://
 //    URI) is read for its vertices, whose convex hull collides (io/collision_mesh.h); one that
 //    cannot be used (an unresolved package:// URI or another URI, an unreadable file or a format
-//    other than STL and OBJ (COLLADA .dae included), a degenerate hull, more than 32 hull vertices)
+//    other than STL, OBJ and COLLADA, a degenerate hull)
 //    is kept as written without vertices, with a warning that it does not collide.
 //    Geometry of links fixed to the world is not imported (the model has no world geometry).
 //

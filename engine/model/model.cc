@@ -37,6 +37,10 @@ bool selfCollisionMatters(const Model& m) {
   return false;
 }
 
+double actuatorOutput(const ActuatorDesc& a, double u) {
+  return a.gear * std::clamp(std::clamp(u, a.controlLower, a.controlUpper), a.forceLower, a.forceUpper);
+}
+
 int Model::bodyIndex(const std::string& n) const {
   for (size_t i = 0; i < bodies.size(); ++i)
     if (bodies[i].name == n) return int(i);

@@ -85,12 +85,20 @@ struct SpringDesc {
   double stiffness = 0, restLength = 0, damping = 0;
 };
 
-// A constant effort on a joint's actuator, in its minimal coordinates (N or N·m per coordinate; one
-// value broadcast to all). The GUI's actuator sliders change it at run time.
+// A joint's actuator with a constant input u per minimal coordinate (one value broadcast to all).
+// The joint gets the effort gear · clamp(clamp(u, control range), force range) (N or N·m;
+// actuatorOutput): MuJoCo's <motor> (gear, ctrlrange, forcerange, the force range applying before
+// the gear). With the defaults (gear 1, no ranges) u is the joint effort itself. The GUI's actuator
+// sliders change u at run time, over the control range when it is finite.
 struct ActuatorDesc {
   int joint = 0;
   std::vector<double> effort;
+  double gear = 1;
+  double controlLower = -kInf, controlUpper = kInf;
+  double forceLower = -kInf, forceUpper = kInf;
 };
+// The joint effort of actuator a for input u.
+double actuatorOutput(const ActuatorDesc& a, double u);
 
 // A PD controller on one minimal coordinate of a joint (through its actuator):
 //   u = kp (θ*(t) − θ) + kd (θ̇*(t) − θ̇),  θ*(t) = offset + amplitude · sin(2π frequency t + phase),

@@ -13,8 +13,6 @@ namespace ms {
 
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
 // max |v_i| (0 for an empty vector; NaN propagates).
 double maxAbs(const Eigen::Ref<const VecX>& v) {
   double m = 0.0;

@@ -473,6 +473,12 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     const int nf = jointKind(model.joints[a.joint].type).freeCoordinates();
     if (!expand(a.effort, nf, tmp) || !tmp.allFinite())
       err("actuator on joint '" + model.joints[a.joint].name + "': needs 1 or " + std::to_string(nf) + " finite values");
+    if (!std::isfinite(a.gear) || a.gear == 0)
+      err("actuator on joint '" + model.joints[a.joint].name + "': gear must be finite and not zero");
+    if (!(a.controlLower <= a.controlUpper) || !(a.forceLower <= a.forceUpper) || std::isnan(a.controlLower) ||
+        std::isnan(a.forceLower) || a.controlLower == kInf || a.controlUpper == -kInf || a.forceLower == kInf ||
+        a.forceUpper == -kInf)
+      err("actuator on joint '" + model.joints[a.joint].name + "': a range must be lower ≤ upper");
   }
   for (const WrenchDesc& w : model.wrenches)
     if (w.body < 0 || w.body >= nb || !finite(w.force) || !finite(w.torque)) err("external wrench: invalid body or value");

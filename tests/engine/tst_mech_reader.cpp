@@ -126,7 +126,10 @@ std::string modelDifference(const Model& a, const Model& b) {
   }
   if (a.actuators.size() != b.actuators.size()) return "number of actuators";
   for (size_t i = 0; i < a.actuators.size(); ++i)
-    if (a.actuators[i].joint != b.actuators[i].joint || a.actuators[i].effort != b.actuators[i].effort)
+    if (a.actuators[i].joint != b.actuators[i].joint || a.actuators[i].effort != b.actuators[i].effort ||
+        a.actuators[i].gear != b.actuators[i].gear || a.actuators[i].controlLower != b.actuators[i].controlLower ||
+        a.actuators[i].controlUpper != b.actuators[i].controlUpper || a.actuators[i].forceLower != b.actuators[i].forceLower ||
+        a.actuators[i].forceUpper != b.actuators[i].forceUpper)
       return "actuator " + std::to_string(i);
   if (a.controllers.size() != b.controllers.size()) return "number of controllers";
   for (size_t i = 0; i < a.controllers.size(); ++i) {
@@ -373,8 +376,20 @@ void TestMechReader::everyFormIsRead() {
   QCOMPARE(m.actuators.size(), size_t(2));
   QCOMPARE(m.actuators[0].joint, 1);
   QCOMPARE(m.actuators[0].effort, std::vector<double>({2.0}));
+  QCOMPARE(m.actuators[0].gear, -3.0);
+  QCOMPARE(m.actuators[0].controlLower, -1.0);
+  QCOMPARE(m.actuators[0].controlUpper, 0.5);
+  QCOMPARE(m.actuators[0].forceLower, -2.0);
+  QCOMPARE(m.actuators[0].forceUpper, 1.5);
+  // The joint effort: gear · clamp(clamp(u, control range), force range).
+  QCOMPARE(actuatorOutput(m.actuators[0], 2.0), -3.0 * 0.5);
+  QCOMPARE(actuatorOutput(m.actuators[0], -5.0), -3.0 * -1.0);
+  QCOMPARE(actuatorOutput(m.actuators[0], 0.25), -3.0 * 0.25);
   QCOMPARE(m.actuators[1].joint, 2);
   QCOMPARE(m.actuators[1].effort, std::vector<double>({1, 2, 3}));
+  QCOMPARE(m.actuators[1].gear, 1.0);
+  QVERIFY(std::isinf(m.actuators[1].controlUpper) && std::isinf(m.actuators[1].forceLower));
+  QCOMPARE(actuatorOutput(m.actuators[1], 123.0), 123.0);
   QCOMPARE(m.controllers.size(), size_t(2));
   const ControllerDesc& pd = m.controllers[0];
   QCOMPARE(pd.name, std::string("hinge-pd"));

@@ -80,6 +80,8 @@ class TestMeshFile : public QObject {
   void stlErrorsSayWhereAndWhy_data();
   void stlErrorsSayWhereAndWhy();
   void unreadableFiles();
+  void colladaSceneIsRead();
+  void colladaErrorsSayWhereAndWhy();
 };
 
 void TestMeshFile::galleryMeshesReadExactly() {
@@ -297,10 +299,10 @@ void TestMeshFile::unreadableFiles() {
   QVERIFY(!readMeshFile(base + "/folder.stl", m, e));
   QCOMPARE(e.format(), "cannot read '" + base + "/folder.stl': it is a directory");
   // Unknown extension, none (before the file is even opened).
-  QVERIFY(!readMeshFile(base + "/part.dae", m, e));
-  QCOMPARE(e.format(), std::string("unknown mesh file type '.dae' (meshes are read from .obj and .stl files)"));
+  QVERIFY(!readMeshFile(base + "/part.ply", m, e));
+  QCOMPARE(e.format(), std::string("unknown mesh file type '.ply' (meshes are read from .obj, .stl and .dae files)"));
   QVERIFY(!readMeshFile(base + "/part", m, e));
-  QCOMPARE(e.format(), std::string("a mesh file name needs an extension (meshes are read from .obj and .stl files)"));
+  QCOMPARE(e.format(), std::string("a mesh file name needs an extension (meshes are read from .obj, .stl and .dae files)"));
   // The extension's case does not matter; a malformed file reports its line:column.
   {
     std::ofstream(base + "/UPPER.OBJ") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n";
@@ -321,6 +323,79 @@ void TestMeshFile::unreadableFiles() {
   QVERIFY(!readMeshFile(base + "/cut.stl", m, e));
   QCOMPARE(e.byteOffset, 134LL);
   QCOMPARE(e.line, 0);
+}
+
+// A COLLADA file as ROS robots have them: millimetres, y up, a geometry placed twice by nested
+// nodes (matrix, translate, rotate, scale, instance_node), triangles and a polylist quad.
+void TestMeshFile::colladaSceneIsRead() {
+  const std::string dae = R"(<?xml version="1.0"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><unit meter="0.001"/><up_axis>Y_UP</up_axis></asset>
+  <library_geometries>
+    <geometry id="g"><mesh>
+      <source id="g-pos"><float_array id="g-arr" count="15">0 0 0 100 0 0 0 100 0 100 100 0 9 9 9</float_array>
+        <technique_common><accessor source="#g-arr" count="4" stride="3"/></technique_common></source>
+      <vertices id="g-v"><input semantic="POSITION" source="#g-pos"/></vertices>
+      <triangles count="1"><input semantic="VERTEX" source="#g-v" offset="0"/><input semantic="NORMAL" source="#n" offset="1"/><p>0 0 1 0 2 0</p></triangles>
+      <polylist count="1"><input semantic="VERTEX" source="#g-v" offset="0"/><vcount>4</vcount><p>0 1 3 2</p></polylist>
+    </mesh></geometry>
+  </library_geometries>
+  <library_nodes><node id="lib"><translate>0 0 10</translate><instance_geometry url="#g"/></node></library_nodes>
+  <library_visual_scenes><visual_scene id="s">
+    <node><matrix>1 0 0 5  0 1 0 0  0 0 1 0  0 0 0 1</matrix><instance_geometry url="#g"/>
+      <node><rotate>0 0 1 90</rotate><scale>2 2 2</scale><instance_node url="#lib"/></node>
+    </node>
+  </visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>)";
+  MeshData m;
+  MeshFileError e;
+  QVERIFY2(readMeshBytes(dae, MeshFormat::Collada, m, e), e.format().c_str());
+  // Two placements of 4 positions (the accessor's count, not the array's 5); 1 + 2 triangles each.
+  QCOMPARE(int(m.vertices.size()), 8);
+  QCOMPARE(int(m.triangles.size()), 6);
+  // File frame (mm, y up) → metres, z up: (x, y, z) → 0.001 (x, −z, y). First placement: x + 5.
+  const auto near = [](const Vec3& a, const Vec3& b) { return (a - b).norm() < 1e-12; };
+  QVERIFY(near(m.vertices[1], Vec3(0.105, 0, 0)));
+  QVERIFY(near(m.vertices[2], Vec3(0.005, 0, 0.1)));
+  // Second: translate (5,0,0), rotate 90° about z, scale 2, translate (0,0,10), in file units.
+  // (100, 0, 0) → (0, 0, 10) + … = (100,0,10) → ×2 (200,0,20) → rot (0,200,20) → +5x (5,200,20).
+  QVERIFY(near(m.vertices[5], Vec3(0.005, -0.020, 0.200)));
+  QCOMPARE(m.triangles[3], (std::array<int, 3>{4, 5, 6}));
+  QCOMPARE(m.triangles[4], (std::array<int, 3>{4, 5, 7}));
+  // Positions no triangle uses (an exporter's leftovers) do not count: 3 of 5 here.
+  const std::string sparse = "<COLLADA><library_geometries><geometry id=\"g\"><mesh>"
+                             "<source id=\"p\"><float_array>9 9 9 0 0 0 1 0 0 0 1 0 -9 -9 -9</float_array></source>"
+                             "<vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/></vertices>"
+                             "<triangles><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/><p>1 2 3</p></triangles>"
+                             "</mesh></geometry></library_geometries></COLLADA>";
+  QVERIFY2(readMeshBytes(sparse, MeshFormat::Collada, m, e), e.format().c_str());
+  QCOMPARE(int(m.vertices.size()), 3);
+  QCOMPARE(m.vertices[1], Vec3(1, 0, 0));
+  QCOMPARE(m.triangles[0], (std::array<int, 3>{0, 1, 2}));
+}
+
+void TestMeshFile::colladaErrorsSayWhereAndWhy() {
+  MeshData m;
+  MeshFileError e;
+  QVERIFY(!readMeshBytes("<robot/>", MeshFormat::Collada, m, e));
+  QCOMPARE(e.format(), std::string("1:1: the root element is <robot>, not <COLLADA>"));
+  QVERIFY(!readMeshBytes("<COLLADA><a></COLLADA>", MeshFormat::Collada, m, e));
+  QVERIFY(e.message.rfind("not an XML file", 0) == 0);
+  const std::string head = "<COLLADA>\n<library_geometries><geometry id=\"g\"><mesh>\n"
+                           "<source id=\"p\"><float_array>0 0 0 1 0 0 0 1 x</float_array></source>\n"
+                           "<vertices id=\"v\"><input semantic=\"POSITION\" source=\"#p\"/></vertices>\n";
+  QVERIFY(!readMeshBytes(head + "</mesh></geometry></library_geometries></COLLADA>", MeshFormat::Collada, m, e));
+  QCOMPARE(e.format(), std::string("3:1: <float_array>: 'x' is not a finite number"));
+  std::string bad = head;
+  bad.replace(bad.find(" x<"), 3, " 0<");
+  QVERIFY(!readMeshBytes(bad + "<triangles><input semantic=\"VERTEX\" source=\"#v\" offset=\"0\"/>\n<p>0 1 3</p></triangles>"
+                               "</mesh></geometry></library_geometries></COLLADA>",
+                         MeshFormat::Collada, m, e));
+  QCOMPARE(e.format(), std::string("6:1: a vertex index of <triangles> is not one of its 3 positions"));
+  QVERIFY(m.vertices.empty());
+  QVERIFY(!readMeshBytes("<COLLADA><asset/></COLLADA>", MeshFormat::Collada, m, e));
+  QCOMPARE(e.format(), std::string("the COLLADA file places no mesh vertices"));
 }
 
 QTEST_APPLESS_MAIN(TestMeshFile)

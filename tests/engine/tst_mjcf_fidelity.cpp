@@ -2,7 +2,8 @@
 // Trajectory fidelity of the MJCF import against MuJoCo itself (issue 32): contact-free models of
 // tests/data/mjcf that use what MuJoCo composes differently from one joint per body — several joints
 // in one body (two hinges through a point, hinges at offsets with a slide between them), hinges with
-// a non-zero ref, springs about springref, dampers, armature, files assembled by <include> — run 1 s in MuJoCo 2.2.2 (RK4, Δt 1e-4) and in
+// a non-zero ref, springs about springref, dampers, armature, files assembled by <include>, actuators
+// with gear, ctrlrange and forcerange — run 1 s in MuJoCo 2.2.2 (RK4, Δt 1e-4) and in
 // our variational integrator (Δt 1e-4); each joint's displacement agrees within 2e-3 rad or m.
 // Built only with MuJoCo (tests/CMakeLists.txt).
 #include <QTest>
@@ -40,6 +41,13 @@ double largestDifference(const std::string& file) {
   mm->opt.timestep = kDt;
   mm->opt.integrator = mjINT_RK4;
   mjData* md = mj_makeData(mm);
+  // Controls: MuJoCo's ctrl of actuator NAME from the custom entry mechstudio.effort.NAME (which our
+  // importer reads as the actuator's input).
+  for (int a = 0; a < mm->nu; ++a) {
+    const char* an = mj_id2name(mm, mjOBJ_ACTUATOR, a);
+    const int n = an ? mj_name2id(mm, mjOBJ_NUMERIC, ("mechstudio.effort." + std::string(an)).c_str()) : -1;
+    if (n >= 0) md->ctrl[a] = mm->numeric_data[mm->numeric_adr[n]];
+  }
   mj_forward(mm, md);
 
   Model model;
@@ -100,6 +108,58 @@ double largestDifference(const std::string& file) {
   return worst;
 }
 
+// Each <key> of `file` read as a keyframe against MuJoCo's mj_resetDataKeyframe + mj_forward: every
+// body both sides know by name at the same centre of mass (xipos) and orientation (xquat), moving
+// with the same velocities (mj_objectVelocity at the centre of mass; ours the discrete velocity of
+// the time step, so within a step's change of velocity). Returns the largest pose difference, or
+// infinity when a velocity is off or a key is missing.
+double keyframeDifference(const std::string& file) {
+  const std::string path = mjcfPath(file);
+  char err[1000] = "";
+  mjModel* mm = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
+  if (!mm) {
+    qWarning("%s: MuJoCo refuses it: %s", file.c_str(), err);
+    return INFINITY;
+  }
+  mjData* md = mj_makeData(mm);
+  Model model;
+  Diagnostics diags;
+  if (!loadModel(path, {}, model, diags)) {
+    qWarning("%s: %s", file.c_str(), diags.format().c_str());
+    return INFINITY;
+  }
+  double worst = 0;
+  if (int(model.keyframes.size()) != mm->nkey) worst = INFINITY;
+  for (int k = 0; k < mm->nkey && k < int(model.keyframes.size()); ++k) {
+    mj_resetDataKeyframe(mm, md, k);
+    mj_forward(mm, md);
+    const KeyframeDesc& key = model.keyframes[size_t(k)];
+    const char* kn = mj_id2name(mm, mjOBJ_KEY, k);
+    if (key.name != (kn ? std::string(kn) : "key" + std::to_string(k))) worst = INFINITY;
+    int compared = 0;
+    for (const KeyframeBody& b : key.bodies) {
+      const int id = mj_name2id(mm, mjOBJ_BODY, b.body.c_str());
+      if (id < 0) continue;  // a link of a joint chain (MuJoCo has none)
+      const Vec3 x(md->xipos[3 * id], md->xipos[3 * id + 1], md->xipos[3 * id + 2]);
+      const Vec4 q(md->xquat[4 * id], md->xquat[4 * id + 1], md->xquat[4 * id + 2], md->xquat[4 * id + 3]);
+      mjtNum vel[6];
+      mj_objectVelocity(mm, md, mjOBJ_BODY, id, vel, 0);
+      const Vec3 w(vel[0], vel[1], vel[2]), v(vel[3], vel[4], vel[5]);
+      const double dx = (x - b.position).norm(), dq = std::min((q - b.orientation).norm(), (q + b.orientation).norm());
+      const double dv = (v - b.velocity).norm(), dw = (w - b.angularVelocity).norm();
+      qInfo("%s key '%s' body %-6s: position %.1e, orientation %.1e, velocity %.1e, angular velocity %.1e", file.c_str(),
+            key.name.c_str(), b.body.c_str(), dx, dq, dv, dw);
+      worst = std::max({worst, dx, dq});
+      if (dv > 5e-3 || dw > 5e-3) worst = INFINITY;  // a step's change of velocity at Δt 1e-3
+      ++compared;
+    }
+    if (compared != mm->nbody - 1) worst = INFINITY;
+  }
+  mj_deleteData(md);
+  mj_deleteModel(mm);
+  return worst;
+}
+
 }  // namespace
 
 class TstMjcfFidelity : public QObject {
@@ -111,6 +171,11 @@ class TstMjcfFidelity : public QObject {
   void armature() { QVERIFY(largestDifference("armature.xml") <= kTolerance); }
   // A model assembled by <include>s (nested, inside <worldbody> and beside it).
   void includedFiles() { QVERIFY(largestDifference("included-pendulum.xml") <= kTolerance); }
+  // Motors with gear, ctrlrange and forcerange, a position servo with gear and a ctrlrange that
+  // excludes its control 0.
+  void actuatorTransmissions() { QVERIFY(largestDifference("actuators.xml") <= kTolerance); }
+  // <keyframe><key qpos qvel>: free, ball, hinge and slide joints with refs, two joints in one body.
+  void keyframesPlaceBodiesAsMuJoCo() { QVERIFY(keyframeDifference("keyframes.xml") <= 1e-9); }
 };
 
 QTEST_APPLESS_MAIN(TstMjcfFidelity)
