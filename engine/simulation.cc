@@ -10,6 +10,7 @@
 #include "contact/soft_contact.h"
 #include "core/check.h"
 #include "core/quaternion.h"
+#include "dynamics/tendon_force.h"
 #include "integrator/accel_dynamics.h"
 #include "integrator/variational_step.h"
 #include "system/energy.h"
@@ -54,6 +55,12 @@ Simulation::Simulation(std::shared_ptr<const CompiledSystem> system)
   inputs_.actuator.assign(nj, Vec6::Zero());
   inputs_.damping.assign(nj, Vec6::Zero());
   for (const ActuatorDesc& a : m.actuators) {
+    // On a tendon: its output times each term's coef on the term's coordinate.
+    if (a.tendon >= 0) {
+      const double out = actuatorOutput(a, a.effort.empty() ? 0.0 : a.effort[0]);
+      for (const TendonTerm& term : m.tendons[size_t(a.tendon)].terms) inputs_.actuator[term.joint](term.coordinate) += term.coef * out;
+      continue;
+    }
     const int nf = jointDof(a.joint);
     for (int c = 0; c < nf; ++c) inputs_.actuator[a.joint](c) += actuatorOutput(a, a.effort.size() == 1 ? a.effort[0] : a.effort[c]);
   }
@@ -458,6 +465,9 @@ double Simulation::potentialEnergy() const {
     evalJointMinimal(j.geo, jointPoses(j.geo, state_), e);
     v += 0.5 * (j.stiffness.array() * (e.theta - j.rest).array().square()).sum();
   }
+  // Tendon springs.
+  for (const TendonDesc& t : sys_->model.tendons)
+    if (t.stiffness != 0) v += tendonPotential(t, tendonSum(t, [&](int k) { return jointPosition(k); }));
   return v;
 }
 

@@ -104,6 +104,24 @@ void JointPanel::setSystem(std::shared_ptr<const CompiledSystem> system) {
     auto* ag = new QGridLayout(actBox);
     row = 0;
     for (const ActuatorDesc& a : model.actuators) {
+      // On a tendon: one input; its output times each term's coef on the term's coordinate.
+      if (a.tendon >= 0) {
+        const TendonDesc& t = model.tendons[size_t(a.tendon)];
+        const double initial = a.effort.empty() ? 0.0 : a.effort[0];
+        const bool bounded = std::isfinite(a.controlLower) && std::isfinite(a.controlUpper) && a.controlLower < a.controlUpper;
+        const double range = std::max(10.0, 10.0 * std::abs(initial));
+        Control ctl = makeControl(-1, 0, bounded ? a.controlLower : -range, bounded ? a.controlUpper : range, "", actBox);
+        ctl.field->setValue(initial);
+        ag->addWidget(new QLabel(QString::fromStdString(t.name) + " (tendon)"), row, 0);
+        ag->addWidget(ctl.slider, row, 1);
+        ag->addWidget(ctl.field, row, 2);
+        connect(ctl.field, qOverload<double>(&QDoubleSpinBox::valueChanged), this, [this, t, a](double value) {
+          for (const TendonTerm& term : t.terms) Q_EMIT actuatorChanged(term.joint, term.coordinate, term.coef * actuatorOutput(a, value));
+        });
+        actuators_.push_back(ctl);
+        ++row;
+        continue;
+      }
       const JointGeometry& geo = system_->joints[a.joint].geo;
       for (int c = 0; c < geo.freeCoordinates(); ++c) {
         // The slider sets the actuator's input u (over its control range when that is finite); the

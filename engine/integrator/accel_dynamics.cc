@@ -21,6 +21,7 @@
 // has exactly the rows of evalJointConstraint.
 #include "integrator/accel_dynamics.h"
 #include "dynamics/spring_force.h"
+#include "dynamics/tendon_force.h"
 
 #include <cmath>
 
@@ -95,6 +96,30 @@ void addForceElements(const CompiledSystem& sys, const Inputs& in, const State& 
     }
     f.segment<3>(6 * b) += me.dxb.transpose() * u;
     f.segment<3>(6 * b + 3) += me.dthb.transpose() * u;
+  }
+  // Tendons: coef · T on each term's coordinate, T from the joints' coordinates and rates now.
+  for (const TendonDesc& t : sys.model.tendons) {
+    if (t.stiffness == 0 && t.damping == 0) continue;
+    double length = 0, rate = 0;
+    for (const TendonTerm& term : t.terms) {
+      const CompiledJoint& j = sys.joints[size_t(term.joint)];
+      evalJointMinimal(j.geo, jointPoses(j.geo, s), me);
+      length += term.coef * me.theta(term.coordinate);
+      rate += term.coef * jointRate(j.geo, me, s)(term.coordinate);
+    }
+    const double tension = tendonTension(t, length, rate);
+    for (const TendonTerm& term : t.terms) {
+      const CompiledJoint& j = sys.joints[size_t(term.joint)];
+      evalJointMinimal(j.geo, jointPoses(j.geo, s), me);
+      const double u = term.coef * tension;
+      const int a = j.geo.parent, b = j.geo.child;
+      if (a >= 0) {
+        f.segment<3>(6 * a) += me.dxa.row(term.coordinate).transpose() * u;
+        f.segment<3>(6 * a + 3) += me.dtha.row(term.coordinate).transpose() * u;
+      }
+      f.segment<3>(6 * b) += me.dxb.row(term.coordinate).transpose() * u;
+      f.segment<3>(6 * b + 3) += me.dthb.row(term.coordinate).transpose() * u;
+    }
   }
 }
 

@@ -152,6 +152,9 @@ void validateIntegratorOptions(const IntegratorOptions& o, const CompiledSystem&
   }
   if (gc) {
     const std::string name = toString(o.kind);
+    if (!sys.model.tendons.empty())
+      throw UserError("the model has tendons; " + name +
+                      " integrates each joint's own coordinate efforts; use the variational integrator or an explicit one");
     if (hasContacts)
       throw UserError("the model has contacts; " + name +
                       " integrates the joint coordinates of a tree without contact constraints (as in its paper); "

@@ -44,6 +44,7 @@
 #include "core/check.h"
 #include "core/quaternion.h"
 #include "dynamics/spring_force.h"
+#include "dynamics/tendon_force.h"
 #include "integrator/vi_internal.h"
 
 namespace ms {
@@ -147,7 +148,7 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     // constant effort (a/Δt) θ̇₀ (added below, after the force scaling).
     if (j.hasArmature) m.damping[k] += j.armature / dt;
     m.damped[k] = m.damping[k].any();
-    m.needsMinimal[k] = j.hasSpring || m.damped[k] || act;
+    m.needsMinimal[k] = j.hasSpring || m.damped[k] || act || j.inTendon;
     if (!m.needsMinimal[k]) continue;
     JointMinimalEval& me = m.m1[k];
     evalJointMinimal(j.geo, z, me);
@@ -159,6 +160,26 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     }
     m.force[j.geo.child] += me.dxb.transpose() * u;
     m.torque[j.geo.child] += me.dthb.transpose() * u;
+  }
+  // Tendons: the spring at z1 (variational, as the joint springs), the damper at the rates ż0 that
+  // led to z1 (explicit), coef · T on each term's coordinate.
+  for (const TendonDesc& t : sys.model.tendons) {
+    if (t.stiffness == 0 && t.damping == 0) continue;
+    const auto theta = [&](int k) -> const Vec6& { return m.m1[size_t(k)].theta; };
+    const double length = tendonSum(t, theta);
+    const double rate = t.damping != 0 ? tendonSum(t, [&](int k) { return jointRate(sys.joints[size_t(k)].geo, m.m1[size_t(k)], state); }) : 0.0;
+    const double tension = tendonTension(t, length, rate);
+    for (const TendonTerm& term : t.terms) {
+      const CompiledJoint& j = sys.joints[size_t(term.joint)];
+      const JointMinimalEval& me = m.m1[size_t(term.joint)];
+      const double u = term.coef * tension;
+      if (j.geo.parent >= 0) {
+        m.force[j.geo.parent] += me.dxa.row(term.coordinate).transpose() * u;
+        m.torque[j.geo.parent] += me.dtha.row(term.coordinate).transpose() * u;
+      }
+      m.force[j.geo.child] += me.dxb.row(term.coordinate).transpose() * u;
+      m.torque[j.geo.child] += me.dthb.row(term.coordinate).transpose() * u;
+    }
   }
   // Forces at the knot act over the mean interval (h0 + Δt)/2: scaled to the residual's 1/Δt.
   if (h0 != dt) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// The .mech reader's forces: (spring …), (actuator …), (pd-controller …) and (wrench …).
+// The .mech reader's forces: (spring …), (tendon …), (actuator …), (pd-controller …) and (wrench …).
 #include "io/mech_reader_internal.h"
 
 #include <cmath>
@@ -57,7 +57,70 @@ void Reader::readSpring(const Node& n, bool generated) {
   map_.springs.push_back(std::move(src));
 }
 
-// (actuator JOINT (effort NUM+) (gear NUM)? (control-range LO HI)? (force-range LO HI)?)
+// (tendon NAME (joint JOINT COEF COORDINATE?)+ (stiffness …)? (rest-length …)? (damping …)?)
+void Reader::readTendon(const Node& n, bool generated) {
+  TendonDesc t;
+  ElementSource src;
+  src.form = ref(n);
+  src.generated = generated;
+  size_t i = 1;
+  if (!readName(n, i, t.name, src.name, "a name and joint terms, e.g. (tendon t (joint a 0.5) (joint b 0.5) (stiffness 10))"))
+    return;
+  const int idx = int(model_.tendons.size());
+  std::map<std::string, SourceRef> seen;
+  static const std::vector<std::string> items = {"joint", "stiffness", "rest-length", "damping"};
+  for (; i < n.children.size(); ++i) {
+    const Node& c = n.children[i];
+    if (!c.isList() || c.head().empty()) {
+      error(c, "expected a tendon property such as (joint NAME COEF), got " + sexpr::describeNode(c));
+      continue;
+    }
+    const std::string& h = c.head();
+    if (!contains(items, h)) {
+      error(c.children[0], "unknown tendon property '" + h + "'" + suggestion(h, items));
+      continue;
+    }
+    if (h == "joint") {
+      // (joint NAME COEF COORDINATE?): the term coef · θ_COORDINATE of joint NAME.
+      if (c.children.size() < 3 || c.children.size() > 4 || !(c.children[1].isSymbol() || c.children[1].isString())) {
+        error(c, "(joint NAME COEF COORDINATE?) takes a joint name, a coefficient and optionally a coordinate");
+        continue;
+      }
+      const Node& jn = c.children[1];
+      TendonTerm term;
+      PropertySource& ps = src.properties["joint"];
+      ps.values.push_back(ref(jn));
+      if (!eval(c.children[2], term.coef)) continue;
+      if (c.children.size() == 4) {
+        double coord = 0;
+        if (!eval(c.children[3], coord)) continue;
+        if (coord != std::floor(coord) || coord < 0 || coord > 5) {
+          error(c.children[3], "the coordinate is a free-coordinate index from 0 to 5 (got " + num(coord) + ")");
+          continue;
+        }
+        term.coordinate = int(coord);
+      }
+      fixups_.push_back({Fixup::Slot::TendonJoint, idx, jn.text, ref(jn), t.terms.size()});
+      t.terms.push_back(term);
+      continue;
+    }
+    if (duplicate(seen, h, c, "tendon '" + t.name + "'")) continue;
+    PropertySource& ps = src.properties[h];
+    std::vector<double> v;
+    if (!numbers(c, 1, 1, 1, v, &ps)) continue;
+    if (h != "rest-length" && !(v[0] >= 0)) {
+      error(c.children[1], h + " must not be negative (got " + num(v[0]) + ")");
+      continue;
+    }
+    (h == "stiffness" ? t.stiffness : h == "damping" ? t.damping : t.restLength) = v[0];
+  }
+  if (t.terms.empty()) error(n.children[0], "tendon '" + t.name + "' needs at least one (joint NAME COEF)");
+  define(tendons_, "tendon", t.name, idx, src.name);
+  model_.tendons.push_back(std::move(t));
+  map_.tendons.push_back(std::move(src));
+}
+
+// (actuator JOINT-OR-TENDON (effort NUM+) (gear NUM)? (control-range LO HI)? (force-range LO HI)?)
 void Reader::readActuator(const Node& n, bool generated) {
   ActuatorDesc a;
   ElementSource src;

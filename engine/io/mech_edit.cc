@@ -272,8 +272,16 @@ MechEdit deleteBody(const sexpr::Document& doc, const MechParseResult& p, int bo
     if (goneBody[size_t(m.exclusions[k].bodyA)] || goneBody[size_t(m.exclusions[k].bodyB)]) add(map.exclusions[k]);
   for (size_t k = 0; k < m.wrenches.size(); ++k)
     if (goneBody[size_t(m.wrenches[k].body)]) add(map.wrenches[k]);
+  // A tendon with a term on a joint that goes goes too, and so do the actuators on it.
+  std::vector<char> goneTendon(m.tendons.size(), 0);
+  for (size_t k = 0; k < m.tendons.size() && k < map.tendons.size(); ++k)
+    for (const TendonTerm& term : m.tendons[k].terms)
+      if (term.joint >= 0 && size_t(term.joint) < goneJoint.size() && goneJoint[size_t(term.joint)]) goneTendon[k] = 1;
+  for (size_t k = 0; k < goneTendon.size(); ++k)
+    if (goneTendon[k]) add(map.tendons[k]);
   for (size_t k = 0; k < m.actuators.size(); ++k)
-    if (goneJoint[size_t(m.actuators[k].joint)]) add(map.actuators[k]);
+    if (m.actuators[k].tendon >= 0 ? bool(goneTendon[size_t(m.actuators[k].tendon)]) : bool(goneJoint[size_t(m.actuators[k].joint)]))
+      add(map.actuators[k]);
   for (size_t k = 0; k < m.controllers.size(); ++k)
     if (goneJoint[size_t(m.controllers[k].joint)]) add(map.controllers[k]);
   for (size_t b = 0; b < m.bodies.size(); ++b)
@@ -290,7 +298,14 @@ MechEdit deleteBody(const sexpr::Document& doc, const MechParseResult& p, int bo
               forms.end());
   std::vector<Splice> s;
   for (const SourceRef& f : forms) s.push_back(removal(doc.text(), f));
-  return apply(doc, s);
+  // Removals that overlap (a form alone on its line takes its newline, the next one, last before a
+  // ')', takes the space before it) are one removal.
+  std::sort(s.begin(), s.end(), [](const Splice& a, const Splice& b) { return a.begin < b.begin; });
+  std::vector<Splice> merged;
+  for (const Splice& r : s)
+    if (!merged.empty() && r.begin <= merged.back().end) merged.back().end = std::max(merged.back().end, r.end);
+    else merged.push_back(r);
+  return apply(doc, merged);
 }
 
 MechEdit renameBody(const sexpr::Document& doc, const MechParseResult& p, int body, const std::string& name) {
@@ -331,13 +346,17 @@ MechEdit renameJoint(const sexpr::Document& doc, const MechParseResult& p, int j
   std::string buf;
   const std::string& old = m.joints[size_t(joint)].name;
   std::vector<SourceRef> refs = {e.name};
-  // References by name: actuators and PD controllers.
+  // References by name: actuators, PD controllers and tendon terms.
   for (const std::vector<ElementSource>* list : {&map.actuators, &map.controllers})
     for (const ElementSource& r : *list) {
       const auto it = r.properties.find("joint");
       if (it != r.properties.end() && it->second.form.valid() && nameOf(doc, it->second.form, buf) == old)
         refs.push_back(it->second.form);
     }
+  for (const ElementSource& r : map.tendons)
+    if (const auto it = r.properties.find("joint"); it != r.properties.end())
+      for (const SourceRef& v : it->second.values)
+        if (v.valid() && nameOf(doc, v, buf) == old) refs.push_back(v);
   orderTokens(doc, old, refs);
   return renameTokens(doc, refs, name);
 }

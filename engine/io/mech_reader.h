@@ -69,6 +69,9 @@ struct SourceMap {
   ElementSource mechanism;
   std::map<std::string, PropertySource> params;  // (param NAME value): values[0] is the value
   std::vector<ElementSource> bodies, joints, springs, controllers, wrenches, actuators, grounds, contactPairs, exclusions;
+  // Parallel to Model::tendons: the (tendon …) form, its name, properties "stiffness", "rest-length",
+  // "damping", and "joint" with one value per term (the joint's name).
+  std::vector<ElementSource> tendons;
   // Parallel to Model::keyframes: the (keyframe …) form, its name, and per body (keyed by the body's
   // name) the (body NAME …) entry as `form` with its name token as values[0].
   std::vector<ElementSource> keyframes;

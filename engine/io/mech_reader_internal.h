@@ -69,11 +69,11 @@ struct BodyExtra {
 
 // A name reference resolved once every body and joint is known.
 struct Fixup {
-  enum class Slot { LoopParent, LoopChild, SpringA, SpringB, ControllerJoint, ActuatorJoint, WrenchBody, PairA, PairB, ExcludeA, ExcludeB } slot;
+  enum class Slot { LoopParent, LoopChild, SpringA, SpringB, ControllerJoint, ActuatorJoint, WrenchBody, PairA, PairB, ExcludeA, ExcludeB, TendonJoint } slot;
   int index = 0;  // into joints, springs, controllers, actuators or wrenches
   std::string name;
   SourceRef where;
-  size_t count = 0;  // actuator: number of effort values
+  size_t count = 0;  // actuator: number of effort values; tendon: the term
 };
 
 // A lookup table of names to indices with the place each was defined.
@@ -186,6 +186,7 @@ class Reader {
   void jointItems(const Node& n, size_t i, JointDesc& j, ElementSource& src, bool typeKnown);
   void readLoopJoint(const Node& n, bool generated);
   void readSpring(const Node& n, bool generated);
+  void readTendon(const Node& n, bool generated);
   void readActuator(const Node& n, bool generated);
   void readController(const Node& n, bool generated);
   void readWrench(const Node& n, bool generated);
@@ -239,7 +240,7 @@ class Reader {
   const Node* expansionRoot_ = nullptr;  // range of the outermost repeat/chain being expanded
 
   std::vector<BodyExtra> extra_;
-  NameTable bodies_, joints_, springs_, controllers_, grounds_, pairs_, keyframes_;
+  NameTable bodies_, joints_, springs_, controllers_, grounds_, pairs_, keyframes_, tendons_;
   std::vector<Fixup> fixups_;
   std::vector<std::string> loopBodyRefs_;  // names referenced by loop joints (connectivity)
   bool hasGravity_ = false, hasSolver_ = false, hasCollisions_ = false;

@@ -73,11 +73,38 @@ void Reader::resolveFixups() {
         if (f.name == "world") error(f.where, "a wrench acts on a body, not on the world");
         else body(f, false, model_.wrenches[f.index].body);
         break;
-      case Fixup::Slot::ControllerJoint:
-      case Fixup::Slot::ActuatorJoint: {
+      case Fixup::Slot::TendonJoint: {
         const int j = joints_.find(f.name);
         if (j < 0) {
           error(f.where, "unknown joint '" + f.name + "'" + suggestion(f.name, joints_.names()));
+          break;
+        }
+        TendonTerm& term = model_.tendons[size_t(f.index)].terms[f.count];
+        term.joint = j;
+        const JointKind& kind = jointKind(model_.joints[j].type);
+        if (term.coordinate >= kind.freeCoordinates())
+          error(f.where, "joint '" + f.name + "' (" + kind.name + ") has " + std::to_string(kind.freeCoordinates()) +
+                             " free coordinate" + (kind.freeCoordinates() == 1 ? "" : "s") + "; there is no coordinate " +
+                             std::to_string(term.coordinate));
+        break;
+      }
+      case Fixup::Slot::ControllerJoint:
+      case Fixup::Slot::ActuatorJoint: {
+        const int j = joints_.find(f.name);
+        // An actuator may act along a tendon (joints' names first).
+        if (j < 0 && f.slot == Fixup::Slot::ActuatorJoint && tendons_.find(f.name) >= 0) {
+          model_.actuators[f.index].tendon = tendons_.find(f.name);
+          if (f.count != 1)
+            error(map_.actuators[f.index].properties["effort"].form,
+                  "tendon '" + f.name + "' has one length: (effort ...) takes 1 number (got " + std::to_string(f.count) + ")");
+          break;
+        }
+        if (j < 0) {
+          std::vector<std::string> names = joints_.names();
+          if (f.slot == Fixup::Slot::ActuatorJoint)
+            for (const std::string& t : tendons_.names()) names.push_back(t);
+          error(f.where, std::string("unknown ") + (f.slot == Fixup::Slot::ActuatorJoint && !tendons_.byName.empty() ? "joint or tendon '" : "joint '") +
+                             f.name + "'" + suggestion(f.name, names));
           break;
         }
         const JointKind& kind = jointKind(model_.joints[j].type);

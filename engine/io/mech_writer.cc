@@ -287,11 +287,32 @@ std::string Writer::run() {
     if (s.damping != 0) items.push_back(form("damping", {s.damping}));
     emit("  ", "(spring " + nameText(s.name) + " " + bodyName(s.bodyA) + " " + bodyName(s.bodyB), items);
   }
+  // Tendons.
+  if (!m_.tendons.empty())
+    out_ += "\n\n  ; Fixed tendons: length = sum of coef * joint coordinate; stiffness [N/m or N m/rad], rest length, damping.";
+  for (const TendonDesc& t : m_.tendons) {
+    out_ += "\n";
+    bool valid = !t.terms.empty();
+    for (const TendonTerm& term : t.terms) valid = valid && term.joint >= 0 && term.joint < nj;
+    if (!valid) {
+      out_ += "  ; tendon " + nameText(t.name) + " is not written: invalid joint";
+      continue;
+    }
+    std::vector<std::string> items;
+    for (const TendonTerm& term : t.terms)
+      items.push_back("(joint " + jointName(term.joint) + " " + formatNumber(term.coef) +
+                      (term.coordinate != 0 ? " " + std::to_string(term.coordinate) : std::string()) + ")");
+    if (t.stiffness != 0) items.push_back(form("stiffness", {t.stiffness}));
+    if (t.restLength != 0) items.push_back(form("rest-length", {t.restLength}));
+    if (t.damping != 0) items.push_back(form("damping", {t.damping}));
+    emit("  ", "(tendon " + nameText(t.name), items);
+  }
   // Constant actuator efforts.
   if (!m_.actuators.empty()) out_ += "\n\n  ; Actuators: constant inputs on joints; the joint effort [N m or N per free coordinate] is gear * the input clamped to the control range, then to the force range.";
   for (const ActuatorDesc& a : m_.actuators) {
     out_ += "\n";
-    if (a.joint < 0 || a.joint >= nj) {
+    const bool onTendon = a.tendon >= 0 && a.tendon < int(m_.tendons.size());
+    if (!onTendon && (a.tendon >= 0 || a.joint < 0 || a.joint >= nj)) {
       out_ += "  ; actuator is not written: invalid joint";
       continue;
     }
@@ -303,7 +324,7 @@ std::string Writer::run() {
       items.push_back(form("control-range", {bound(a.controlLower), bound(a.controlUpper)}));
     if (a.forceLower > -kInf || a.forceUpper < kInf)
       items.push_back(form("force-range", {bound(a.forceLower), bound(a.forceUpper)}));
-    emit("  ", "(actuator " + jointName(a.joint), items);
+    emit("  ", "(actuator " + (onTendon ? nameText(m_.tendons[size_t(a.tendon)].name) : jointName(a.joint)), items);
   }
   // PD controllers.
   if (!m_.controllers.empty())

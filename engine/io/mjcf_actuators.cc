@@ -51,26 +51,40 @@ void Importer::makeActuators() {
                  std::string("dyntype '") + d + "' (actuator activation dynamics) is not supported: the control acts at once");
       checkAttributes(e);
       const char* jn = attr(e, "joint", cls);
-      if (!jn) {
+      const char* tn = jn ? nullptr : attr(e, "tendon", cls);
+      if (!jn && !tn) {
         warnOnce("actuator-transmission", src_.element(e),
-                 "actuators on tendons, sites or bodies are not supported (MechStudio's act on joints); left out");
+                 "actuators on sites or bodies are not supported (MechStudio's act on joints and fixed tendons); left out");
         continue;
       }
-      if (combinedJoints_.count(jn)) {
+      int tendon = -1;
+      if (tn) {
+        auto t = tendonByName_.find(tn);
+        if (t == tendonByName_.end()) {
+          warning(e, "tendon", std::string("tendon '") + tn + "' is not imported (unknown, or not a fixed tendon): the actuator is left out");
+          continue;
+        }
+        tendon = t->second;
+        if (tag == "position" || general == GeneralKind::Pd) {
+          warnOnce("tendon-servo", src_.element(e), "position servos on tendons are not supported (motors are); left out");
+          continue;
+        }
+      }
+      if (jn && combinedJoints_.count(jn)) {
         error(e, "joint", std::string("joint '") + jn + "' is one of several joints of a body, combined into '" +
                               combinedJoints_[jn] + "': it cannot be actuated alone");
         continue;
       }
-      auto it = jointByName_.find(jn);
-      if (it == jointByName_.end()) {
+      auto it = jn ? jointByName_.find(jn) : jointByName_.end();
+      if (jn && it == jointByName_.end()) {
         std::vector<std::string> names;
         for (const auto& kv : jointByName_) names.push_back(kv.first);
         error(e, "joint", std::string("unknown joint '") + jn + "'" + suggestion(jn, names) +
                               " (free joints cannot be actuated here)");
         continue;
       }
-      const int joint = it->second;
-      const JointType t = model_.joints[size_t(joint)].type;
+      const int joint = jn ? it->second : 0;
+      const JointType t = jn ? model_.joints[size_t(joint)].type : JointType::Prismatic;
       double gear = 1;
       if (const char* g = attr(e, "gear", cls)) {
         Numbers n = numbers(e, "gear", g, -6);
@@ -97,7 +111,7 @@ void Importer::makeActuators() {
       double ctrlLo = -kInf, ctrlHi = kInf, forceLo = -kInf, forceHi = kInf;
       range("ctrlrange", "ctrllimited", ctrlLo, ctrlHi);
       range("forcerange", "forcelimited", forceLo, forceHi);
-      const std::string name = e->Attribute("name") ? e->Attribute("name") : std::string(jn) + "_" + tag;
+      const std::string name = e->Attribute("name") ? e->Attribute("name") : std::string(jn ? jn : tn) + "_" + tag;
       if (tag == "motor" || general == GeneralKind::Motor) {
         // MuJoCo: joint effort = gear · clamp(gain · clamp(ctrl, ctrlrange), forcerange) (gain 1 for a
         // motor) = gear·gain · clamp(clamp(ctrl, ctrlrange), forcerange / gain) for gain > 0.
@@ -107,6 +121,7 @@ void Importer::makeActuators() {
         }
         ActuatorDesc a;
         a.joint = joint;
+        a.tendon = tendon;
         a.effort = {0.0};
         if (t == JointType::Spherical) a.effort = {0.0, 0.0, 0.0};
         a.gear = gear * generalGain;

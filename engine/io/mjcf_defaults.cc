@@ -33,10 +33,12 @@ const std::map<std::string, std::set<std::string>>& knownAttributes() {
       "material: name class rgba",
       "connect: name class body1 body2 anchor active",
       "weld: name class body1 body2 relpose active",
-      "motor: name class joint gear ctrlrange ctrllimited forcerange forcelimited",
-      "position: name class joint kp kv gear ctrlrange ctrllimited forcerange forcelimited",
-      "general: name class joint gaintype gainprm biastype biasprm gear ctrlrange ctrllimited forcerange "
+      "motor: name class joint tendon gear ctrlrange ctrllimited forcerange forcelimited",
+      "position: name class joint tendon kp kv gear ctrlrange ctrllimited forcerange forcelimited",
+      "general: name class joint tendon gaintype gainprm biastype biasprm gear ctrlrange ctrllimited forcerange "
       "forcelimited dyntype",
+      "tendon: class stiffness damping springlength limited range",
+      "fixed: name class stiffness damping springlength limited range",
       "exclude: name body1 body2",
       "pair: name class geom1 geom2 friction condim",
       "default: class",

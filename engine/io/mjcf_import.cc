@@ -358,7 +358,7 @@ bool Importer::parse() {
     else if (n == "custom") readCustom(e);
     else if (n == "size") continue;  // sizes of MuJoCo's buffers: nothing to model
     else if (n == "keyframe") keyframes_ = keyframes_ || e->FirstChildElement("key");
-    else if (n != "worldbody" && n != "equality" && n != "actuator" && n != "contact")
+    else if (n != "worldbody" && n != "equality" && n != "actuator" && n != "contact" && n != "tendon")
       unsupportedElement(e);
   }
   const XMLElement* wb = root_->FirstChildElement("worldbody");
@@ -395,6 +395,7 @@ void Importer::convert() {
   makeJoints();
   if (errors_ > 0) return;
   makeEqualities();
+  makeTendons();
   makeActuators();
   makeContacts();
   applyCustom();

@@ -259,6 +259,8 @@ class Importer {
   void makeActuators();
   // Keyframes (mjcf_keyframes.cc).
   void makeKeyframes();
+  // Fixed tendons (mjcf_tendons.cc).
+  void makeTendons();
 
   std::string file_, baseDir_;
   const std::string& text_;
@@ -287,7 +289,7 @@ class Importer {
   std::vector<XGeom> planes_;
   std::set<std::string> pairedGeoms_;  // geoms named by <contact><pair>s
   std::map<std::string, std::pair<int, int>> geomByName_;  // engine body (or -1) and ground (or -1)
-  std::map<std::string, int> jointByName_, motorByName_, controllerByName_;
+  std::map<std::string, int> jointByName_, motorByName_, controllerByName_, tendonByName_;
   std::map<std::string, std::string> combinedJoints_;
   std::set<std::string> jointsUsed_;  // MJCF joints named by an actuator, a tendon or an equality  // MJCF joint name → the engine joint it is part of
   std::map<const GroundDesc*, double> groundPairFriction_;

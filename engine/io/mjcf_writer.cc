@@ -117,6 +117,23 @@ Vec3 meshCentroid(const ShapeDesc& s, const std::string& baseDir, MeshFileCache&
   return contact::hullMassProperties(hull).centroid;
 }
 
+// A motor's gear, ctrlrange and forcerange attributes for an actuator's transmission (an open end
+// of a range as the largest double).
+std::string transmission(const ActuatorDesc& a) {
+  std::ostringstream out;
+  out << " gear=\"" << number(a.gear) << "\"";
+  for (int r = 0; r < 2; ++r) {
+    const char* name = r == 0 ? "ctrl" : "force";
+    const double lo = r == 0 ? a.controlLower : a.forceLower, hi = r == 0 ? a.controlUpper : a.forceUpper;
+    const bool limited = lo > -kInf || hi < kInf;
+    out << " " << name << "limited=\"" << (limited ? "true" : "false") << "\"";
+    if (limited)
+      out << " " << name << "range=\"" << number(std::max(lo, -std::numeric_limits<double>::max())) << " "
+          << number(std::min(hi, std::numeric_limits<double>::max())) << "\"";
+  }
+  return out.str();
+}
+
 }  // namespace
 
 void checkMjcfConvertible(const Model& m) {
@@ -138,6 +155,15 @@ void checkMjcfConvertible(const Model& m) {
       add(who + " closes a loop: MuJoCo 2.2 has no equality constraint for a prismatic joint");
     if (!j.lowerLimit.empty() || !j.upperLimit.empty())
       add(who + " closes a loop and has limits: MuJoCo limits only joints of its tree");
+  }
+  // Fixed tendons: terms on tree hinges and slides (MuJoCo's joints); a rest length MuJoCo can say.
+  for (const TendonDesc& t : m.tendons) {
+    for (const TendonTerm& term : t.terms)
+      if (term.joint < 0 || size_t(term.joint) >= m.joints.size() || loop[size_t(term.joint)] ||
+          (m.joints[size_t(term.joint)].type != JointType::Revolute && m.joints[size_t(term.joint)].type != JointType::Prismatic))
+        add("tendon '" + t.name + "': its terms must be on revolute or prismatic joints of the tree (MuJoCo's fixed tendons)");
+    if (t.restLength < 0 && t.stiffness != 0)
+      add("tendon '" + t.name + "': a negative rest length (MuJoCo reads a negative springlength as 'the length at qpos0')");
   }
   if (!why.empty()) throw UserError(why);
 }
@@ -190,7 +216,11 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
 
   // Joints with an actuator or a controller get a motor (hinge and slide tree joints).
   std::vector<char> driven(size_t(nj), 0);
-  for (const ActuatorDesc& a : m.actuators) driven[size_t(a.joint)] = 1;
+  for (const ActuatorDesc& a : m.actuators) {
+    if (a.tendon < 0) driven[size_t(a.joint)] = 1;
+    else if (!options.complete)  // (the comparison drives the tendon's joints with their share)
+      for (const TendonTerm& term : m.tendons[size_t(a.tendon)].terms) driven[size_t(term.joint)] = 1;
+  }
   if (!options.complete)  // (export: controllers become <position> servos)
     for (const ControllerDesc& c : m.controllers) driven[size_t(c.joint)] = 1;
   std::vector<const CompiledLimit*> limitOf(size_t(nj), nullptr);
@@ -439,9 +469,16 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
   }
   if (!eq.str().empty()) x << "  <equality>\n" << eq.str() << "  </equality>\n";
 
-  // Springs between bodies as spatial tendons.
-  if (!m.springs.empty()) {
+  // Springs between bodies as spatial tendons, fixed tendons as fixed ones.
+  if (!m.springs.empty() || !m.tendons.empty()) {
     x << "  <tendon>\n";
+    for (const TendonDesc& t : m.tendons) {
+      x << "    <fixed name=\"" << escape(t.name) << "\" stiffness=\"" << number(t.stiffness) << "\" damping=\""
+        << number(t.damping) << "\" springlength=\"" << number(std::max(t.restLength, 0.0)) << "\">\n";
+      for (const TendonTerm& term : t.terms)
+        x << "      <joint joint=\"" << escape(info.joint[size_t(term.joint)]) << "\" coef=\"" << number(term.coef) << "\"/>\n";
+      x << "    </fixed>\n";
+    }
     for (size_t s = 0; s < m.springs.size(); ++s) {
       const SpringDesc& sp = m.springs[s];
       x << "    <spatial stiffness=\"" << number(sp.stiffness) << "\" damping=\"" << number(sp.damping) << "\" springlength=\""
@@ -465,23 +502,24 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
     const ActuatorDesc* only = nullptr;
     int count = 0;
     for (const ActuatorDesc& a : m.actuators)
-      if (a.joint == k) only = &a, ++count;
-    const auto range = [&](const char* name, double lo, double hi) {
-      const bool limited = lo > -kInf || hi < kInf;
-      act << " " << name << "limited=\"" << (limited ? "true" : "false") << "\"";
-      if (limited)
-        act << " " << name << "range=\"" << number(std::max(lo, -std::numeric_limits<double>::max())) << " "
-            << number(std::min(hi, std::numeric_limits<double>::max())) << "\"";
-    };
+      if (a.tendon < 0 && a.joint == k) only = &a, ++count;
     if (options.complete && count == 1) {
-      act << " gear=\"" << number(only->gear) << "\"";
-      range("ctrl", only->controlLower, only->controlUpper);
-      range("force", only->forceLower, only->forceUpper);
+      act << transmission(*only);
     } else {
       act << " gear=\"1\" ctrllimited=\"false\"";
     }
     act << "/>\n";
   }
+  // Export: motors on tendons (with their transmission; ctrl is their input).
+  std::vector<std::string> tendonMotor(m.actuators.size());
+  if (options.complete)
+    for (size_t k = 0; k < m.actuators.size(); ++k) {
+      const ActuatorDesc& a = m.actuators[k];
+      if (a.tendon < 0) continue;
+      const std::string& tn = m.tendons[size_t(a.tendon)].name;
+      tendonMotor[k] = uniqueName(actuatorNames, tn + "_motor", "motor_t" + std::to_string(k));
+      act << "    <motor name=\"" << escape(tendonMotor[k]) << "\" tendon=\"" << escape(tn) << "\"" << transmission(a) << "/>\n";
+    }
   // Export: PD controllers as position servos, constant efforts as custom entries.
   if (options.complete) {
     for (size_t c = 0; c < m.controllers.size(); ++c) {
@@ -504,8 +542,9 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
   if (!act.str().empty()) x << "  <actuator>\n" << act.str() << "  </actuator>\n";
   if (options.complete) {
     std::ostringstream efforts;
-    for (const ActuatorDesc& a : m.actuators) {
-      const std::string& motor = info.motor[size_t(a.joint)];
+    for (size_t k = 0; k < m.actuators.size(); ++k) {
+      const ActuatorDesc& a = m.actuators[k];
+      const std::string& motor = a.tendon >= 0 ? tendonMotor[k] : info.motor[size_t(a.joint)];
       bool zero = true;
       for (double e : a.effort) zero = zero && e == 0;
       if (motor.empty() || zero) continue;

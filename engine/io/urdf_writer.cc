@@ -150,6 +150,7 @@ void modelNotes(const Model& m, std::vector<std::string>& notes) {
     notes.push_back(count(m.springs.size(), "spring") + " between bodies not written (URDF has no springs)");
   if (!m.actuators.empty())
     notes.push_back(count(m.actuators.size(), "actuator") + " not written (URDF describes no efforts)");
+  if (!m.tendons.empty()) notes.push_back(count(m.tendons.size(), "tendon") + " not written (URDF has none)");
   if (!m.controllers.empty())
     notes.push_back(count(m.controllers.size(), "controller") + " not written (URDF has no controllers)");
   if (!m.wrenches.empty())

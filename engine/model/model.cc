@@ -53,6 +53,12 @@ int Model::jointIndex(const std::string& n) const {
   return -1;
 }
 
+int Model::tendonIndex(const std::string& n) const {
+  for (size_t i = 0; i < tendons.size(); ++i)
+    if (tendons[i].name == n) return int(i);
+  return -1;
+}
+
 const KeyframeDesc* Model::keyframe(const std::string& n) const {
   for (const KeyframeDesc& k : keyframes)
     if (k.name == n) return &k;

@@ -85,13 +85,30 @@ struct SpringDesc {
   double stiffness = 0, restLength = 0, damping = 0;
 };
 
+// A fixed tendon (MuJoCo's <tendon><fixed>): a length L = Σ coef · θ over joint coordinates (rad or
+// m), with a spring about restLength and a damper: the effort −k (L − L₀) − c L̇ acts on each term's
+// coordinate times its coef (the gradient of ½ k (L − L₀)², the damper's dissipation), as one joint
+// spring would on L; actuators may act along it (ActuatorDesc::tendon).
+struct TendonTerm {
+  int joint = 0, coordinate = 0;
+  double coef = 1;
+};
+struct TendonDesc {
+  std::string name;
+  std::vector<TendonTerm> terms;
+  double stiffness = 0, restLength = 0, damping = 0;
+};
+
 // A joint's actuator with a constant input u per minimal coordinate (one value broadcast to all).
 // The joint gets the effort gear · clamp(clamp(u, control range), force range) (N or N·m;
 // actuatorOutput): MuJoCo's <motor> (gear, ctrlrange, forcerange, the force range applying before
 // the gear). With the defaults (gear 1, no ranges) u is the joint effort itself. The GUI's actuator
 // sliders change u at run time, over the control range when it is finite.
+// On a tendon (tendon ≥ 0; joint is then unused): one input, its output acting on every term's
+// coordinate times the term's coef.
 struct ActuatorDesc {
   int joint = 0;
+  int tendon = -1;
   std::vector<double> effort;
   double gear = 1;
   double controlLower = -kInf, controlUpper = kInf;
@@ -188,6 +205,7 @@ struct Model {
   std::vector<JointDesc> joints;
   std::vector<WrenchDesc> wrenches;
   std::vector<SpringDesc> springs;
+  std::vector<TendonDesc> tendons;
   std::vector<ActuatorDesc> actuators;
   std::vector<ControllerDesc> controllers;
   std::vector<GroundDesc> grounds;
@@ -200,6 +218,7 @@ struct Model {
 
   int bodyIndex(const std::string& name) const;  // -1 when absent
   int jointIndex(const std::string& name) const;
+  int tendonIndex(const std::string& name) const;  // -1 when absent
   const KeyframeDesc* keyframe(const std::string& name) const;  // null when absent
 };
 

@@ -15,6 +15,7 @@
 #include "core/check.h"
 #include "core/quaternion.h"
 #include "dynamics/joint_constraint.h"
+#include "dynamics/tendon_force.h"
 #include "system/compiled_system.h"
 
 namespace ms {
@@ -132,6 +133,18 @@ SignalCatalogue::SignalCatalogue(const CompiledSystem& system) : sys_(system) {
         for (int a = 0; a < 3; ++a)
           add(p + (what == 0 ? "force" : "torque") + (frame == 0 ? "." : "_local.") + kXyz[a],
               what == 0 ? SignalUnit::Newton : SignalUnit::NewtonMetre, Source::JointWrench, jk, 6 * frame + 3 * what + a);
+  }
+  // Tendons: length, its rate and the tension of its spring and damper (Tendon values), in metres
+  // (newtons) when every term is a translation, else in radians (newton metres).
+  for (size_t k = 0; k < sys_.model.tendons.size(); ++k) {
+    const TendonDesc& t = sys_.model.tendons[k];
+    bool translational = true;
+    for (const TendonTerm& term : t.terms) translational = translational && term.coordinate < sys_.joints[size_t(term.joint)].geo.fT;
+    const std::string p = t.name + ".";
+    add(p + "length", translational ? SignalUnit::Metre : SignalUnit::Radian, Source::Tendon, int(k), 0);
+    add(p + "length_rate", translational ? SignalUnit::MetrePerSecond : SignalUnit::RadianPerSecond, Source::Tendon, int(k), 1);
+    if (t.stiffness != 0 || t.damping != 0)
+      add(p + "tension", translational ? SignalUnit::Newton : SignalUnit::NewtonMetre, Source::Tendon, int(k), 2);
   }
   // Bodies: position, velocity, Z-Y-X angles, angular velocity (world, then body frame).
   for (size_t i = 0; i < sys_.bodies.size(); ++i) {
@@ -299,6 +312,13 @@ int SignalCatalogue::sourceValues(const Simulation& sim, Source source, int inde
       v[1] = tangential.norm();
       for (int a = 0; a < 3; ++a) v[2 + a] = total[a];
       return 5;
+    }
+    case Source::Tendon: {
+      const TendonDesc& t = sys_.model.tendons[size_t(index)];
+      v[0] = tendonSum(t, [&](int k) { return sim.jointPosition(k); });
+      v[1] = tendonSum(t, [&](int k) { return sim.jointVelocity(k); });
+      v[2] = tendonTension(t, v[0], v[1]);
+      return 3;
     }
     case Source::System: {
       const double ke = sim.kineticEnergy(), pe = sim.potentialEnergy();

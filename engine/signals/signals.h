@@ -63,10 +63,10 @@ class SignalCatalogue {
  private:
   // Where a signal's value comes from: one source (a joint's coordinates, a joint's wrench, a body, a
   // contact pair, the system totals) computes all its values at once; `component` picks one.
-  enum class Source { JointCoordinates, JointWrench, Body, Contact, System };
+  enum class Source { JointCoordinates, JointWrench, Body, Contact, System, Tendon };
   struct Entry {
     Source source;
-    int index;      // joint, body or contact-pair index
+    int index;      // joint, body, contact-pair or tendon index
     int component;  // position in the source's values
   };
   struct ContactPair {

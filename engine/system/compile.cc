@@ -464,21 +464,41 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
         break;
       }
   }
+  // Tendons: terms on existing joint coordinates, finite coefficients, spring and damper ≥ 0.
+  for (const TendonDesc& t : model.tendons) {
+    const std::string who = "tendon '" + t.name + "'";
+    if (t.terms.empty()) err(who + ": needs at least one joint term");
+    for (const TendonTerm& term : t.terms) {
+      if (term.joint < 0 || term.joint >= int(model.joints.size())) {
+        err(who + ": joint index out of range");
+        continue;
+      }
+      const int nf = jointKind(model.joints[term.joint].type).freeCoordinates();
+      if (term.coordinate < 0 || term.coordinate >= nf)
+        err(who + ": joint '" + model.joints[term.joint].name + "' has " + std::to_string(nf) + " coordinates");
+      if (!std::isfinite(term.coef)) err(who + ": coefficients must be finite");
+    }
+    if (!(t.stiffness >= 0) || !(t.damping >= 0) || !std::isfinite(t.stiffness) || !std::isfinite(t.damping) ||
+        !std::isfinite(t.restLength))
+      err(who + ": stiffness and damping must be finite and non-negative, the rest length finite");
+  }
   for (const ActuatorDesc& a : model.actuators) {
-    if (a.joint < 0 || a.joint >= int(model.joints.size())) {
-      err("actuator: joint index out of range");
+    const bool onTendon = a.tendon >= 0;
+    if (onTendon ? a.tendon >= int(model.tendons.size()) : (a.joint < 0 || a.joint >= int(model.joints.size()))) {
+      err(onTendon ? "actuator: tendon index out of range" : "actuator: joint index out of range");
       continue;
     }
+    const std::string who = onTendon ? "actuator on tendon '" + model.tendons[size_t(a.tendon)].name + "'"
+                                     : "actuator on joint '" + model.joints[a.joint].name + "'";
     Vec6 tmp;
-    const int nf = jointKind(model.joints[a.joint].type).freeCoordinates();
+    const int nf = onTendon ? 1 : jointKind(model.joints[a.joint].type).freeCoordinates();
     if (!expand(a.effort, nf, tmp) || !tmp.allFinite())
-      err("actuator on joint '" + model.joints[a.joint].name + "': needs 1 or " + std::to_string(nf) + " finite values");
-    if (!std::isfinite(a.gear) || a.gear == 0)
-      err("actuator on joint '" + model.joints[a.joint].name + "': gear must be finite and not zero");
+      err(who + ": needs " + (nf == 1 ? std::string("1") : "1 or " + std::to_string(nf)) + " finite value" + (nf == 1 ? "" : "s"));
+    if (!std::isfinite(a.gear) || a.gear == 0) err(who + ": gear must be finite and not zero");
     if (!(a.controlLower <= a.controlUpper) || !(a.forceLower <= a.forceUpper) || std::isnan(a.controlLower) ||
         std::isnan(a.forceLower) || a.controlLower == kInf || a.controlUpper == -kInf || a.forceLower == kInf ||
         a.forceUpper == -kInf)
-      err("actuator on joint '" + model.joints[a.joint].name + "': a range must be lower ≤ upper");
+      err(who + ": a range must be lower ≤ upper");
   }
   for (const WrenchDesc& w : model.wrenches)
     if (w.body < 0 || w.body >= nb || !finite(w.force) || !finite(w.torque)) err("external wrench: invalid body or value");
@@ -558,6 +578,10 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     sys->bodyJoints[d.child].push_back(int(k));
     sys->joints.push_back(j);
   }
+  // Joints whose coordinates a tendon's spring or damper reads.
+  for (const TendonDesc& t : model.tendons)
+    if (t.stiffness != 0 || t.damping != 0)
+      for (const TendonTerm& term : t.terms) sys->joints[size_t(term.joint)].inTendon = true;
 
   // Spanning tree from the world, breadth first: each tree joint places its child.
   const JointTree tree = buildJointTree(model);

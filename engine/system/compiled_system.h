@@ -30,6 +30,7 @@ struct CompiledJoint {
   Vec6 stiffness = Vec6::Zero(), rest = Vec6::Zero(), damping = Vec6::Zero();  // per free coordinate
   Vec6 armature = Vec6::Zero();  // reflected rotor inertia per free coordinate
   bool hasSpring = false, hasDamper = false, hasArmature = false;
+  bool inTendon = false;  // a term of a tendon with a spring or damper (its coordinate is read every step)
   // Joints that lost redundant rows keep their full geometry here for measuring violation.
   bool hasDroppedRows = false;
   JointGeometry full;

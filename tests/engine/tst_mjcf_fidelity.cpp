@@ -3,7 +3,7 @@
 // tests/data/mjcf that use what MuJoCo composes differently from one joint per body — several joints
 // in one body (two hinges through a point, hinges at offsets with a slide between them), hinges with
 // a non-zero ref, springs about springref, dampers, armature, files assembled by <include>, actuators
-// with gear, ctrlrange and forcerange — run 1 s in MuJoCo 2.2.2 (RK4, Δt 1e-4) and in
+// with gear, ctrlrange and forcerange, fixed tendons — run 1 s in MuJoCo 2.2.2 (RK4, Δt 1e-4) and in
 // our variational integrator (Δt 1e-4); each joint's displacement agrees within 2e-3 rad or m.
 // Built only with MuJoCo (tests/CMakeLists.txt).
 #include <QTest>
@@ -174,6 +174,8 @@ class TstMjcfFidelity : public QObject {
   // Motors with gear, ctrlrange and forcerange, a position servo with gear and a ctrlrange that
   // excludes its control 0.
   void actuatorTransmissions() { QVERIFY(largestDifference("actuators.xml") <= kTolerance); }
+  // Fixed tendons: springs (rest length given, and MuJoCo's length at qpos0), dampers, a motor on one.
+  void fixedTendons() { QVERIFY(largestDifference("tendons.xml") <= kTolerance); }
   // <keyframe><key qpos qvel>: free, ball, hinge and slide joints with refs, two joints in one body.
   void keyframesPlaceBodiesAsMuJoCo() { QVERIFY(keyframeDifference("keyframes.xml") <= 1e-9); }
 };

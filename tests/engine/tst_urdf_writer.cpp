@@ -389,7 +389,10 @@ void TestUrdfWriter::whatUrdfCannotHoldIsNoted() {
   spring.bodyB = 1;
   spring.stiffness = 10;
   m.springs.push_back(spring);
-  m.actuators.push_back({0, {1.0}});
+  ActuatorDesc actuator;
+  actuator.joint = 0;
+  actuator.effort = {1.0};
+  m.actuators.push_back(actuator);
   m.joints[1].stiffness = {2.0};
   m.joints[1].initialVelocity = {0.5};
   m.gravity = Vec3(0, 0, -1.62);

@@ -15,7 +15,8 @@ const QSet<QString>& mechKeywords() {
       "rotation", "velocity", "angular-velocity", "shape", "visual", "collision", "color", "friction", "joint", "at",
       "scale", "parent-anchor", "child-anchor", "axis", "offset", "offset-rotation", "stiffness", "rest", "damping", "armature",
       "lower", "upper", "anchor-a", "anchor-b", "rest-length", "effort", "kp", "kd", "coordinate", "target",
-      "effort-limit", "force", "torque", "normal", "next-in", "bodies", "joints"};
+      "effort-limit", "force", "torque", "normal", "next-in", "bodies", "joints", "tendon", "gear", "control-range",
+      "force-range"};
   return s;
 }
 // Joint types and shape kinds: types wherever they stand.

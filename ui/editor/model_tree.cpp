@@ -449,8 +449,17 @@ void ModelTreePanel::rebuild() {
     addNode(g, NodeKind::Spring, i, QString::fromStdString(s.name), "spring: " + bodyName(s.bodyA) + " – " + bodyName(s.bodyB));
   });
   auto jointName = [&](int j) { return j >= 0 && j < int(m.joints.size()) ? QString::fromStdString(m.joints[size_t(j)].name) : QString("?"); };
+  group("Tendons", int(m.tendons.size()), [&](QTreeWidgetItem* g, int i) {
+    const TendonDesc& t = m.tendons[size_t(i)];
+    QStringList terms;
+    for (const TendonTerm& term : t.terms) terms << QString("%1 %2").arg(term.coef).arg(jointName(term.joint));
+    addNode(g, NodeKind::Tendon, i, QString::fromStdString(t.name), "tendon: " + terms.join(" + "));
+  });
   group("Actuators", int(m.actuators.size()), [&](QTreeWidgetItem* g, int i) {
-    addNode(g, NodeKind::Actuator, i, "on " + jointName(m.actuators[size_t(i)].joint), "actuator");
+    const ActuatorDesc& a = m.actuators[size_t(i)];
+    const bool onTendon = a.tendon >= 0 && a.tendon < int(m.tendons.size());
+    addNode(g, NodeKind::Actuator, i, "on " + (onTendon ? QString::fromStdString(m.tendons[size_t(a.tendon)].name) : jointName(a.joint)),
+            onTendon ? "actuator on a tendon" : "actuator");
   });
   group("PD controllers", int(m.controllers.size()), [&](QTreeWidgetItem* g, int i) {
     const ControllerDesc& c = m.controllers[size_t(i)];

@@ -64,7 +64,9 @@ std::vector<PropSpec> specsFor(NodeKind kind, const Model& model, int index) {
       return {{"kp", "N·m/rad"}, {"kd", "N·m·s/rad"}, {"coordinate", "index"}, {"target", "rad; sin: amplitude, Hz, rad"},
               {"effort-limit", "N·m"}};
     case NodeKind::Wrench: return {{"force", "N"}, {"torque", "N·m"}};
-    case NodeKind::Actuator: return {{"effort", "N·m or N"}};
+    case NodeKind::Actuator:
+      return {{"effort", "input"}, {"gear", "effort per input"}, {"control-range", "input"}, {"force-range", "before the gear"}};
+    case NodeKind::Tendon: return {{"stiffness", "N/m or N·m/rad"}, {"rest-length", "m or rad"}, {"damping", "N·s/m or N·m·s/rad"}};
     case NodeKind::Ground: return {{"at", "m"}, {"normal", "direction"}, {"friction", "μ"}};
     case NodeKind::ContactPair: return {{"friction", "μ"}};
     case NodeKind::Exclusion:  // two body names: edited in the text
@@ -93,6 +95,7 @@ const ElementSource* elementSource(const SourceMap& map, NodeKind kind, int inde
     case NodeKind::ContactPair: return at(map.contactPairs);
     case NodeKind::Exclusion: return at(map.exclusions);
     case NodeKind::Keyframe: return at(map.keyframes);
+    case NodeKind::Tendon: return at(map.tendons);
     case NodeKind::Group: break;
   }
   return nullptr;
