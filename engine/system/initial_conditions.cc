@@ -61,6 +61,8 @@ double projectOntoConstraints(const CompiledSystem& sys, State& s, int maxIterat
   MatX G(m, 6 * nb);
   VecX g(m);
   JointConstraintEval e;
+  constexpr int kMaxHalvings = 30;
+  std::vector<std::pair<Vec3, Vec4>> start(static_cast<size_t>(nb));  // the poses before a step
   // Poses placed by forward kinematics (trees) are already at the rounding level: no projection
   // (its dense decomposition costs O(n³): minutes for a 1000-link chain).
   if (viol <= constraintRoundoff(s)) return viol;
@@ -81,13 +83,26 @@ double projectOntoConstraints(const CompiledSystem& sys, State& s, int maxIterat
       G.block(row, 6 * j.geo.child + 3, c, 3) = e.dthb.topRows(c);
       row += c;
     }
-    // Minimum-norm Gauss–Newton step (pseudo-inverse; redundant constraints allowed).
-    const VecX dz = -Eigen::CompleteOrthogonalDecomposition<MatX>(G).solve(g);
-    for (int i = 0; i < nb; ++i) {
-      s.bodies[i].x += dz.segment<3>(6 * i);
-      s.bodies[i].q = quat::mul(s.bodies[i].q, quat::fromRotationVector(dz.segment<3>(6 * i + 3))).normalized();
+    // Minimum-norm Gauss–Newton step (pseudo-inverse; redundant constraints allowed; directions
+    // with a pivot below 1e-9 of the largest count as redundant), halved until the violation
+    // decreases. MuJoCo Menagerie's Cassie 'home' key (its four rod loops 1.5 mm open, as soft
+    // equalities leave them) sent the plain step to a violation of 3e6; so it projects to 1e-11.
+    Eigen::CompleteOrthogonalDecomposition<MatX> cod(G);
+    cod.setThreshold(1e-9);
+    const VecX dz = -cod.solve(g);
+    for (int i = 0; i < nb; ++i) start[size_t(i)] = {s.bodies[i].x, s.bodies[i].q};
+    double step = 1;
+    for (int halvings = 0; halvings <= kMaxHalvings; ++halvings, step *= 0.5) {
+      for (int i = 0; i < nb; ++i) {
+        s.bodies[i].x = start[size_t(i)].first + step * dz.segment<3>(6 * i);
+        s.bodies[i].q = quat::mul(start[size_t(i)].second, quat::fromRotationVector(step * dz.segment<3>(6 * i + 3))).normalized();
+      }
+      const double next = constraintViolation(sys, s);
+      if (next < viol || halvings == kMaxHalvings) {
+        viol = next;
+        break;
+      }
     }
-    viol = constraintViolation(sys, s);
   }
   return viol;
 }

@@ -314,6 +314,35 @@ class TstMjcfImport : public QObject {
              s.c_str());
   }
 
+  // A keyframe of a model with a loop (a rod on a ball joint whose end <connect>s to a hinged crank,
+  // as Cassie's achilles rod), 3 mm off the closure as MuJoCo's soft equalities leave its keys: read
+  // as a state projected onto the loop (the keyframe fits the joints).
+  void keyframesOfClosedLoopsAreProjected() {
+    const std::string xml = R"(<mujoco><compiler angle="radian"/>
+      <default><geom contype="0" conaffinity="0"/></default>
+      <worldbody>
+        <body name="hip" pos="0 0 1"><joint name="pitch" type="hinge" axis="0 1 0"/>
+          <geom type="capsule" fromto="0 0 0 0 0 -0.4" size="0.03"/>
+          <body name="rod" pos="0.05 0 0"><joint name="rodball" type="ball"/>
+            <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.01"/></body>
+          <body name="shin" pos="0 0 -0.4"><joint name="knee" type="hinge" axis="0 1 0"/>
+            <geom type="capsule" fromto="0 0 0 0 0 -0.4" size="0.03"/>
+            <body name="heel" pos="0.05 0 -0.1"><joint name="heeljoint" type="hinge" axis="0 1 0" stiffness="100"/>
+              <geom type="sphere" size="0.02"/></body></body></body>
+      </worldbody>
+      <equality><connect body1="rod" body2="heel" anchor="0 0 -0.5"/></equality>
+      <keyframe><key name="bent" qpos="0.3 0.9988 0 0.0499 0 -0.2 0.003"/></keyframe>
+      </mujoco>)";
+    Model m;
+    Diagnostics d;
+    QVERIFY2(importMjcfString(xml, "loop.xml", "", m, d), d.format().c_str());
+    QCOMPARE(m.keyframes.size(), size_t(1));
+    Simulation sim(compile(m));
+    sim.loadKeyframe("bent");
+    QVERIFY(sim.metrics().constraintViolation <= 1e-10);
+    for (int i = 0; i < 100; ++i) QVERIFY2(sim.step(), sim.metrics().message.c_str());
+  }
+
   // A body without a joint in the worldbody is fixed to the world; geoms of the worldbody other than
   // planes form a static body; a connect pair on two anchors is a hinge; weld → fixed loop joint.
   void staticGeometryAndEqualities() {
