@@ -190,11 +190,12 @@ size_t firstBinaryByte(const std::string& s) {
 
 // ---- the importer ------------------------------------------------------------------------------
 
-bool Importer::run(Model& out, Diagnostics& diags) {
+bool Importer::run(Model& out, Diagnostics& diags, std::vector<InitialConditionsKeyframe>* keys) {
   if (parse()) convert();
   finish(diags);
   if (errors_ > 0) return false;
   out = std::move(model_);
+  if (keys) *keys = std::move(keys_);
   return true;
 }
 
@@ -457,16 +458,16 @@ std::string xmlRootElementName(const std::string& xml) {
 }
 
 bool importMjcfString(const std::string& xml, const std::string& fileNameForMessages, const std::string& baseDir,
-                      Model& out, Diagnostics& diags) {
+                      Model& out, Diagnostics& diags, std::vector<InitialConditionsKeyframe>* keys) {
   Importer imp(fileNameForMessages, baseDir, xml);
-  return imp.run(out, diags);
+  return imp.run(out, diags, keys);
 }
 
-bool importMjcf(const std::string& path, Model& out, Diagnostics& diags) {
+bool importMjcf(const std::string& path, Model& out, Diagnostics& diags, std::vector<InitialConditionsKeyframe>* keys) {
   std::string text;
   if (!readWholeFile(path, text, diags)) return false;
   std::string dir = fs::path(path).parent_path().string();
-  return importMjcfString(text, path, dir, out, diags);
+  return importMjcfString(text, path, dir, out, diags, keys);
 }
 
 }  // namespace ms

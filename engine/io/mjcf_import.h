@@ -16,19 +16,23 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "core/diagnostics.h"
 #include "model/model.h"
+#include "system/keyframe.h"
 
 namespace ms {
 
 // Reads the MJCF file at `path`; mesh files are looked up relative to its directory (and meshdir).
-bool importMjcf(const std::string& path, Model& out, Diagnostics& diags);
+// With `keys`, the model's <keyframe><key>s as initial conditions (making their states is the compile
+// step's: keyframeFromInitialConditions, which loadModel applies); without, they are checked only.
+bool importMjcf(const std::string& path, Model& out, Diagnostics& diags, std::vector<InitialConditionsKeyframe>* keys = nullptr);
 
 // Imports MJCF text. `fileNameForMessages` names the source in diagnostics; `baseDir` is the directory
 // relative file names (meshes, meshdir) are resolved against (empty: the current directory).
 bool importMjcfString(const std::string& xml, const std::string& fileNameForMessages, const std::string& baseDir,
-                      Model& out, Diagnostics& diags);
+                      Model& out, Diagnostics& diags, std::vector<InitialConditionsKeyframe>* keys = nullptr);
 
 // The name of the root element of XML text ("mujoco", "robot", …), or "" when the text does not
 // parse; used to tell MJCF from URDF in .xml files.

@@ -27,6 +27,7 @@
 #include "core/quaternion.h"
 #include "io/collision_mesh.h"
 #include "model/model.h"
+#include "system/keyframe.h"
 
 namespace ms::mjcf_detail {
 
@@ -170,7 +171,7 @@ class Importer {
   Importer(const std::string& file, const std::string& baseDir, const std::string& text)
       : file_(file), baseDir_(baseDir), text_(text) {}
 
-  bool run(Model& out, Diagnostics& diags);
+  bool run(Model& out, Diagnostics& diags, std::vector<InitialConditionsKeyframe>* keys = nullptr);
 
  private:
   // ---- diagnostics (mjcf_import.cc) ------------------------------------------------------------
@@ -295,6 +296,7 @@ class Importer {
   std::map<const GroundDesc*, double> groundPairFriction_;
   std::map<const XMLElement*, int> engineJointOf_;  // each MJCF <joint> (not free) → its engine joint
   bool keyframes_ = false;  // the model has <key>s: every joint keeps its own coordinate (no combining)
+  std::vector<InitialConditionsKeyframe> keys_;  // the <key>s (mjcf_keyframes.cc)
 
   Model model_;
 };

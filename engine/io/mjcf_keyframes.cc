@@ -8,11 +8,12 @@
 //   ball    4 qpos: the body's rotation from its place in the parent (w x y z); 3 qvel: the angular
 //           velocity in the body frame;
 //   hinge, slide  1 and 1: the joint coordinate (MechStudio's is the same, ref included) and rate.
-// A missing qpos is the model's (qpos0), a missing qvel zero. Each key becomes the model's initial
-// state with those coordinates (forward kinematics along the joints, projected onto the loop
-// closures: Simulation's initial conditions, system/initial_conditions.h) taken as a keyframe of the
-// bodies' states. A ball's rate is turned into the rate of the engine's rotation-vector coordinate
-// that reaches the same orientation one time step later (the knot of the discrete velocity).
+// A missing qpos is the model's (qpos0), a missing qvel zero. Each key becomes initial conditions of
+// the model (system/keyframe.h InitialConditionsKeyframe: the joints' coordinates and rates, the
+// free bodies' poses), which loadModel turns into a keyframe of the bodies' states (the importer
+// describes; making a state is the compile step's). A ball's rate is turned into the rate of the
+// engine's rotation-vector coordinate that reaches the same orientation one time step later (the
+// knot of the discrete velocity).
 // A key's ctrl is not kept (keyframes are states; set-points and inputs stay the model's): a warning.
 #include <cmath>
 #include <set>
@@ -21,9 +22,6 @@
 #include "core/check.h"
 #include "core/quaternion.h"
 #include "io/mjcf_internal.h"
-#include "system/compiled_system.h"
-#include "system/initial_conditions.h"
-#include "system/keyframe.h"
 
 namespace ms::mjcf_detail {
 
@@ -80,9 +78,14 @@ void Importer::makeKeyframes() {
         qvel = numbers(k, "qvel", t, nv);
         if (!qvel.ok) continue;
       }
-      // The model with the key's coordinates as its initial ones.
-      Model m = model_;
-      const double dt = m.solver.dt;
+      // The key as initial conditions of the model.
+      InitialConditionsKeyframe key;
+      key.name = name;
+      const Loc at = src_.element(k);
+      key.file = src_.fileName(at.file);
+      key.line = at.line;
+      key.column = at.column;
+      const double dt = model_.solver.dt;
       bool ok = true;
       int a = 0, v = 0;
       for (const auto& [xb, x] : order) {
@@ -92,58 +95,55 @@ void Importer::makeKeyframes() {
         v += qvelSize(x->type);
         if (x->type == "free") {
           const XBody& b = bodies_[size_t(xb)];
-          BodyDesc& d = m.bodies[size_t(b.engine)];
           Vec4 q = b.world.q;
           Vec3 origin = b.world.t;
           if (p) {
             origin = Vec3(p[0], p[1], p[2]);
             if (!unitQuaternion(p + 3, q)) {
-              error(k, "qpos", "keyframe '" + name + "': the orientation of free joint of body '" + b.name + "' is zero");
+              error(k, "qpos", "keyframe '" + name + "': the orientation of the free joint of body '" + b.name + "' is zero");
               ok = false;
               break;
             }
           }
           // The engine body is the centre of mass, in the body frame's orientation.
+          InitialConditionsKeyframe::Body body;
+          body.body = b.engine;
           const Mat3 R = quat::rotation(q);
-          d.position = origin + R * b.hostCom;
-          d.orientation = canonical(q);
-          d.linearVelocity = w ? Vec3(Vec3(w[0], w[1], w[2]) + R * Vec3(w[3], w[4], w[5]).cross(b.hostCom)) : Vec3::Zero();
-          d.angularVelocity = w ? Vec3(w[3], w[4], w[5]) : Vec3::Zero();
+          body.position = origin + R * b.hostCom;
+          body.orientation = canonical(q);
+          if (w) {
+            body.angularVelocity = Vec3(w[3], w[4], w[5]);
+            body.linearVelocity = Vec3(w[0], w[1], w[2]) + R * body.angularVelocity.cross(b.hostCom);
+          }
+          key.bodies.push_back(body);
           continue;
         }
         auto it = engineJointOf_.find(x->el);
         if (it == engineJointOf_.end()) continue;  // not imported (reported where it was read)
-        JointDesc& j = m.joints[size_t(it->second)];
+        InitialConditionsKeyframe::Joint joint;
+        joint.joint = it->second;
         if (x->type == "ball") {
           Vec4 q = quat::identity();
           if (p && !unitQuaternion(p, q)) {
-            error(k, "qpos", "keyframe '" + name + "': the rotation of ball joint '" + j.name + "' is zero");
+            error(k, "qpos", "keyframe '" + name + "': the rotation of ball joint '" + x->name + "' is zero");
             ok = false;
             break;
           }
           const Vec3 r = quat::toRotationVector(q);
-          j.initialPosition = {r.x(), r.y(), r.z()};
-          j.initialVelocity.clear();
+          joint.position = {r.x(), r.y(), r.z()};
           if (w) {
             // The rotation-vector rate that reaches q ⊗ exp(ω Δt) one step later.
             const Vec3 r1 = quat::toRotationVector(quat::mul(q, quat::fromRotationVector(Vec3(w[0], w[1], w[2]) * dt)));
             const Vec3 rate = (r1 - r) / dt;
-            j.initialVelocity = {rate.x(), rate.y(), rate.z()};
+            joint.velocity = {rate.x(), rate.y(), rate.z()};
           }
-          continue;
+        } else {
+          joint.position = {p ? p[0] : x->ref};
+          joint.velocity = {w ? w[0] : 0.0};
         }
-        j.initialPosition = {p ? p[0] : x->ref};
-        j.initialVelocity = {w ? w[0] : 0.0};
+        key.joints.push_back(std::move(joint));
       }
-      if (!ok) continue;
-      // Its initial state, as a keyframe.
-      try {
-        const auto sys = compile(m);
-        const State s = makeInitialState(*sys, m, dt);
-        model_.keyframes.push_back(keyframeFromState(*sys, s, name));
-      } catch (const std::exception& e) {
-        error(k, "keyframe '" + name + "' gives no state of the model: " + e.what());
-      }
+      if (ok) keys_.push_back(std::move(key));
     }
   }
 }

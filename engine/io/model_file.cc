@@ -29,7 +29,7 @@ namespace {
 
 // Reads `source` (see loadModel) as its format says, before the options that apply to every format.
 bool readModel(const std::string& source, const std::map<std::string, std::string>& params, Model& model,
-               Diagnostics& diags, const ModelLoadOptions& options) {
+               Diagnostics& diags, const ModelLoadOptions& options, std::vector<InitialConditionsKeyframe>& keys) {
   // A built-in scene: its builder validates the name and the parameters.
   const std::string prefix = "scene:";
   if (source.compare(0, prefix.size(), prefix) == 0) {
@@ -68,12 +68,13 @@ bool readModel(const std::string& source, const std::map<std::string, std::strin
     return false;
   }
   // MJCF (.mjcf, or .xml whose root is <mujoco>); an .xml whose root is <robot> is URDF.
-  if (ext == ".mjcf") return importMjcf(source, model, diags);
+  if (ext == ".mjcf") return importMjcf(source, model, diags, &keys);
   if (ext == ".xml") {
     std::string text;
     if (!readWholeFile(source, text, diags)) return false;
     const std::string root = xmlRootElementName(text);
-    if (root != "robot") return importMjcfString(text, source, std::filesystem::path(source).parent_path().string(), model, diags);
+    if (root != "robot")
+      return importMjcfString(text, source, std::filesystem::path(source).parent_path().string(), model, diags, &keys);
     return importUrdf(source, model, diags, UrdfImportOptions{options.packagePaths});
   }
   if (ext == ".trep") return importTrepFile(source, model, diags);
@@ -94,7 +95,19 @@ bool isUrdfFile(const std::string& path) {
 
 bool loadModel(const std::string& source, const std::map<std::string, std::string>& params, Model& model,
                Diagnostics& diags, const ModelLoadOptions& options) {
-  if (!readModel(source, params, model, diags, options)) return false;
+  std::vector<InitialConditionsKeyframe> keys;
+  if (!readModel(source, params, model, diags, options, keys)) return false;
+  // Keyframes given as initial conditions (MJCF <key>s): the states they give.
+  bool ok = true;
+  for (const InitialConditionsKeyframe& k : keys) {
+    try {
+      model.keyframes.push_back(keyframeFromInitialConditions(model, k));
+    } catch (const UserError& e) {
+      diags.error(k.file, k.line, k.column, "keyframe '" + k.name + "' gives no state of the model: " + e.what());
+      ok = false;
+    }
+  }
+  if (!ok) return false;
   // Self-collision as asked (a model of contact-pairs only stays so).
   if (options.selfCollision != ModelLoadOptions::SelfCollision::Default && model.collisions != CollisionMode::Pairs)
     model.collisions = options.selfCollision == ModelLoadOptions::SelfCollision::On ? CollisionMode::All : CollisionMode::NoSelf;

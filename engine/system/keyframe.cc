@@ -62,6 +62,25 @@ State stateFromKeyframe(const CompiledSystem& sys, const KeyframeDesc& k) {
   return s;
 }
 
+KeyframeDesc keyframeFromInitialConditions(const Model& model, const InitialConditionsKeyframe& key) {
+  Model m = model;
+  for (const InitialConditionsKeyframe::Joint& j : key.joints) {
+    MS_ASSERT(j.joint >= 0 && size_t(j.joint) < m.joints.size(), "keyframe joint out of range");
+    m.joints[size_t(j.joint)].initialPosition = j.position;
+    m.joints[size_t(j.joint)].initialVelocity = j.velocity;
+  }
+  for (const InitialConditionsKeyframe::Body& b : key.bodies) {
+    MS_ASSERT(b.body >= 0 && size_t(b.body) < m.bodies.size(), "keyframe body out of range");
+    BodyDesc& d = m.bodies[size_t(b.body)];
+    d.position = b.position;
+    d.orientation = b.orientation;
+    d.linearVelocity = b.linearVelocity;
+    d.angularVelocity = b.angularVelocity;
+  }
+  const auto sys = compile(m);
+  return keyframeFromState(*sys, makeInitialState(*sys, m, m.solver.dt), key.name);
+}
+
 std::string keyframeNames(const Model& model) {
   if (model.keyframes.empty()) return "none";
   std::string list;

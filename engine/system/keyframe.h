@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "model/model.h"
 #include "system/compiled_system.h"
@@ -26,6 +27,31 @@ KeyframeDesc keyframeFromState(const CompiledSystem& sys, const State& state, co
 // kKeyframeFitTolerance ("keyframe 'k' does not fit joint 'j' (violation 0.03): was the model changed
 // since it was saved?").
 State stateFromKeyframe(const CompiledSystem& sys, const KeyframeDesc& keyframe);
+
+// A keyframe given as initial conditions of a model (what an importer can say without making a
+// state: MJCF's <key qpos qvel>): per joint its minimal coordinates and rates (replacing the
+// model's; empty velocity: zero), per body not placed by a joint its pose and velocities (as
+// BodyDesc has them). `file`, `line`, `column`: where it was written, for messages.
+struct InitialConditionsKeyframe {
+  std::string name, file;
+  int line = 0, column = 0;
+  struct Joint {
+    int joint = 0;
+    std::vector<double> position, velocity;
+  };
+  struct Body {
+    int body = 0;
+    Vec3 position = Vec3::Zero(), linearVelocity = Vec3::Zero(), angularVelocity = Vec3::Zero();
+    Vec4 orientation = Vec4(1, 0, 0, 0);
+  };
+  std::vector<Joint> joints;
+  std::vector<Body> bodies;
+};
+
+// The keyframe of the state those initial conditions give (forward kinematics, projection onto the
+// loop closures: makeInitialState, at the model's time step). Throws UserError when the model does
+// not compile or the pose cannot be projected.
+KeyframeDesc keyframeFromInitialConditions(const Model& model, const InitialConditionsKeyframe& key);
 
 // "'a', 'b' and 'c'" (or "none") for the names of a model's keyframes, for messages.
 std::string keyframeNames(const Model& model);
