@@ -27,17 +27,27 @@ constexpr double kTolerance = 2e-3;
 
 std::string mjcfPath(const std::string& file) { return test::sourceDir() + "/tests/data/mjcf/" + file; }
 
+// `file` of tests/data/mjcf in MuJoCo (null, with a warning, when MuJoCo refuses it) and in ours
+// (false, with a warning, when ours refuses it).
+mjModel* loadMuJoCo(const std::string& file) {
+  char err[1000] = "";
+  mjModel* mm = mj_loadXML(mjcfPath(file).c_str(), nullptr, err, sizeof err);
+  if (!mm) qWarning("%s: MuJoCo refuses it: %s", file.c_str(), err);
+  return mm;
+}
+bool loadOurs(const std::string& file, Model& model) {
+  Diagnostics diags;
+  const bool ok = loadModel(mjcfPath(file), {}, model, diags);
+  if (!ok) qWarning("%s: %s", file.c_str(), diags.format().c_str());
+  return ok;
+}
+
 // Runs `file` 1 s in both engines and compares every named joint's coordinate (MuJoCo's qpos − ref
 // against ours, whose coordinate is also measured from the same zero); returns the largest
 // difference of the displacements.
 double largestDifference(const std::string& file) {
-  const std::string path = mjcfPath(file);
-  char err[1000] = "";
-  mjModel* mm = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
-  if (!mm) {
-    qWarning("%s: MuJoCo refuses it: %s", file.c_str(), err);
-    return INFINITY;
-  }
+  mjModel* mm = loadMuJoCo(file);
+  if (!mm) return INFINITY;
   mm->opt.timestep = kDt;
   mm->opt.integrator = mjINT_RK4;
   mjData* md = mj_makeData(mm);
@@ -51,11 +61,7 @@ double largestDifference(const std::string& file) {
   mj_forward(mm, md);
 
   Model model;
-  Diagnostics diags;
-  if (!loadModel(path, {}, model, diags)) {
-    qWarning("%s: %s", file.c_str(), diags.format().c_str());
-    return INFINITY;
-  }
+  if (!loadOurs(file, model)) return INFINITY;
   model.solver.dt = kDt;
   Simulation sim(compile(model));
 
@@ -114,20 +120,11 @@ double largestDifference(const std::string& file) {
 // the time step, so within a step's change of velocity). Returns the largest pose difference, or
 // infinity when a velocity is off or a key is missing.
 double keyframeDifference(const std::string& file) {
-  const std::string path = mjcfPath(file);
-  char err[1000] = "";
-  mjModel* mm = mj_loadXML(path.c_str(), nullptr, err, sizeof err);
-  if (!mm) {
-    qWarning("%s: MuJoCo refuses it: %s", file.c_str(), err);
-    return INFINITY;
-  }
+  mjModel* mm = loadMuJoCo(file);
+  if (!mm) return INFINITY;
   mjData* md = mj_makeData(mm);
   Model model;
-  Diagnostics diags;
-  if (!loadModel(path, {}, model, diags)) {
-    qWarning("%s: %s", file.c_str(), diags.format().c_str());
-    return INFINITY;
-  }
+  if (!loadOurs(file, model)) return INFINITY;
   double worst = 0;
   if (int(model.keyframes.size()) != mm->nkey) worst = INFINITY;
   for (int k = 0; k < mm->nkey && k < int(model.keyframes.size()); ++k) {
