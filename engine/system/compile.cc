@@ -448,15 +448,21 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
       err(who + ": stiffness, damping and rest length must be finite and non-negative");
     if (!finite(sp.anchorA) || !finite(sp.anchorB)) err(who + ": anchors must be finite");
   }
+  // A reference to coordinate `coordinate` of joint `joint` (controllers, tendon terms); false when
+  // the joint does not exist.
+  const auto jointCoordinate = [&](const std::string& who, int joint, int coordinate) {
+    if (joint < 0 || joint >= int(model.joints.size())) {
+      err(who + ": joint index out of range");
+      return false;
+    }
+    const int nf = jointKind(model.joints[size_t(joint)].type).freeCoordinates();
+    if (coordinate < 0 || coordinate >= nf)
+      err(who + ": joint '" + model.joints[size_t(joint)].name + "' has " + std::to_string(nf) + " coordinates");
+    return true;
+  };
   for (const ControllerDesc& c : model.controllers) {
     const std::string who = "controller '" + c.name + "'";
-    if (c.joint < 0 || c.joint >= int(model.joints.size())) {
-      err(who + ": joint index out of range");
-      continue;
-    }
-    const int nf = jointKind(model.joints[c.joint].type).freeCoordinates();
-    if (c.coordinate < 0 || c.coordinate >= nf)
-      err(who + ": joint '" + model.joints[c.joint].name + "' has " + std::to_string(nf) + " coordinates");
+    if (!jointCoordinate(who, c.joint, c.coordinate)) continue;
     if (!(c.kp >= 0) || !(c.kd >= 0) || !(c.effortLimit >= 0)) err(who + ": gains and effort limit must be non-negative");
     for (double v : {c.kp, c.kd, c.offset, c.amplitude, c.frequency, c.phase, c.effortLimit})
       if (!std::isfinite(v)) {
@@ -468,16 +474,9 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   for (const TendonDesc& t : model.tendons) {
     const std::string who = "tendon '" + t.name + "'";
     if (t.terms.empty()) err(who + ": needs at least one joint term");
-    for (const TendonTerm& term : t.terms) {
-      if (term.joint < 0 || term.joint >= int(model.joints.size())) {
-        err(who + ": joint index out of range");
-        continue;
-      }
-      const int nf = jointKind(model.joints[term.joint].type).freeCoordinates();
-      if (term.coordinate < 0 || term.coordinate >= nf)
-        err(who + ": joint '" + model.joints[term.joint].name + "' has " + std::to_string(nf) + " coordinates");
-      if (!std::isfinite(term.coef)) err(who + ": coefficients must be finite");
-    }
+    for (const TendonTerm& term : t.terms)
+      if (jointCoordinate(who, term.joint, term.coordinate) && !std::isfinite(term.coef))
+        err(who + ": coefficients must be finite");
     if (!(t.stiffness >= 0) || !(t.damping >= 0) || !std::isfinite(t.stiffness) || !std::isfinite(t.damping) ||
         !std::isfinite(t.restLength))
       err(who + ": stiffness and damping must be finite and non-negative, the rest length finite");
