@@ -105,6 +105,8 @@ void pairOfSegments(const ContactShape& a, const BodyPose& za, const ContactShap
 // Shape description → the geometry the distance functions use.
 bool contactShapeFromDesc(const ShapeDesc& s, ContactShape& out) {
   out = ContactShape();
+  out.contype = s.contype;
+  out.conaffinity = s.conaffinity;
   out.position = s.position;
   out.rotation = quat::rotation(s.orientation.normalized());
   switch (s.kind) {

@@ -31,6 +31,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -66,7 +67,13 @@ struct ContactShape {
   Vec3 position = Vec3::Zero();      // shape origin in the body frame
   Mat3 rotation = Mat3::Identity();  // shape frame → body frame (the shape axis is its z axis)
   std::shared_ptr<const ConvexShape> convex;  // Convex: the hull (shared, immutable)
+  // The shape's collision filter (ShapeDesc::contype/conaffinity; all bits: the body's rule alone).
+  std::uint32_t contype = 0xffffffffu, conaffinity = 0xffffffffu;
 };
+// Whether two filters (a shape's, another shape's or a ground's) let the two touch (MuJoCo's rule).
+inline bool filtersMatch(std::uint32_t typeA, std::uint32_t affinityA, std::uint32_t typeB, std::uint32_t affinityB) {
+  return ((typeA & affinityB) | (typeB & affinityA)) != 0;
+}
 
 // ShapeDesc → ContactShape (box: half of the full extents; capsule/cylinder: half of the length).
 // Returns false for meshes, which need their hull (compile.cc builds Convex shapes from them).

@@ -143,6 +143,10 @@ void validateIntegratorOptions(const IntegratorOptions& o, const CompiledSystem&
       if (j.hasArmature)
         throw UserError("joint '" + j.name + "' has an armature (rotor inertia on its coordinate), which only the variational "
                         "integrator applies; " + std::string(toString(o.kind)) + " cannot simulate it");
+  // Joint couplings (mimic joints, joint equalities): constraints of the variational integrator.
+  if (!vi && !sys.couplings.empty())
+    throw UserError("coupling '" + sys.model.couplings[0].name + "' ties two joint coordinates together, which only the "
+                    "variational integrator enforces; " + std::string(toString(o.kind)) + " cannot simulate it");
   if (gc || o.kind == IntegratorKind::MuJoCo) {
     const std::string name = toString(o.kind);
     if (o.baumgarteAlpha != 0 || o.baumgarteBeta != 0)

@@ -64,6 +64,7 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   // Interior-point pairs: every contact row, then rows 0–1 (lower, upper) of every limit node.
   // (Rebuilt per step by selectPairs when limits are candidates or not; all on until then.)
   m.lim2.resize(sys_->limits.size());
+  m.cpl2.resize(2 * sys_->couplings.size());
   m.limitOn.assign(sys_->limits.size(), 1);
   m.limitRef.assign(sys_->limits.size(), 0.0);
   m.contactOn.assign(sys_->contacts.size(), 1);
@@ -193,6 +194,8 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
   for (size_t k = 0; k < sys_->joints.size(); ++k)
     if (sys_->joints[k].node >= 0) m.cur.segment<6>(6 * sys_->joints[k].node) = state.lambda[k];
   for (const CompiledLimit& l : sys_->limits) m.cur.segment<6>(6 * l.node).setZero();
+  // Couplings start from λ = 0 (the equality path extrapolates them with the rest on trees).
+  for (const CompiledCoupling& c : sys_->couplings) m.cur.segment<6>(6 * c.node).setZero();
   const bool anyLimit = vi::selectCandidates(*sys_, m, state, st.dt);
   // Both paths weight the body rows (N, N·m) of the residual by the system's force scale
   // max(1 N, Σ m|g|); constraint rows stay in m and rad.
@@ -230,6 +233,8 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
   double viol = 0;
   for (const CompiledJoint& j : sys_->joints)
     if (j.node >= 0) viol = std::max(viol, m.residual.segment(6 * j.node, j.geo.constrained()).lpNorm<Eigen::Infinity>());
+  // Couplings: row 0 of their nodes (g of the coupling at z2).
+  for (const CompiledCoupling& c : sys_->couplings) viol = std::max(viol, std::abs(m.residual[6 * c.node]));
   // Rows dropped as redundant are measured too (they must hold through the others).
   for (const CompiledJoint& j : sys_->joints)
     if (j.hasDroppedRows) viol = std::max(viol, jointConstraintValue(j.full, vi::posesOf(j.geo, m.x2, m.q2)).lpNorm<Eigen::Infinity>());

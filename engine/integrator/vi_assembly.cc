@@ -37,8 +37,15 @@
 // rotational rows 2(∂θ/∂θ_body)ᵀu. ∂θ(z2)/∂ż = [∂θ/∂x Δt, ∂θ/∂θ_body Φ(ω)] at z2, as the joint rows.
 // Rows 2–5 are equality padding rows y = 0 (identity diagonal, no coupling): they are not
 // complementarity pairs, so the barrier, the fraction to the boundary and the convergence test see
-// only the two real pairs. Contacts and limits that are not candidates of a step (vi_candidates.cc)
+// only the two real pairs.
+// Joint couplings (CouplingDesc: θ_a = offset + m θ_b on two joints' minimal coordinates of (B.7b)):
+// an equality like a joint's rows, c(z2) = θ_a(z2) − m θ_b(z2) − offset = 0, with its multiplier λ an
+// effort through the minimal-coordinate Jacobians at z1 (λ on θ_a, −mλ on θ_b): the bodies feel
+// −(∂c/∂z)(z1)ᵀλ as they feel −G(z1)ᵀλ of a joint, so the discrete Euler–Lagrange equations keep
+// their form (the coupling is a holonomic constraint; it does no work). Rows 1–5 are padding y = 0.
+// Contacts and limits that are not candidates of a step (vi_candidates.cc)
 // are six equality rows y = 0 each.
+#include <algorithm>
 #include <cmath>
 
 #include "core/check.h"
@@ -148,7 +155,7 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     // constant effort (a/Δt) θ̇₀ (added below, after the force scaling).
     if (j.hasArmature) m.damping[k] += j.armature / dt;
     m.damped[k] = m.damping[k].any();
-    m.needsMinimal[k] = j.hasSpring || m.damped[k] || act || j.inTendon;
+    m.needsMinimal[k] = j.hasSpring || m.damped[k] || act || j.inTendon || j.inCoupling;
     if (!m.needsMinimal[k]) continue;
     JointMinimalEval& me = m.m1[k];
     evalJointMinimal(j.geo, z, me);
@@ -236,6 +243,7 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
   const IndexRange joints = islandRange(is.joints, is.jointStart, isl, int(sys.joints.size()));
   const IndexRange groups = islandRange(is.groups, is.groupStart, isl, int(sys.contactGroups.size()));
   const IndexRange limits = islandRange(is.limits, is.limitStart, isl, int(sys.limits.size()));
+  const IndexRange couplings = islandRange(is.couplings, is.couplingStart, isl, int(sys.couplings.size()));
   // Fill-in blocks (closed loops) still hold factors from the previous iteration: clear them (a
   // step solved by islands clears them once, excludedRows).
   if (F && sys.order.fillIn > 0 && isl < 0) F->setFillInZero();
@@ -541,6 +549,56 @@ bool evaluate(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const V
       rows(l.blockLA, me2.dxa, me2.dtha, a);
       cols(l.blockAL, me1.dxa, me1.dtha);
     }
+  }
+  // Joint couplings: the effort λ on the joint's coordinate and −mλ on the reference's, through
+  // J_min(z1) (as an actuator); row 0 c(z2) = θ_a(z2) − m θ_b(z2) − offset (modulo 2π when it
+  // wraps), rows 1–5 y = 0; blocks (coupling, body) = Σ coef ∂θ(z2)/∂ż in row 0 and (body,
+  // coupling) = −Σ coef J_min(z1)ᵀ in column 0, summed over the joints that share the body.
+  for (int cr = couplings.begin; cr < couplings.end; ++cr) {
+    const int ci = couplings[cr];
+    const CompiledCoupling& c = sys.couplings[ci];
+    const Vec6 y = x.segment<6>(6 * c.node);
+    const double lambda = y[0];
+    auto rc = r.segment<6>(6 * c.node);
+    rc = y;
+    rc[0] = -c.offset;
+    if (F) {
+      Mat6& D = F->diag(c.node);
+      D.setIdentity();
+      D(0, 0) = kRegularization * dt * dt;
+      for (int i = 0; i < c.numBodies; ++i) {
+        F->block(c.blockCX[i]).setZero();
+        F->block(c.blockXC[i]).setZero();
+      }
+    }
+    for (int side = 0; side < 2; ++side) {
+      const int k = side == 0 ? c.joint : c.reference;
+      if (k < 0) continue;
+      const int i = side == 0 ? c.coordinate : c.referenceCoordinate;
+      const double coef = side == 0 ? 1.0 : -c.multiplier;
+      const CompiledJoint& j = sys.joints[size_t(k)];
+      const JointMinimalEval& me1 = m.m1[size_t(k)];
+      JointMinimalEval& me2 = m.cpl2[size_t(2 * ci + side)];
+      evalJointMinimal(j.geo, posesOf(j.geo, m.x2, m.q2), me2);
+      rc[0] += coef * me2.theta[i];
+      // One body of the joint: its effort, and with the matrix its blocks.
+      auto body = [&](int b, const Mat6x3& dx1, const Mat6x3& dth1, const Mat6x3& dx2, const Mat6x3& dth2) {
+        r.segment<3>(6 * b) -= coef * lambda * dx1.row(i).transpose();
+        r.segment<3>(6 * b + 3) -= 2.0 * coef * lambda * dth1.row(i).transpose();
+        if (!F) return;
+        const int slot = int(std::find(c.body, c.body + c.numBodies, b) - c.body);
+        MS_ASSERT(slot < c.numBodies, "a coupled joint's body is not among the coupling's");
+        Mat6& CX = F->block(c.blockCX[slot]);
+        CX.block<1, 3>(0, 0) += coef * dt * dx2.row(i);
+        CX.block<1, 3>(0, 3) += coef * dth2.row(i) * m.phi[b];
+        Mat6& XC = F->block(c.blockXC[slot]);
+        XC.block<3, 1>(0, 0) -= coef * dx1.row(i).transpose();
+        XC.block<3, 1>(3, 0) -= 2.0 * coef * dth1.row(i).transpose();
+      };
+      if (j.geo.parent >= 0) body(j.geo.parent, me1.dxa, me1.dtha, me2.dxa, me2.dtha);
+      body(j.geo.child, me1.dxb, me1.dthb, me2.dxb, me2.dthb);
+    }
+    if (c.wraps) rc[0] = std::remainder(rc[0], 2 * M_PI);
   }
   return true;
 }

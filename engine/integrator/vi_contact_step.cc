@@ -124,6 +124,11 @@ EliminationOrder leafFirstOrder(const CompiledSystem& sys) {
     edge(l.node, g.parent);
     edge(l.node, g.child);
   }
+  for (const CompiledCoupling& c : sys.couplings) {
+    zeroDiagonal[c.node] = true;
+    hangingLeaf[c.node] = c.numBodies == 1;
+    for (int i = 0; i < c.numBodies; ++i) edge(c.node, c.body[i]);
+  }
   // Contacts between bodies may close many loops (a pile): minimum degree where it fills in less.
   bool pairs = false;
   for (const CompiledContactGroup& grp : sys.contactGroups) pairs = pairs || grp.bodyA >= 0;

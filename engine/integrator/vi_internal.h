@@ -47,6 +47,7 @@ struct Islands {
   std::vector<int> groups, groupStart;      // contact groups with a candidate (groupOn)
   std::vector<int> contacts, contactStart;  // candidate contacts
   std::vector<int> limits, limitStart;      // candidate limits
+  std::vector<int> couplings, couplingStart;  // joint couplings
   std::vector<int> nodes, nodeStart;        // every node of the island, in leafFirst's elimination order
   std::vector<int> pairStart;               // its interior-point pairs [pairStart[k], pairStart[k + 1])
   std::vector<int> bodyIsland, find;        // per body: its island; union–find parents (work)
@@ -120,6 +121,8 @@ struct VariationalIntegrator::Impl {
   // p in the node-major vectors; yCur, yTrial, dy hold the duals of the iterates and of the step
   // gathered from those rows (s is sCur, sTrial, ds, one entry per pair).
   std::vector<JointMinimalEval, Eigen::aligned_allocator<JointMinimalEval>> lim2;
+  // Joint couplings: each joint's θ(z2) and its Jacobians (the joint's at 2k, the reference's at 2k + 1).
+  std::vector<JointMinimalEval, Eigen::aligned_allocator<JointMinimalEval>> cpl2;
   int numPairs = 0;
   std::vector<int> pairRow;
   std::vector<char> limitOn;  // per limit: a candidate (pair rows) in this step

@@ -7,6 +7,7 @@
 // takes the iterations of the hardest for every body (a rolling sphere waits for an impact on the
 // other side of the box), and an island's factorisations and solves touch its own nodes only
 // (GraphLDU::restrictTo). Box2D, Bullet and Jolt split their solvers the same way.
+// - A joint coupling joins the bodies of its two joints into one island.
 // - Islands come from a union–find over the bodies, the smallest body index as the root, numbered
 //   by their smallest body: the same candidates give the same islands in the same order.
 // - With two or more islands, the interior-point pairs are numbered island by island, so each
@@ -49,7 +50,7 @@ void sizeIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
   is.find.resize(nb);
   is.bodyIsland.resize(nb);
   for (std::vector<int>* v : {&is.bodyStart, &is.jointStart, &is.groupStart, &is.contactStart, &is.limitStart,
-                              &is.nodeStart, &is.pairStart, &is.fill})
+                              &is.couplingStart, &is.nodeStart, &is.pairStart, &is.fill})
     v->reserve(nb + 1);
   is.bodies.reserve(nb);
   m.islandAsleep.reserve(nb + 1);
@@ -59,6 +60,7 @@ void sizeIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
   is.groups.reserve(sys.contactGroups.size());
   is.contacts.reserve(sys.contacts.size());
   is.limits.reserve(sys.limits.size());
+  is.couplings.reserve(sys.couplings.size());
   is.nodes.reserve(sys.numNodes);
 }
 
@@ -81,6 +83,8 @@ void selectIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
     else if (b < a) is.find[a] = b;
   };
   for (const CompiledJoint& j : sys.joints) unite(j.geo.parent, j.geo.child);
+  for (const CompiledCoupling& c : sys.couplings)
+    for (int i = 1; i < c.numBodies; ++i) unite(c.body[0], c.body[i]);
   for (int ci = 0; ci < nc; ++ci)
     if (m.contactOn[ci]) {
       const CompiledContactGroup& grp = sys.contactGroups[sys.contacts[ci].group];
@@ -101,11 +105,14 @@ void selectIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
                 [&](int ci) { return m.contactOn[ci] ? groupIsland(sys.contacts[ci].group) : -1; });
   groupByIsland(is, nl, is.limits, is.limitStart,
                 [&](int li) { return m.limitOn[li] ? is.bodyIsland[sys.joints[sys.limits[li].joint].geo.child] : -1; });
-  // Nodes of each island: its bodies, joint nodes, candidate contacts (and companions) and candidate
-  // limits, sorted into the contact step's elimination order.
+  groupByIsland(is, int(sys.couplings.size()), is.couplings, is.couplingStart,
+                [&](int ci) { return is.bodyIsland[sys.couplings[ci].body[0]]; });
+  // Nodes of each island: its bodies, joint nodes, candidate contacts (and companions), candidate
+  // limits and couplings, sorted into the contact step's elimination order.
   is.nodeStart.assign(is.count + 1, 0);
   for (int k = 0; k < is.count; ++k) {
-    int n = is.bodyStart[k + 1] - is.bodyStart[k] + is.limitStart[k + 1] - is.limitStart[k];
+    int n = is.bodyStart[k + 1] - is.bodyStart[k] + is.limitStart[k + 1] - is.limitStart[k] +
+            is.couplingStart[k + 1] - is.couplingStart[k];
     for (int r = is.jointStart[k]; r < is.jointStart[k + 1]; ++r) n += sys.joints[is.joints[r]].node >= 0;
     for (int r = is.contactStart[k]; r < is.contactStart[k + 1]; ++r) n += 1 + (sys.contacts[is.contacts[r]].extraNode >= 0);
     is.nodeStart[k + 1] = is.nodeStart[k] + n;
@@ -123,6 +130,7 @@ void selectIslands(const CompiledSystem& sys, VariationalIntegrator::Impl& m) {
       if (c.extraNode >= 0) is.nodes[w++] = c.extraNode;
     }
     for (int r = is.limitStart[k]; r < is.limitStart[k + 1]; ++r) is.nodes[w++] = sys.limits[is.limits[r]].node;
+    for (int r = is.couplingStart[k]; r < is.couplingStart[k + 1]; ++r) is.nodes[w++] = sys.couplings[is.couplings[r]].node;
     MS_ASSERT(w == is.nodeStart[k + 1], "an island's node count");
     std::sort(is.nodes.begin() + is.nodeStart[k], is.nodes.begin() + w,
               [&](int a, int b) { return position[a] < position[b]; });

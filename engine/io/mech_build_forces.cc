@@ -120,6 +120,64 @@ void Reader::readTendon(const Node& n, bool generated) {
   map_.tendons.push_back(std::move(src));
 }
 
+// (coupling NAME (joint JOINT COORDINATE?) (follows JOINT COORDINATE?)? (multiplier M)? (offset C)?):
+// θ_JOINT = offset + multiplier · θ_follows (CouplingDesc); without (follows …), θ_JOINT = offset.
+void Reader::readCoupling(const Node& n, bool generated) {
+  CouplingDesc c;
+  ElementSource src;
+  src.form = ref(n);
+  src.generated = generated;
+  size_t i = 1;
+  if (!readName(n, i, c.name, src.name, "a name and a joint, e.g. (coupling mimic (joint finger2) (follows finger1))"))
+    return;
+  const int idx = int(model_.couplings.size());
+  std::map<std::string, SourceRef> seen;
+  static const std::vector<std::string> items = {"joint", "follows", "multiplier", "offset"};
+  for (; i < n.children.size(); ++i) {
+    const Node& e = n.children[i];
+    if (!e.isList() || e.head().empty()) {
+      error(e, "expected a coupling property such as (joint NAME), got " + sexpr::describeNode(e));
+      continue;
+    }
+    const std::string& h = e.head();
+    if (!contains(items, h)) {
+      error(e.children[0], "unknown coupling property '" + h + "'" + suggestion(h, items));
+      continue;
+    }
+    if (duplicate(seen, h, e, "coupling '" + c.name + "'")) continue;
+    PropertySource& ps = src.properties[h];
+    if (h == "joint" || h == "follows") {
+      // (joint NAME COORDINATE?): coordinate COORDINATE (default 0) of joint NAME.
+      if (e.children.size() < 2 || e.children.size() > 3 || !(e.children[1].isSymbol() || e.children[1].isString())) {
+        error(e, "(" + h + " NAME COORDINATE?) takes a joint name and optionally a coordinate");
+        continue;
+      }
+      const Node& jn = e.children[1];
+      ps.values.push_back(ref(jn));
+      double coord = 0;
+      if (e.children.size() == 3) {
+        if (!eval(e.children[2], coord)) continue;
+        if (coord != std::floor(coord) || coord < 0 || coord > 5) {
+          error(e.children[2], "the coordinate is a free-coordinate index from 0 to 5 (got " + num(coord) + ")");
+          continue;
+        }
+      }
+      const bool own = h == "joint";
+      (own ? c.coordinate : c.referenceCoordinate) = int(coord);
+      if (!own) c.reference = 0;  // resolved by name
+      fixups_.push_back({own ? Fixup::Slot::CouplingJoint : Fixup::Slot::CouplingReference, idx, jn.text, ref(jn), size_t(coord)});
+      continue;
+    }
+    std::vector<double> v;
+    if (!numbers(e, 1, 1, 1, v, &ps)) continue;
+    (h == "multiplier" ? c.multiplier : c.offset) = v[0];
+  }
+  if (!seen.count("joint")) error(n.children[0], "coupling '" + c.name + "' needs (joint NAME): the coordinate it drives");
+  define(couplings_, "coupling", c.name, idx, src.name);
+  model_.couplings.push_back(std::move(c));
+  map_.couplings.push_back(std::move(src));
+}
+
 // (actuator JOINT-OR-TENDON (effort NUM+) (gear NUM)? (control-range LO HI)? (force-range LO HI)?)
 void Reader::readActuator(const Node& n, bool generated) {
   ActuatorDesc a;

@@ -284,6 +284,13 @@ MechEdit deleteBody(const sexpr::Document& doc, const MechParseResult& p, int bo
       add(map.actuators[k]);
   for (size_t k = 0; k < m.controllers.size(); ++k)
     if (goneJoint[size_t(m.controllers[k].joint)]) add(map.controllers[k]);
+  // A coupling of a joint that goes goes too.
+  for (size_t k = 0; k < m.couplings.size() && k < map.couplings.size(); ++k)
+    for (int j : {m.couplings[k].joint, m.couplings[k].reference})
+      if (j >= 0 && size_t(j) < goneJoint.size() && goneJoint[size_t(j)]) {
+        add(map.couplings[k]);
+        break;
+      }
   for (size_t b = 0; b < m.bodies.size(); ++b)
     if (goneBody[b]) {
       orderTokens(doc, m.bodies[b].name, forms);
@@ -346,7 +353,7 @@ MechEdit renameJoint(const sexpr::Document& doc, const MechParseResult& p, int j
   std::string buf;
   const std::string& old = m.joints[size_t(joint)].name;
   std::vector<SourceRef> refs = {e.name};
-  // References by name: actuators, PD controllers and tendon terms.
+  // References by name: actuators, PD controllers, tendon terms and couplings.
   for (const std::vector<ElementSource>* list : {&map.actuators, &map.controllers})
     for (const ElementSource& r : *list) {
       const auto it = r.properties.find("joint");
@@ -357,6 +364,11 @@ MechEdit renameJoint(const sexpr::Document& doc, const MechParseResult& p, int j
     if (const auto it = r.properties.find("joint"); it != r.properties.end())
       for (const SourceRef& v : it->second.values)
         if (v.valid() && nameOf(doc, v, buf) == old) refs.push_back(v);
+  for (const ElementSource& r : map.couplings)
+    for (const char* key : {"joint", "follows"})
+      if (const auto it = r.properties.find(key); it != r.properties.end())
+        for (const SourceRef& v : it->second.values)
+          if (v.valid() && nameOf(doc, v, buf) == old) refs.push_back(v);
   orderTokens(doc, old, refs);
   return renameTokens(doc, refs, name);
 }

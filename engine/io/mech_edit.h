@@ -33,7 +33,7 @@ MechEdit addLoopJoint(const sexpr::Document& doc, const MechParseResult& parse, 
                       JointType joint, int bodyA, int bodyB);
 // Deletes body `body`'s form (with the bodies nested in it) and every form that refers to a deleted
 // body or joint: loop joints, springs, contact pairs, wrenches, tendons (and the actuators on them),
-// actuators, PD controllers, and its names in an (order …) form.
+// couplings, actuators, PD controllers, and its names in an (order …) form.
 MechEdit deleteBody(const sexpr::Document& doc, const MechParseResult& parse, int body);
 // Renames a body or a joint and every reference to it.
 MechEdit renameBody(const sexpr::Document& doc, const MechParseResult& parse, int body, const std::string& name);

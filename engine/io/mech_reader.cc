@@ -25,7 +25,8 @@ namespace {
 // Forms allowed directly in (mechanism …) and in (body …).
 const std::vector<std::string> kTopForms = {"param",  "gravity",       "solver", "body",  "loop-joint", "spring",
                                             "actuator", "pd-controller", "wrench", "repeat", "chain",      "order",
-                                            "ground", "contact-pair", "keyframe", "collisions", "exclude", "tendon"};
+                                            "ground", "contact-pair", "keyframe", "collisions", "exclude", "tendon",
+                                            "coupling"};
 const std::vector<std::string> kBodyForms = {"mass",     "density", "inertia",  "position",  "orientation", "rotation",
                                              "velocity", "angular-velocity", "shape", "visual", "collision", "color",
                                              "friction", "contype", "conaffinity", "joint", "body", "repeat", "chain"};
@@ -135,6 +136,8 @@ void Reader::item(const Node& n, const Ctx& ctx) {
       readSpring(n, ctx.generated);
     } else if (h == "tendon") {
       readTendon(n, ctx.generated);
+    } else if (h == "coupling") {
+      readCoupling(n, ctx.generated);
     } else if (h == "actuator") {
       readActuator(n, ctx.generated);
     } else if (h == "pd-controller") {

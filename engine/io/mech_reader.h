@@ -72,6 +72,9 @@ struct SourceMap {
   // Parallel to Model::tendons: the (tendon …) form, its name, properties "stiffness", "rest-length",
   // "damping", and "joint" with one value per term (the joint's name).
   std::vector<ElementSource> tendons;
+  // Parallel to Model::couplings: the (coupling …) form, its name, properties "joint" and "follows"
+  // (values[0]: the joint's name), "multiplier" and "offset".
+  std::vector<ElementSource> couplings;
   // Parallel to Model::keyframes: the (keyframe …) form, its name, and per body (keyed by the body's
   // name) the (body NAME …) entry as `form` with its name token as values[0].
   std::vector<ElementSource> keyframes;

@@ -69,11 +69,11 @@ struct BodyExtra {
 
 // A name reference resolved once every body and joint is known.
 struct Fixup {
-  enum class Slot { LoopParent, LoopChild, SpringA, SpringB, ControllerJoint, ActuatorJoint, WrenchBody, PairA, PairB, ExcludeA, ExcludeB, TendonJoint } slot;
+  enum class Slot { LoopParent, LoopChild, SpringA, SpringB, ControllerJoint, ActuatorJoint, WrenchBody, PairA, PairB, ExcludeA, ExcludeB, TendonJoint, CouplingJoint, CouplingReference } slot;
   int index = 0;  // into joints, springs, controllers, actuators or wrenches
   std::string name;
   SourceRef where;
-  size_t count = 0;  // actuator: number of effort values; tendon: the term
+  size_t count = 0;  // actuator: number of effort values; tendon: the term; coupling: the coordinate
 };
 
 // A lookup table of names to indices with the place each was defined.
@@ -187,6 +187,7 @@ class Reader {
   void readLoopJoint(const Node& n, bool generated);
   void readSpring(const Node& n, bool generated);
   void readTendon(const Node& n, bool generated);
+  void readCoupling(const Node& n, bool generated);
   void readActuator(const Node& n, bool generated);
   void readController(const Node& n, bool generated);
   void readWrench(const Node& n, bool generated);
@@ -240,7 +241,7 @@ class Reader {
   const Node* expansionRoot_ = nullptr;  // range of the outermost repeat/chain being expanded
 
   std::vector<BodyExtra> extra_;
-  NameTable bodies_, joints_, springs_, controllers_, grounds_, pairs_, keyframes_, tendons_;
+  NameTable bodies_, joints_, springs_, controllers_, grounds_, pairs_, keyframes_, tendons_, couplings_;
   std::vector<Fixup> fixups_;
   std::vector<std::string> loopBodyRefs_;  // names referenced by loop joints (connectivity)
   bool hasGravity_ = false, hasSolver_ = false, hasCollisions_ = false;

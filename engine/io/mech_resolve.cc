@@ -88,6 +88,25 @@ void Reader::resolveFixups() {
                              std::to_string(term.coordinate));
         break;
       }
+      case Fixup::Slot::CouplingJoint:
+      case Fixup::Slot::CouplingReference: {
+        const int j = joints_.find(f.name);
+        CouplingDesc& c = model_.couplings[size_t(f.index)];
+        if (j < 0) {
+          error(f.where, "unknown joint '" + f.name + "'" + suggestion(f.name, joints_.names()));
+          break;
+        }
+        const bool own = f.slot == Fixup::Slot::CouplingJoint;
+        (own ? c.joint : c.reference) = j;
+        const JointKind& kind = jointKind(model_.joints[j].type);
+        if (int(f.count) >= kind.freeCoordinates())
+          error(f.where, "joint '" + f.name + "' (" + kind.name + ") has " + std::to_string(kind.freeCoordinates()) +
+                             " free coordinate" + (kind.freeCoordinates() == 1 ? "" : "s") + "; there is no coordinate " +
+                             std::to_string(f.count));
+        else if (!own && c.joint == j && c.coordinate == c.referenceCoordinate)
+          error(f.where, "coupling '" + c.name + "': joint '" + f.name + "' cannot follow itself");
+        break;
+      }
       case Fixup::Slot::ControllerJoint:
       case Fixup::Slot::ActuatorJoint: {
         const int j = joints_.find(f.name);

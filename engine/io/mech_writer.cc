@@ -307,6 +307,24 @@ std::string Writer::run() {
     if (t.damping != 0) items.push_back(form("damping", {t.damping}));
     emit("  ", "(tendon " + nameText(t.name), items);
   }
+  // Joint couplings.
+  if (!m_.couplings.empty())
+    out_ += "\n\n  ; Couplings: the joint's coordinate = offset + multiplier * the coordinate it follows (a constraint).";
+  for (const CouplingDesc& c : m_.couplings) {
+    out_ += "\n";
+    if (c.joint < 0 || c.joint >= nj || c.reference < -1 || c.reference >= nj) {
+      out_ += "  ; coupling " + nameText(c.name) + " is not written: invalid joint";
+      continue;
+    }
+    const auto coordinateRef = [&](const char* head, int joint, int coordinate) {
+      return std::string("(") + head + " " + jointName(joint) + (coordinate != 0 ? " " + std::to_string(coordinate) : std::string()) + ")";
+    };
+    std::vector<std::string> items = {coordinateRef("joint", c.joint, c.coordinate)};
+    if (c.reference >= 0) items.push_back(coordinateRef("follows", c.reference, c.referenceCoordinate));
+    if (c.multiplier != 1) items.push_back(form("multiplier", {c.multiplier}));
+    if (c.offset != 0) items.push_back(form("offset", {c.offset}));
+    emit("  ", "(coupling " + nameText(c.name), items);
+  }
   // Constant actuator efforts.
   if (!m_.actuators.empty()) out_ += "\n\n  ; Actuators: constant inputs on joints; the joint effort [N m or N per free coordinate] is gear * the input clamped to the control range, then to the force range.";
   for (const ActuatorDesc& a : m_.actuators) {

@@ -21,8 +21,12 @@ void Importer::makeEqualities() {
   for (const XMLElement* eq = root_->FirstChildElement("equality"); eq; eq = eq->NextSiblingElement("equality")) {
     for (const XMLElement* e = eq->FirstChildElement(); e; e = e->NextSiblingElement()) {
       const std::string tag = e->Name();
+      if (tag == "joint") {
+        jointEquality(e);
+        continue;
+      }
       if (tag != "connect" && tag != "weld") {
-        unsupportedElement(e, "MechStudio closes loops with connect and weld");
+        unsupportedElement(e, "MechStudio has connect, weld and joint equalities");
         continue;
       }
       checkAttributes(e);
@@ -106,6 +110,75 @@ void Importer::makeEqualities() {
     }
     model_.joints.push_back(std::move(j));
   }
+}
+
+// <equality><joint joint1 joint2 polycoef>: MuJoCo's y − y0 = a0 + a1 (x − x0) + a2 (x − x0)² + …
+// with y, x the qpos of joint1 and joint2 and y0, x0 their qpos0 (the joints' ref; an engine joint's
+// coordinate is its MJCF qpos, see engineJoint) → the coupling θ1 = (y0 + a0 − a1 x0) + a1 θ2, or
+// θ1 = y0 + a0 without joint2. Held exactly (MuJoCo's is soft: solref/solimp are not represented).
+void Importer::jointEquality(const XMLElement* e) {
+  for (const tinyxml2::XMLAttribute* a = e->FirstAttribute(); a; a = a->Next()) {
+    const std::string n = a->Name();
+    if (n != "name" && n != "class" && n != "joint1" && n != "joint2" && n != "polycoef" && n != "active")
+      warnOnce("equality-joint/" + n, src_.attribute(e, a->Name()),
+               "attribute '" + n + "' of an equality <joint> is not supported; ignored (the coupling is held exactly)");
+  }
+  const std::string cls = classOf(e, "main");
+  if (!boolean(e, "active", cls, true)) {
+    warning(e, "active", "an inactive equality is left out");
+    return;
+  }
+  // An engine joint with one coordinate (hinge or slide) named by attribute a; its ref in ref.
+  const auto joint = [&](const char* a, int& index, double& ref) {
+    const char* n = e->Attribute(a);
+    auto it = jointByName_.find(n);
+    if (it == jointByName_.end()) {
+      std::vector<std::string> names;
+      for (const auto& kv : jointByName_) names.push_back(kv.first);
+      error(e, a, std::string("unknown joint '") + n + "'" + suggestion(n, names));
+      return false;
+    }
+    const JointDesc& d = model_.joints[size_t(it->second)];
+    if (d.type != JointType::Revolute && d.type != JointType::Prismatic) {
+      error(e, a, std::string("joint '") + n + "' is not a hinge or slide: a joint equality couples hinge angles and slide travels");
+      return false;
+    }
+    index = it->second;
+    for (const XBody& b : bodies_)
+      for (const XJoint& x : b.joints)
+        if (x.name == n) ref = x.ref;
+    return true;
+  };
+  if (!e->Attribute("joint1")) {
+    error(e, "an equality <joint> needs joint1");
+    return;
+  }
+  CouplingDesc c;
+  double y0 = 0, x0 = 0;
+  if (!joint("joint1", c.joint, y0)) return;
+  if (e->Attribute("joint2") && !joint("joint2", c.reference, x0)) return;
+  double a[5] = {0, 1, 0, 0, 0};
+  if (const char* p = e->Attribute("polycoef")) {
+    Numbers n = numbers(e, "polycoef", p, 5);
+    if (!n.ok) return;
+    for (int k = 0; k < 5; ++k) a[k] = n.v[size_t(k)];
+  }
+  if (c.reference >= 0 && (a[2] != 0 || a[3] != 0 || a[4] != 0))
+    warning(e, "polycoef", "only the linear part a0 + a1 (x − x0) of the polynomial is held (couplings are linear)");
+  if (c.reference == c.joint) {
+    error(e, "joint2", "joint1 and joint2 are the same joint");
+    return;
+  }
+  c.multiplier = c.reference >= 0 ? a[1] : 1;
+  c.offset = y0 + a[0] - (c.reference >= 0 ? a[1] * x0 : 0);
+  c.name = e->Attribute("name") ? e->Attribute("name") : model_.joints[size_t(c.joint)].name + "_equality";
+  for (const CouplingDesc& o : model_.couplings)
+    if (o.joint == c.joint) {
+      error(e, "joint1", "joint '" + model_.joints[size_t(c.joint)].name + "' is already coupled by equality '" + o.name +
+                             "': MechStudio holds one coupling per joint");
+      return;
+    }
+  model_.couplings.push_back(std::move(c));
 }
 
 void Importer::makeContacts() {

@@ -300,6 +300,12 @@ void Importer::makeGrounds() {
     gd.point = g.shape.position;
     gd.normal = quat::rotate(g.shape.orientation, Vec3::UnitZ());
     gd.friction = g.friction > 0 ? g.friction : -1;
+    // Its masks filter the shapes it touches; a plane named in a <pair> touches every shape (the
+    // pair sets the ground's friction; MechStudio's grounds are not paired with single geoms).
+    if (!pairedGeoms_.count(g.name)) {
+      gd.contype = g.contype;
+      gd.conaffinity = g.conaffinity;
+    }
     for (const BodyDesc& b : model_.bodies)
       if (gd.friction >= 0 && !b.collisions.empty() && b.friction > gd.friction) {
         note(g.el, "body '" + b.name + "' has a larger friction (" + num(b.friction) + ") than this plane (" +

@@ -253,6 +253,7 @@ class Importer {
   void makeGrounds();
   // Equalities and contacts (mjcf_constraints.cc).
   void makeEqualities();
+  void jointEquality(const XMLElement* e);
   void makeContacts();
   // Actuators (mjcf_actuators.cc).
   enum class GeneralKind { Motor, Pd, Other };

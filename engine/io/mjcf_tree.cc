@@ -281,16 +281,15 @@ void Importer::makeBodies() {
       }
       if (!g.name.empty()) geomByName_[g.name] = {e, -1};
       if (!g.collides || (s.kind == ShapeDesc::Kind::Mesh && s.meshVertices.empty())) continue;
+      // The geom's own masks (the body's are or-ed below, for the broad phase).
+      s.contype = g.contype;
+      s.conaffinity = g.conaffinity;
       d.collisions.push_back(std::move(s));
-      // The body's friction and masks: the first colliding geom's friction, the masks or-ed.
+      // The body's friction and masks: the first colliding geom's friction, the geoms' masks or-ed.
       if (first) d.friction = g.friction;
       else if (g.friction != d.friction)
         warnOnce("geom-friction", src_.attribute(g.el, "friction"),
                  "geoms of one body with different frictions: the body's contacts use the first one's");
-      if (!first && (g.contype != type || g.conaffinity != affinity) && (type | affinity) != 0)
-        warnOnce("geom-masks", src_.element(g.el),
-                 "geoms of one body with different contype/conaffinity: MechStudio filters collisions per body, "
-                 "with the geoms' masks or-ed");
       first = false;
       type |= g.contype, affinity |= g.conaffinity;
     }

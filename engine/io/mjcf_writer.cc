@@ -55,9 +55,13 @@ std::string uniqueName(std::set<std::string>& used, const std::string& preferred
 // every geom); with automatic collisions the body's own masks follow, shifted by one bit (MuJoCo's
 // rule is the engine's: (type_A & affinity_B) | (type_B & affinity_A); bit 31 of a mask is lost).
 // Without them, geoms of two bodies never collide (contype 0).
-std::uint64_t geomTypeOf(const BodyDesc& b, bool automatic) { return automatic ? (std::uint64_t(b.contype) << 1) & 0xffffffffu : 0; }
-std::uint64_t geomAffinityOf(const BodyDesc& b, bool automatic) {
-  return (automatic ? (std::uint64_t(b.conaffinity) << 1) & 0xffffffffu : 0) | 1u;
+// A shape's own masks (ShapeDesc::contype/conaffinity) are and-ed with its body's: exact when they
+// are subsets of the body's (as the MJCF reader makes them: a body's masks are its geoms' or-ed).
+std::uint64_t geomTypeOf(const BodyDesc& b, const ShapeDesc& s, bool automatic) {
+  return automatic ? (std::uint64_t(b.contype & s.contype) << 1) & 0xffffffffu : 0;
+}
+std::uint64_t geomAffinityOf(const BodyDesc& b, const ShapeDesc& s, bool automatic) {
+  return (automatic ? (std::uint64_t(b.conaffinity & s.conaffinity) << 1) & 0xffffffffu : 0) | 1u;
 }
 
 bool pairSupported(ShapeDesc::Kind a, ShapeDesc::Kind b) {
@@ -312,8 +316,8 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
   }
 
   // One body with its inertial, joint, geoms, sites and children (depth first).
-  auto geomType = [&](const BodyDesc& b) { return geomTypeOf(b, sys.autoCollisions); };
-  auto geomAffinity = [&](const BodyDesc& b) { return geomAffinityOf(b, sys.autoCollisions); };
+  auto geomType = [&](const BodyDesc& b, const ShapeDesc& s) { return geomTypeOf(b, s, sys.autoCollisions); };
+  auto geomAffinity = [&](const BodyDesc& b, const ShapeDesc& s) { return geomAffinityOf(b, s, sys.autoCollisions); };
   std::function<void(int, int, const std::string&)> writeBody = [&](int i, int viaJoint, const std::string& indent) {
     const BodyDesc& b = m.bodies[size_t(i)];
     Vec3 pos = ref.bodies[size_t(i)].x;
@@ -362,8 +366,8 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
              "\" pos=\"" + vector3(at) + "\" quat=\"" + quat4(sh.orientation.normalized()) + "\"";
     };
     auto collidingGeom = [&](size_t c, const std::string& extra) {
-      x << indent << "  " << anyGeom(geomName[size_t(i)][c], b.collisions[c]) << " contype=\"" << geomType(b)
-        << "\" conaffinity=\"" << geomAffinity(b) << "\" friction=\"" << number(b.friction) << kFrictionTail << "\"" << extra
+      x << indent << "  " << anyGeom(geomName[size_t(i)][c], b.collisions[c]) << " contype=\"" << geomType(b, b.collisions[c])
+        << "\" conaffinity=\"" << geomAffinity(b, b.collisions[c]) << "\" friction=\"" << number(b.friction) << kFrictionTail << "\"" << extra
         << "/>\n";
     };
     if (!options.complete) {
@@ -466,6 +470,20 @@ std::string writeMjcf(const CompiledSystem& sys, const State& ref, const MjcfWri
          << vector3(g.pb + options.revoluteLoopSpan * g.axes.col(2)) << "\"/>\n";
       ++info.loopConstraints;
     }
+  }
+  // Couplings as joint equalities: MuJoCo's y − y0 = a0 + a1 (x − x0) with y0, x0 the joints' refs
+  // (their reference coordinates θ₀, so qpos is the engine's coordinate): a0 = offset + m x0 − y0, a1 = m.
+  for (const CouplingDesc& c : m.couplings) {
+    const auto refOf = [&](int k) { return placeJointChild(sys.joints[size_t(k)], ref).theta0(0); };
+    for (int k : {c.joint, c.reference})
+      if (k >= 0 && info.joint[size_t(k)].empty())
+        throw UserError("coupling '" + c.name + "': joint '" + m.joints[size_t(k)].name +
+                        "' is not written as a hinge or slide of a body, which an MJCF joint equality needs");
+    const double y0 = refOf(c.joint), x0 = c.reference >= 0 ? refOf(c.reference) : 0.0;
+    eq << "    <joint name=\"" << escape(c.name) << "\" joint1=\"" << escape(info.joint[size_t(c.joint)]) << "\"";
+    if (c.reference >= 0) eq << " joint2=\"" << escape(info.joint[size_t(c.reference)]) << "\"";
+    const double a0 = c.offset + (c.reference >= 0 ? c.multiplier * x0 : 0.0) - y0;
+    eq << " polycoef=\"" << number(a0) << " " << number(c.reference >= 0 ? c.multiplier : 0.0) << " 0 0 0\"/>\n";
   }
   if (!eq.str().empty()) x << "  <equality>\n" << eq.str() << "  </equality>\n";
 

@@ -36,7 +36,9 @@
 //    Fixed; floating → Floating; planar → PlanarAxis with axis = plane normal (URDF's planar joint
 //    moves in the plane and turns about its normal, as in MoveIt, Drake and Pinocchio; the engine's
 //    "planar" keeps the orientation fixed). <dynamics damping> → JointDesc::damping.
-//    <mimic> and <dynamics friction> are not supported (warnings).
+//    <mimic joint multiplier offset> → a coupling θ = offset + multiplier · θ_joint (CouplingDesc,
+//    a constraint: a gripper's fingers move as one), named JOINT_mimic; one whose joint or target is
+//    not a moving joint here (fixed, lumped) is a warning. <dynamics friction> is not supported (a warning).
 //  - Geometry: box, sphere, cylinder (along z, as in the engine) and mesh (file name as written,
 //    scale) for both <visual> and <collision>, placed in the body's centre-of-mass frame; the
 //    <material> colour (inline, or a named material defined under <robot>) when one is given.
@@ -84,6 +86,7 @@
 #include <filesystem>
 #include <mutex>
 
+#include "core/suggest.h"
 #include "io/urdf_internal.h"
 
 namespace ms::urdf_detail {
@@ -164,6 +167,44 @@ std::string xmlErrorText(const tinyxml2::XMLDocument& doc) {
 
 }  // namespace
 
+// <mimic> joints as couplings of their coordinate to the target joint's (both moving joints with
+// one coordinate: revolute, continuous or prismatic).
+void Importer::readMimics(Model& model) {
+  for (const auto& [name, joint] : urdf_->joints_) {
+    if (!joint || !joint->mimic) continue;
+    const int line = lineOf(nthChild(jointElement(name), "mimic", 0), jointLine(name));
+    const std::string who = "joint '" + name + "'";
+    const int j = model.jointIndex(name), target = model.jointIndex(joint->mimic->joint_name);
+    const auto oneCoordinate = [&](int k) { return k >= 0 && jointKind(model.joints[size_t(k)].type).freeCoordinates() == 1; };
+    if (!oneCoordinate(j)) {
+      warning(line, who + ": <mimic> on a " + (joint->type == urdf::Joint::FIXED ? std::string("fixed joint") : "joint that is not revolute, continuous or prismatic") +
+                        " (nothing to couple); left out");
+      continue;
+    }
+    if (!oneCoordinate(target)) {
+      const std::string& t = joint->mimic->joint_name;
+      std::vector<std::string> names;
+      for (const auto& kv : urdf_->joints_) names.push_back(kv.first);
+      warning(line, who + ": <mimic> names " +
+                        (urdf_->joints_.count(t) ? "joint '" + t + "', which is not a revolute, continuous or prismatic joint here"
+                                                 : "unknown joint '" + t + "'" + suggestion(t, names)) +
+                        "; the joint moves independently");
+      continue;
+    }
+    if (!std::isfinite(joint->mimic->multiplier) || !std::isfinite(joint->mimic->offset)) {
+      error(line, who + ": <mimic> multiplier and offset must be finite");
+      continue;
+    }
+    CouplingDesc c;
+    c.name = name + "_mimic";
+    c.joint = j;
+    c.reference = target;
+    c.multiplier = joint->mimic->multiplier;
+    c.offset = joint->mimic->offset;
+    model.couplings.push_back(std::move(c));
+  }
+}
+
 // Imports `xml` into `out`; false (and `out` untouched) when an error was reported.
 bool Importer::run(const std::string& xml, Model& out) {
   const int errorsBefore = diags_.errorCount();
@@ -172,6 +213,7 @@ bool Importer::run(const std::string& xml, Model& out) {
     model.name = urdf_->getName();
     buildTree(model);
     readLoops(model);
+    readMimics(model);
     // Self-collision off (Gazebo's and PyBullet's default), unless <gazebo><self_collide>true asks for it.
     model.collisions = CollisionMode::NoSelf;
     for (const XMLElement* g = xml_.robot->FirstChildElement("gazebo"); g; g = g->NextSiblingElement("gazebo"))

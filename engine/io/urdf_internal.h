@@ -191,6 +191,7 @@ class Importer {
 
   // ---- loop closures (urdf_loops.cc) -----------------------------------------------------------
   void readLoops(Model& model);
+  void readMimics(Model& model);
   void readLoop(Model& model, const XMLElement* e, std::set<std::string>& names);
   const LinkInfo* loopLink(const XMLElement* e, const char* role, const std::string& who, bool& ok);
   bool readOrigin(const XMLElement* o, const std::string& who, Frame& out);

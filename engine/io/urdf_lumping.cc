@@ -366,9 +366,6 @@ void Importer::attachChild(Model& model, const LinkInfo& parent, const urdf::Joi
     addDamping(j, joint.dynamics->damping, who, dline);
     if (joint.dynamics->friction != 0) warning(dline, who + ": joint friction is not supported and is ignored");
   }
-  if (joint.mimic)
-    warning(lineOf(nthChild(jointElement(joint.name), "mimic", 0), line),
-            who + ": <mimic> is not supported; the joint moves independently");
   model.joints.push_back(std::move(j));
 }
 

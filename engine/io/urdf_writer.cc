@@ -369,6 +369,19 @@ std::string writeUrdf(const CompiledSystem& sys, const State& ref, const UrdfWri
     }
     if (cj.hasSpring)
       notes.push_back("joint '" + j.name + "': spring (stiffness) not written (URDF has no joint springs)");
+    // Its coupling as <mimic> (URDF coordinates count from the written pose: offset + m θ₀ᵦ − θ₀ₐ).
+    for (const CouplingDesc& cp : m.couplings) {
+      if (cp.joint != k) continue;
+      const auto oneCoordinate = [&](int q) { return m.joints[size_t(q)].type == JointType::Revolute || m.joints[size_t(q)].type == JointType::Prismatic; };
+      const bool tree = cp.reference >= 0 && std::find(sys.treeJoints.begin(), sys.treeJoints.end(), cp.reference) != sys.treeJoints.end();
+      if (!tree || !oneCoordinate(k) || !oneCoordinate(cp.reference)) {
+        notes.push_back("coupling '" + cp.name + "' not written (a URDF <mimic> couples two revolute or prismatic tree joints)");
+        continue;
+      }
+      const double offset = cp.offset + cp.multiplier * placeJointChild(sys.joints[size_t(cp.reference)], ref).theta0(0) - p.theta0(0);
+      joints << "    <mimic joint=\"" << escape(jointName[size_t(cp.reference)]) << "\" multiplier=\"" << number(cp.multiplier)
+             << "\" offset=\"" << number(offset) << "\"/>\n";
+    }
     if (j.type == JointType::Prismatic && !limited)
       notes.push_back("joint '" + j.name +
                       "' has no limits: written with -1e9 and 1e9 m (URDF requires limits on a prismatic joint)");

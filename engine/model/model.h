@@ -27,6 +27,11 @@ struct ShapeDesc {
   Vec3 position = Vec3::Zero();    // in the body frame
   Vec4 orientation = Vec4(1, 0, 0, 0);
   Vec4 color = Vec4(0.7, 0.7, 0.75, 1.0);  // RGBA in [0, 1]
+  // A collision shape's own filter, on top of its body's (MJCF's per-geom contype/conaffinity):
+  // shapes A and B of two bodies that may collide touch when (contype_A & conaffinity_B) |
+  // (contype_B & conaffinity_A) is non-zero; a shape and a ground likewise with the ground's masks.
+  // All bits (the default): the body's rule alone. Explicit contact pairs ignore it (as MJCF's <pair>).
+  std::uint32_t contype = 0xffffffffu, conaffinity = 0xffffffffu;
 };
 
 // A rigid body: mass and inertia about its centre of mass, in the body frame.
@@ -99,6 +104,19 @@ struct TendonDesc {
   double stiffness = 0, restLength = 0, damping = 0;
 };
 
+// A linear coupling of two joint coordinates, held as a constraint (URDF's <mimic>, MJCF's
+// <equality><joint> with a linear polycoef, a gear pair):
+//   θ_joint[coordinate] = offset + multiplier · θ_reference[referenceCoordinate]
+// (rad or m). Its multiplier λ is an effort on both coordinates (λ on the joint's, −multiplier·λ on
+// the reference's), so the coupling does no work. reference = −1: θ = offset (the coordinate held).
+// Revolute angles are compared in (−π, π] (see docs/model-format.md).
+struct CouplingDesc {
+  std::string name;
+  int joint = 0, coordinate = 0;
+  int reference = -1, referenceCoordinate = 0;
+  double multiplier = 1, offset = 0;
+};
+
 // A joint's actuator with a constant input u per minimal coordinate (one value broadcast to all).
 // The joint gets the effort gear · clamp(clamp(u, control range), force range) (N or N·m;
 // actuatorOutput): MuJoCo's <motor> (gear, ctrlrange, forcerange, the force range applying before
@@ -144,6 +162,8 @@ struct GroundDesc {
   Vec3 point = Vec3::Zero();   // a point on the plane (world)
   Vec3 normal = Vec3::UnitZ(); // pointing out of the solid side (world; normalised by compile)
   double friction = -1;        // < 0: the body's
+  // Filter against collision shapes (ShapeDesc::contype/conaffinity); all bits: every shape.
+  std::uint32_t contype = 0xffffffffu, conaffinity = 0xffffffffu;
 };
 
 // Contacts between two bodies: every collision shape of A against every collision shape of B (every
@@ -206,6 +226,7 @@ struct Model {
   std::vector<WrenchDesc> wrenches;
   std::vector<SpringDesc> springs;
   std::vector<TendonDesc> tendons;
+  std::vector<CouplingDesc> couplings;
   std::vector<ActuatorDesc> actuators;
   std::vector<ControllerDesc> controllers;
   std::vector<GroundDesc> grounds;

@@ -63,6 +63,8 @@ BodyShapes collisionShapes(const Model& model, Err&& err) {
         continue;
       }
       s.kind = contact::ContactShape::Kind::Convex;
+      s.contype = d.contype;
+      s.conaffinity = d.conaffinity;
       s.position = d.position;
       s.rotation = quat::rotation(d.orientation.normalized());
       s.convex = contact::makeConvexShape(std::move(hull));
@@ -86,22 +88,25 @@ void addContactGroup(CompiledSystem& sys, CompiledContactGroup grp) {
 }
 
 // Calls f(index of A's shape, index of B's shape) for every pair of collision shapes of two bodies
-// that can touch (every pair but plane–plane); returns how many.
+// that can touch (every pair but plane–plane; with `filtered`, only shapes whose own filters match,
+// as automatic pairs take them); returns how many.
 template <class F>
-int forEachShapePair(const BodyShapes& shapes, int bodyA, int bodyB, F&& f) {
+int forEachShapePair(const BodyShapes& shapes, int bodyA, int bodyB, bool filtered, F&& f) {
   int count = 0;
   for (size_t ia = 0; ia < shapes[size_t(bodyA)].size(); ++ia)
     for (size_t ib = 0; ib < shapes[size_t(bodyB)].size(); ++ib) {
-      if (contact::pairCandidateCount(shapes[size_t(bodyA)][ia], shapes[size_t(bodyB)][ib]) == 0) continue;
+      const contact::ContactShape &sa = shapes[size_t(bodyA)][ia], &sb = shapes[size_t(bodyB)][ib];
+      if (contact::pairCandidateCount(sa, sb) == 0) continue;
+      if (filtered && !contact::filtersMatch(sa.contype, sa.conaffinity, sb.contype, sb.conaffinity)) continue;
       f(int(ia), int(ib));
       ++count;
     }
   return count;
 }
 
-// The contact groups of two bodies' shape pairs, with friction μ.
-void addPairGroups(CompiledSystem& sys, int bodyA, int bodyB, double mu) {
-  forEachShapePair(sys.bodyShapes, bodyA, bodyB, [&](int ia, int ib) {
+// The contact groups of two bodies' shape pairs, with friction μ (`filtered`: automatic pairs).
+void addPairGroups(CompiledSystem& sys, int bodyA, int bodyB, double mu, bool filtered) {
+  forEachShapePair(sys.bodyShapes, bodyA, bodyB, filtered, [&](int ia, int ib) {
     CompiledContactGroup grp;
     grp.bodyA = bodyA;
     grp.body = bodyB;
@@ -203,6 +208,7 @@ void buildModelContactGroups(CompiledSystem& sys) {
         grp.shape = shapes[size_t(b)][si];
         grp.shapeIndex = int(si);
         if (grp.shape.kind == contact::ContactShape::Kind::Plane) continue;
+        if (!contact::filtersMatch(grp.shape.contype, grp.shape.conaffinity, g.contype, g.conaffinity)) continue;
         grp.body = b;
         grp.plane = plane;
         grp.friction = g.friction >= 0 ? g.friction : body.friction;
@@ -215,7 +221,7 @@ void buildModelContactGroups(CompiledSystem& sys) {
 
   // Contact pairs: the candidates of every pair of collision shapes that can touch (pairCandidates).
   for (const ContactPairDesc& pr : model.contactPairs)
-    addPairGroups(sys, pr.bodyA, pr.bodyB, pr.friction >= 0 ? pr.friction : meanFriction(model, pr.bodyA, pr.bodyB));
+    addPairGroups(sys, pr.bodyA, pr.bodyB, pr.friction >= 0 ? pr.friction : meanFriction(model, pr.bodyA, pr.bodyB), false);
   sys.baseGroups = int(sys.contactGroups.size());
   sys.baseContacts = int(sys.contacts.size());
 }
@@ -225,7 +231,7 @@ void buildModelContactGroups(CompiledSystem& sys) {
 void buildContacts(CompiledSystem& sys) {
   const Model& model = sys.model;
   // Automatic pairs, the same way as the model's pairs, with the bodies' mean friction.
-  for (const BodyPair& p : sys.autoPairs) addPairGroups(sys, p.a, p.b, meanFriction(model, p.a, p.b));
+  for (const BodyPair& p : sys.autoPairs) addPairGroups(sys, p.a, p.b, meanFriction(model, p.a, p.b), true);
 
   // Joint limits: one node per limited joint (revolute or prismatic: one free coordinate), numbered
   // after the contacts.
@@ -240,6 +246,27 @@ void buildContacts(CompiledSystem& sys) {
     l.node = sys.numNodes++;
     sys.nodeJoint.push_back(-1);
     sys.limits.push_back(l);
+  }
+
+  // Joint couplings: one node each, numbered after the limits, adjacent to both joints' bodies.
+  for (const CouplingDesc& d : model.couplings) {
+    CompiledCoupling c;
+    c.joint = d.joint;
+    c.coordinate = d.coordinate;
+    c.reference = d.reference;
+    c.referenceCoordinate = d.referenceCoordinate;
+    c.multiplier = d.multiplier;
+    c.offset = d.offset;
+    c.wraps = couplingWraps(sys, d);
+    for (int k : {d.joint, d.reference}) {
+      if (k < 0) continue;
+      const JointGeometry& g = sys.joints[size_t(k)].geo;
+      for (int b : {g.parent, g.child})
+        if (b >= 0 && std::find(c.body, c.body + c.numBodies, b) == c.body + c.numBodies) c.body[c.numBodies++] = b;
+    }
+    c.node = sys.numNodes++;
+    sys.nodeJoint.push_back(-1);
+    sys.couplings.push_back(c);
   }
 
   // Friction cones with n_f > 4 directions: a companion node per contact, numbered last.
@@ -311,6 +338,16 @@ void buildContacts(CompiledSystem& sys) {
     zeroDiagonal[l.node] = true;
     hangingLeaf[l.node] = g.parent < 0;
   }
+  // A coupling node is adjacent to the bodies of its joints; like a joint's, its pivot is singular
+  // without them (zero diagonal); with one body it hangs on it.
+  for (const CompiledCoupling& c : sys.couplings) {
+    for (int i = 0; i < c.numBodies; ++i) {
+      adjacency[c.node].push_back(c.body[i]);
+      adjacency[c.body[i]].push_back(c.node);
+    }
+    zeroDiagonal[c.node] = true;
+    hangingLeaf[c.node] = c.numBodies == 1;
+  }
   bool pairs = false;
   for (const CompiledContactGroup& grp : sys.contactGroups) pairs = pairs || grp.bodyA >= 0;
   sys.order = computeEliminationOrder(adjacency, zeroDiagonal, hangingLeaf,
@@ -361,6 +398,12 @@ void buildContacts(CompiledSystem& sys) {
     l.blockBL = layout.blockIndex(g.child, l.node);
     MS_ASSERT(l.blockLB >= 0 && l.blockBL >= 0, "limit–body block missing from the graph");
   }
+  for (CompiledCoupling& c : sys.couplings)
+    for (int i = 0; i < c.numBodies; ++i) {
+      c.blockCX[i] = layout.blockIndex(c.node, c.body[i]);
+      c.blockXC[i] = layout.blockIndex(c.body[i], c.node);
+      MS_ASSERT(c.blockCX[i] >= 0 && c.blockXC[i] >= 0, "coupling–body block missing from the graph");
+    }
 
 }
 
@@ -481,6 +524,36 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
         !std::isfinite(t.restLength))
       err(who + ": stiffness and damping must be finite and non-negative, the rest length finite");
   }
+  // Couplings: existing coordinates, finite numbers, at most one coupling per driven coordinate, no
+  // coordinate driven by itself and no cycle of couplings (each would make the constraints dependent).
+  std::set<std::pair<int, int>> driven;
+  for (const CouplingDesc& c : model.couplings) {
+    const std::string who = "coupling '" + c.name + "'";
+    bool ok = jointCoordinate(who, c.joint, c.coordinate);
+    if (c.reference >= 0 || c.reference < -1) ok = jointCoordinate(who, c.reference, c.referenceCoordinate) && ok;
+    if (!std::isfinite(c.multiplier) || !std::isfinite(c.offset)) err(who + ": multiplier and offset must be finite");
+    if (!ok) continue;
+    if (c.reference == c.joint && c.referenceCoordinate == c.coordinate)
+      err(who + ": a joint coordinate cannot follow itself");
+    else if (!driven.insert({c.joint, c.coordinate}).second)
+      err(who + ": joint '" + model.joints[size_t(c.joint)].name + "' already follows another coupling (one per coordinate)");
+  }
+  if (errors.empty())
+    for (const CouplingDesc& c : model.couplings) {
+      // Follow the references from c's driven coordinate: back to it means a cycle.
+      std::pair<int, int> at{c.reference, c.referenceCoordinate};
+      for (size_t steps = 0; at.first >= 0 && steps <= model.couplings.size(); ++steps) {
+        if (at == std::pair<int, int>{c.joint, c.coordinate}) {
+          err("coupling '" + c.name + "': the couplings form a cycle through joint '" + model.joints[size_t(c.joint)].name + "'");
+          break;
+        }
+        const auto next = std::find_if(model.couplings.begin(), model.couplings.end(), [&](const CouplingDesc& o) {
+          return o.joint == at.first && o.coordinate == at.second;
+        });
+        if (next == model.couplings.end()) break;
+        at = {next->reference, next->referenceCoordinate};
+      }
+    }
   for (const ActuatorDesc& a : model.actuators) {
     const bool onTendon = a.tendon >= 0;
     if (onTendon ? a.tendon >= int(model.tendons.size()) : (a.joint < 0 || a.joint >= int(model.joints.size()))) {
@@ -516,7 +589,7 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
     const std::string who = "contact-pair '" + pr.name + "'";
     if (pr.bodyA < 0 || pr.bodyA >= nb || pr.bodyB < 0 || pr.bodyB >= nb || pr.bodyA == pr.bodyB)
       err(who + ": needs two different bodies");
-    else if (forEachShapePair(shapes, pr.bodyA, pr.bodyB, [](int, int) {}) == 0)
+    else if (forEachShapePair(shapes, pr.bodyA, pr.bodyB, false, [](int, int) {}) == 0)
       err(who + ": '" + model.bodies[pr.bodyA].name + "' and '" + model.bodies[pr.bodyB].name +
           "' have no pair of collision shapes that can touch (each needs a collision shape; two planes do not collide)");
     else if (!(pr.friction < 0 || std::isfinite(pr.friction)))
@@ -581,6 +654,9 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   for (const TendonDesc& t : model.tendons)
     if (t.stiffness != 0 || t.damping != 0)
       for (const TendonTerm& term : t.terms) sys->joints[size_t(term.joint)].inTendon = true;
+  for (const CouplingDesc& c : model.couplings)
+    for (int k : {c.joint, c.reference})
+      if (k >= 0) sys->joints[size_t(k)].inCoupling = true;
 
   // Spanning tree from the world, breadth first: each tree joint places its child.
   const JointTree tree = buildJointTree(model);
@@ -646,6 +722,7 @@ std::shared_ptr<const CompiledSystem> withAutoPairs(const std::shared_ptr<const 
   sys->contactGroups.resize(size_t(base->baseGroups));
   sys->contacts.resize(size_t(base->baseContacts));
   sys->limits.clear();
+  sys->couplings.clear();
   buildContacts(*sys);
   return sys;
 }

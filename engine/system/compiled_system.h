@@ -31,6 +31,7 @@ struct CompiledJoint {
   Vec6 armature = Vec6::Zero();  // reflected rotor inertia per free coordinate
   bool hasSpring = false, hasDamper = false, hasArmature = false;
   bool inTendon = false;  // a term of a tendon with a spring or damper (its coordinate is read every step)
+  bool inCoupling = false;  // a joint of a coupling (its coordinate is read every step)
   // Joints that lost redundant rows keep their full geometry here for measuring violation.
   bool hasDroppedRows = false;
   JointGeometry full;
@@ -99,6 +100,24 @@ struct CompiledLimit {
   int blockLA = -1, blockAL = -1, blockLB = -1, blockBL = -1;
 };
 
+// Joint couplings (CouplingDesc; the equality c = θ_a − m·θ_b − offset = 0 on two joints' minimal
+// coordinates, (B.7b)): one graph node adjacent to the bodies of both joints (2 to 4, the world not
+// counted), y = [λ, 0, 0, 0, 0, 0]; rows 1–5 are padding rows y = 0. A cycle through the joints'
+// nodes whenever the joints share a body: the elimination game gives the fill-in.
+struct CompiledCoupling {
+  int joint = 0, coordinate = 0;
+  int reference = -1, referenceCoordinate = 0;  // −1: θ_a = offset
+  double multiplier = 1, offset = 0;
+  // Both coordinates revolute angles and |multiplier| = 1: c is compared modulo 2π (angles wrap at ±π).
+  bool wraps = false;
+  int node = -1;
+  // The distinct bodies of both joints and, per body, (coupling row, body column) and (body row,
+  // coupling column) blocks.
+  int numBodies = 0;
+  int body[4] = {-1, -1, -1, -1};
+  int blockCX[4] = {-1, -1, -1, -1}, blockXC[4] = {-1, -1, -1, -1};
+};
+
 struct CompiledSystem {
   Model model;  // the description it was compiled from (initial conditions, names, shapes)
   std::vector<CompiledBody> bodies;
@@ -114,8 +133,9 @@ struct CompiledSystem {
   std::vector<CompiledContactGroup> contactGroups;
   std::vector<CompiledContact> contacts;  // nodes numbered last, after the joints
   std::vector<CompiledLimit> limits;      // nodes numbered after the contacts
+  std::vector<CompiledCoupling> couplings;  // nodes numbered after the limits
   // n_f of every contact's friction cone (Model::solver.frictionDirections); for n_f > 4 the
-  // contacts' companion nodes are numbered last, after the limits.
+  // contacts' companion nodes are numbered last, after the limits and couplings.
   int frictionDirections = kFrictionDirections;
   // Compile notes for the user (e.g. redundant constraint rows that were dropped).
   std::vector<std::string> notes;

@@ -36,12 +36,69 @@ void forwardKinematics(const CompiledSystem& sys, const Model& initial, double h
   }
 }
 
+// The coupled coordinates of `m` where their couplings put them (and at their rates): offset +
+// multiplier · the reference's, in the order of the references (a chain takes one pass per link).
+void followCouplings(Model& m) {
+  for (size_t pass = 0; pass < m.couplings.size(); ++pass) {
+    bool changed = false;
+    for (const CouplingDesc& c : m.couplings) {
+      JointDesc& j = m.joints[size_t(c.joint)];
+      const int nf = jointKind(j.type).freeCoordinates();
+      Vec6 pos = coordinates(j.initialPosition, nf), vel = coordinates(j.initialVelocity, nf);
+      double p = c.offset, v = 0;
+      if (c.reference >= 0) {
+        const JointDesc& r = m.joints[size_t(c.reference)];
+        const int nr = jointKind(r.type).freeCoordinates();
+        p += c.multiplier * coordinates(r.initialPosition, nr)[c.referenceCoordinate];
+        v = c.multiplier * coordinates(r.initialVelocity, nr)[c.referenceCoordinate];
+      }
+      if (pos[c.coordinate] == p && vel[c.coordinate] == v) continue;
+      pos[c.coordinate] = p;
+      vel[c.coordinate] = v;
+      j.initialPosition.assign(pos.data(), pos.data() + nf);
+      j.initialVelocity.assign(vel.data(), vel.data() + nf);
+      changed = true;
+    }
+    if (!changed) break;
+  }
+}
+
 }  // namespace
+
+bool couplingWraps(const CompiledSystem& sys, const CouplingDesc& c) {
+  const auto isAngle = [&](int k, int i) {
+    const JointGeometry& g = sys.joints[size_t(k)].geo;
+    return g.fR == 1 && i == g.fT;
+  };
+  return c.reference >= 0 && std::abs(c.multiplier) == 1 && isAngle(c.joint, c.coordinate) &&
+         isAngle(c.reference, c.referenceCoordinate);
+}
+
+double couplingResidual(const CompiledSystem& sys, const CouplingDesc& c, const State& s, CouplingGradient* grad) {
+  JointMinimalEval e;
+  const auto term = [&](int k, int i, double coef, int side) {
+    const JointGeometry& g = sys.joints[size_t(k)].geo;
+    evalJointMinimal(g, jointPoses(g, s), e);
+    if (grad) {
+      grad->joint[side] = k;
+      grad->dxa[side] = coef * e.dxa.row(i).transpose();
+      grad->dtha[side] = coef * e.dtha.row(i).transpose();
+      grad->dxb[side] = coef * e.dxb.row(i).transpose();
+      grad->dthb[side] = coef * e.dthb.row(i).transpose();
+    }
+    return coef * e.theta[i];
+  };
+  if (grad) grad->joint[1] = -1;
+  double v = term(c.joint, c.coordinate, 1.0, 0) - c.offset;
+  if (c.reference >= 0) v += term(c.reference, c.referenceCoordinate, -c.multiplier, 1);
+  return couplingWraps(sys, c) ? std::remainder(v, 2 * M_PI) : v;
+}
 
 double constraintViolation(const CompiledSystem& sys, const State& s) {
   double v = 0;
   for (const CompiledJoint& j : sys.joints)
     v = std::max(v, jointConstraintValue(j.hasDroppedRows ? j.full : j.geo, jointPoses(j.geo, s)).lpNorm<Eigen::Infinity>());
+  for (const CouplingDesc& c : sys.model.couplings) v = std::max(v, std::abs(couplingResidual(sys, c, s)));
   return v;
 }
 
@@ -54,7 +111,7 @@ double constraintRoundoff(const State& s) {
 
 double projectOntoConstraints(const CompiledSystem& sys, State& s, int maxIterations) {
   const int nb = int(sys.bodies.size());
-  int m = 0;
+  int m = int(sys.model.couplings.size());
   for (const CompiledJoint& j : sys.joints) m += j.geo.constrained();
   double viol = constraintViolation(sys, s);
   if (m == 0) return viol;
@@ -82,6 +139,21 @@ double projectOntoConstraints(const CompiledSystem& sys, State& s, int maxIterat
       G.block(row, 6 * j.geo.child, c, 3) = e.dxb.topRows(c);
       G.block(row, 6 * j.geo.child + 3, c, 3) = e.dthb.topRows(c);
       row += c;
+    }
+    // Couplings: one row each, the gradient of θ_a − m θ_b over the joints' bodies.
+    CouplingGradient cg;
+    for (const CouplingDesc& c : sys.model.couplings) {
+      g[row] = couplingResidual(sys, c, s, &cg);
+      for (int side = 0; side < 2 && cg.joint[side] >= 0; ++side) {
+        const JointGeometry& jg = sys.joints[size_t(cg.joint[side])].geo;
+        if (jg.parent >= 0) {
+          G.block<1, 3>(row, 6 * jg.parent) += cg.dxa[side].transpose();
+          G.block<1, 3>(row, 6 * jg.parent + 3) += cg.dtha[side].transpose();
+        }
+        G.block<1, 3>(row, 6 * jg.child) += cg.dxb[side].transpose();
+        G.block<1, 3>(row, 6 * jg.child + 3) += cg.dthb[side].transpose();
+      }
+      ++row;
     }
     // Minimum-norm Gauss–Newton step (pseudo-inverse; redundant constraints allowed; directions
     // with a pivot below 1e-9 of the largest count as redundant), halved until the violation
@@ -122,9 +194,17 @@ State zeroState(const CompiledSystem& sys) {
   return s0;
 }
 
-State makeInitialState(const CompiledSystem& sys, const Model& initial, double dt) {
+State makeInitialState(const CompiledSystem& sys, const Model& given, double dt) {
   const int nb = int(sys.bodies.size());
   State s0 = zeroState(sys);
+  // Coupled coordinates follow their references (a copy of the model only when there are couplings).
+  Model coupled;
+  if (!sys.model.couplings.empty()) {
+    coupled = given;
+    coupled.couplings = sys.model.couplings;
+    followCouplings(coupled);
+  }
+  const Model& initial = sys.model.couplings.empty() ? given : coupled;
   // Poses: the bodies' own, then forward kinematics of the tree joints from their coordinates.
   for (int i = 0; i < nb; ++i) {
     s0.bodies[i].x = initial.bodies[i].position;

@@ -29,7 +29,20 @@ inline constexpr double kProjectionTolerance = 10.0;
 // the poses are already at the rounding level (constraintRoundoff). Returns the final ‖g‖∞.
 double projectOntoConstraints(const CompiledSystem& sys, State& state, int maxIterations = 50);
 
-// Largest |g| over all joints at the state's poses.
+// Largest |g| over all joints and couplings at the state's poses.
 double constraintViolation(const CompiledSystem& sys, const State& state);
+
+// A coupling's residual θ_a − multiplier·θ_b − offset at the state's poses (rad or m; modulo 2π when
+// couplingWraps), and optionally its gradient: per side (0: the joint, 1: the reference, joint −1
+// when absent) the coefficient times the coordinate's Jacobians (B.7b).
+struct CouplingGradient {
+  int joint[2] = {-1, -1};
+  Vec3 dxa[2], dtha[2], dxb[2], dthb[2];
+};
+double couplingResidual(const CompiledSystem& sys, const CouplingDesc& c, const State& state,
+                        CouplingGradient* gradient = nullptr);
+// Whether a coupling compares modulo 2π: both coordinates revolute angles (in (−π, π]) and
+// |multiplier| = 1, so that the residual is continuous where the angles wrap.
+bool couplingWraps(const CompiledSystem& sys, const CouplingDesc& c);
 
 }  // namespace ms

@@ -295,6 +295,57 @@ class TstMjcfImport : public QObject {
   }
 
   // What the engine cannot use is reported once per kind with a count, at the first place.
+  // contype/conaffinity per geom, as MuJoCo: a box resting on the floor carries a sphere below it
+  // whose masks (2, 2) do not match the floor's (1, 1), so the sphere passes through the floor and the
+  // box lands on it (its centre at its half height 0.05 m); with the masks or-ed per body (before) it
+  // rested on the sphere (0.25 m). Two such spheres on two bodies still touch each other (2 & 2).
+  void perGeomCollisionFilters() {
+    const std::string xml = R"(<mujoco>
+  <worldbody>
+    <geom name="floor" type="plane" size="5 5 0.1"/>
+    <body name="a" pos="0 0 0.3"><freejoint/>
+      <geom type="box" size="0.1 0.1 0.05"/>
+      <geom type="sphere" size="0.05" pos="0 0 -0.2" contype="2" conaffinity="2"/>
+    </body>
+    <body name="b" pos="0 0 -0.6"><joint type="slide" axis="0 0 1"/>
+      <geom type="sphere" size="0.05" contype="2" conaffinity="2" mass="1"/>
+    </body>
+  </worldbody>
+</mujoco>)";
+    Model m;
+    Diagnostics d;
+    QVERIFY2(importMjcfString(xml, "masks.xml", "", m, d), d.format().c_str());
+    QVERIFY2(d.format().find("contype") == std::string::npos, d.format().c_str());
+    m.gravity = Vec3(0, 0, -9.81);
+    Simulation sim(compile(m));
+    for (int i = 0; i < 1000; ++i) QVERIFY2(sim.step(), sim.metrics().message.c_str());
+    const int a = m.bodyIndex("a"), b = m.bodyIndex("b");
+    // World positions of body a's shapes (box centre, sphere centre) and of b's centre.
+    const auto shapeAt = [&](const Simulation& s, int shape) {
+      const BodyState& st = s.state().bodies[size_t(a)];
+      return Vec3(st.x + quat::rotate(st.q, m.bodies[size_t(a)].collisions[size_t(shape)].position));
+    };
+    const double za = shapeAt(sim, 0).z(), zb = sim.state().bodies[size_t(b)].x.z();
+    qInfo("after 2 s: the box's centre at z = %.6f m (0.05 m on the floor), the lower sphere at z = %.6f m (falling freely below the floor)", za, zb);
+    QVERIFY(std::abs(za - 0.05) < 1e-3);
+    QVERIFY(zb < -5);
+    // The spheres of a and b (both masks 2) touch: a welded where it starts, gravity up, b's sphere
+    // rises onto a's and rests against it.
+    Model up = m;
+    up.gravity = Vec3(0, 0, 9.81);
+    JointDesc weld;
+    weld.name = "hold";
+    weld.type = JointType::Fixed;
+    weld.child = a;
+    weld.parentAnchor = up.bodies[size_t(a)].position;
+    up.joints.push_back(weld);
+    Simulation sim2(compile(up));
+    for (int i = 0; i < 500; ++i) QVERIFY2(sim2.step(), sim2.metrics().message.c_str());
+    const double gap = shapeAt(sim2, 1).z() - sim2.state().bodies[size_t(b)].x.z();
+    qInfo("gravity up: the spheres' centres %.6f m apart (0.1 m in contact)", gap);
+    QVERIFY(std::abs(gap - 0.1) < 1e-3);
+  }
+
   void unsupportedFeaturesAreWarnedOnceWithACount() {
     const std::string xml = R"(<mujoco>
       <worldbody>

@@ -16,7 +16,7 @@ const QSet<QString>& mechKeywords() {
       "scale", "parent-anchor", "child-anchor", "axis", "offset", "offset-rotation", "stiffness", "rest", "damping", "armature",
       "lower", "upper", "anchor-a", "anchor-b", "rest-length", "effort", "kp", "kd", "coordinate", "target",
       "effort-limit", "force", "torque", "normal", "next-in", "bodies", "joints", "tendon", "gear", "control-range",
-      "force-range"};
+      "force-range", "coupling", "follows", "multiplier"};
   return s;
 }
 // Joint types and shape kinds: types wherever they stand.

@@ -455,6 +455,12 @@ void ModelTreePanel::rebuild() {
     for (const TendonTerm& term : t.terms) terms << QString("%1 %2").arg(term.coef).arg(jointName(term.joint));
     addNode(g, NodeKind::Tendon, i, QString::fromStdString(t.name), "tendon: " + terms.join(" + "));
   });
+  group("Couplings", int(m.couplings.size()), [&](QTreeWidgetItem* g, int i) {
+    const CouplingDesc& c = m.couplings[size_t(i)];
+    const QString rhs = c.reference >= 0 ? QString("%1 + %2 · %3").arg(c.offset).arg(c.multiplier).arg(jointName(c.reference))
+                                         : QString::number(c.offset);
+    addNode(g, NodeKind::Coupling, i, QString::fromStdString(c.name), "coupling: " + jointName(c.joint) + " = " + rhs);
+  });
   group("Actuators", int(m.actuators.size()), [&](QTreeWidgetItem* g, int i) {
     const ActuatorDesc& a = m.actuators[size_t(i)];
     const bool onTendon = a.tendon >= 0 && a.tendon < int(m.tendons.size());

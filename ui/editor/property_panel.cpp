@@ -67,6 +67,7 @@ std::vector<PropSpec> specsFor(NodeKind kind, const Model& model, int index) {
     case NodeKind::Actuator:
       return {{"effort", "input"}, {"gear", "effort per input"}, {"control-range", "input"}, {"force-range", "before the gear"}};
     case NodeKind::Tendon: return {{"stiffness", "N/m or N·m/rad"}, {"rest-length", "m or rad"}, {"damping", "N·s/m or N·m·s/rad"}};
+    case NodeKind::Coupling: return {{"multiplier", "per unit of the followed coordinate"}, {"offset", "rad or m"}};
     case NodeKind::Ground: return {{"at", "m"}, {"normal", "direction"}, {"friction", "μ"}};
     case NodeKind::ContactPair: return {{"friction", "μ"}};
     case NodeKind::Exclusion:  // two body names: edited in the text
@@ -96,6 +97,7 @@ const ElementSource* elementSource(const SourceMap& map, NodeKind kind, int inde
     case NodeKind::Exclusion: return at(map.exclusions);
     case NodeKind::Keyframe: return at(map.keyframes);
     case NodeKind::Tendon: return at(map.tendons);
+    case NodeKind::Coupling: return at(map.couplings);
     case NodeKind::Group: break;
   }
   return nullptr;

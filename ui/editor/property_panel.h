@@ -27,7 +27,7 @@ class ModelEditor;
 struct ParsedModel;
 
 // The kinds of node of the model tree; Group is a heading ("Springs", …) without an element.
-enum class NodeKind { Mechanism, Body, Joint, Spring, Controller, Wrench, Actuator, Ground, ContactPair, Exclusion, Keyframe, Tendon, Group };
+enum class NodeKind { Mechanism, Body, Joint, Spring, Controller, Wrench, Actuator, Ground, ContactPair, Exclusion, Keyframe, Tendon, Coupling, Group };
 
 // The source of element `index` of kind `kind` in `map` (null for Group or an index out of range).
 const ElementSource* elementSource(const SourceMap& map, NodeKind kind, int index);
