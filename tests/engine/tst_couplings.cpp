@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "core/check.h"
+#include "allocation_counter.h"
 #include "engine/integrator_refusal.h"
 #include "engine/newton_fd.h"
 #include "integrator/integrator_options.h"
@@ -381,6 +382,47 @@ class TstCouplings : public QObject {
     QVERIFY2(readMech(deleted.doc, {}, r3, d), (d.format() + deleted.doc.text()).c_str());
     QVERIFY(r3.model.couplings.empty());
     QCOMPARE(r3.model.bodies.size(), size_t(1));
+  }
+
+  // Steps allocate nothing with a coupling, on the equality path and in the contact step's islands
+  // (a ball bouncing on a ground beside the gear pair: two islands).
+  void stepsDoNotAllocate() {
+#ifndef MS_TEST_COUNTS_MALLOC
+    QSKIP("malloc is not interposed in this build (sanitizer or non-glibc)");
+#endif
+    for (bool withBall : {false, true}) {
+      Model m = rodPair(2, 0.3, false);
+      if (withBall) {
+        BodyDesc ball = rod("ball", 1, 0, 0.004);
+        ball.position = Vec3(2, 0, 0.3);
+        ShapeDesc sphere;
+        sphere.kind = ShapeDesc::Kind::Sphere;
+        sphere.size = Vec3(0.1, 0, 0);
+        ball.collisions = {sphere};
+        m.bodies.push_back(ball);
+        GroundDesc g;
+        g.name = "floor";
+        g.point = Vec3(0, 0, -1);
+        m.grounds = {g};
+      }
+      Simulation sim(compile(m));
+      for (int s = 0; s < 5; ++s) QVERIFY(sim.step());
+      g_allocations = 0;
+      g_countAllocations = true;
+      bool ok = true;
+      int contactSteps = 0;
+      for (int s = 0; s < 1000; ++s) {
+        ok = sim.step() && ok;
+        contactSteps += sim.metrics().contacts > 0;
+      }
+      g_countAllocations = false;
+      QVERIFY(ok);
+      qInfo("gear pair%s, 1000 steps: %d with contacts, %ld allocations", withBall ? " and a bouncing ball" : "", contactSteps,
+            g_allocations.load());
+      QVERIFY(!withBall || contactSteps > 0);
+      QCOMPARE(g_allocations.load(), 0L);
+      QVERIFY(couplingError(sim) < 1e-10);  // the coupling joins the rods into one island
+    }
   }
 
   void otherIntegratorsRefuseThem() {
