@@ -231,6 +231,7 @@ class Importer {
   void makeBodies();
   void shapeOnBody(BodyDesc& d, const Pose& f, const XGeom& g);
   void makeJoints();
+  void combinedAliases(const XBody& b, int joint);
   bool combinedJoint(const XBody& b, JointDesc& j);
   bool combinable(const XBody& b) const;
   JointDesc engineJoint(const XJoint& x, const Pose& rel, const Vec3& origin) const;

@@ -355,9 +355,9 @@ void Importer::makeJoints() {
       const Vec3 point = j.childAnchor;  // combinedJoint: the joint point in b's frame
       j.childAnchor = point - c;
       j.parentAnchor = apply(rel, point);
-      if (j.type == JointType::Floating && b.parent < 0) continue;  // a free body
       for (const XJoint& x : b.joints)
         if (!x.name.empty()) combinedJoints_[x.name] = j.name;
+      combinedAliases(b, int(model_.joints.size()));
       model_.joints.push_back(std::move(j));
       continue;
     }
@@ -478,12 +478,14 @@ void Importer::jointChain(const XBody& b, const Pose& rel, int parentEngine, std
 
 // The engine joint whose motion is that of several hinges and slides of one body, all at their
 // reference 0 and without forces of their own (combinable; MuJoCo composes them, the configuration
-// space is the same):
-//   2 slides → planar (normal a₁ × a₂), 3 slides → fixed-orientation, 3 hinges through one point →
-//   spherical, 2 slides ⊥ a hinge → planar-axis, a hinge and a slide along one axis → cylindrical,
-//   3 slides and 3 hinges → floating.
+// space is the same), when each MJCF joint's coordinate is a linear function of the engine joint's
+// (so it stays readable by its name, Model::aliases):
+//   2 slides → planar (normal a₁ × a₂), 3 slides → fixed-orientation, 2 slides ⊥ a hinge after them
+//   → planar-axis (the slides move the hinge's point along their axes), a hinge and a slide along one
+//   axis → cylindrical.
 // Sets type, axis and (in childAnchor) the joint point in the body's frame; false for any other
-// combination (jointChain makes those).
+// combination (jointChain makes those: three hinges compose Euler angles, and a hinge before a slide
+// turns the slide's axis).
 bool Importer::combinedJoint(const XBody& b, JointDesc& j) {
   std::vector<const XJoint*> hinges, slides;
   for (const XJoint& x : b.joints) {
@@ -509,21 +511,39 @@ bool Importer::combinedJoint(const XBody& b, JointDesc& j) {
     j.axis = slides[0]->axis.cross(slides[1]->axis).normalized();
   } else if (ok && nh == 0 && ns == 3) {
     j.type = JointType::FixedOrientation;
-  } else if (ok && nh == 3 && ns == 0) {
-    j.type = JointType::Spherical;
   } else if (ok && nh == 1 && ns == 2 && std::abs(slides[0]->axis.dot(hinges[0]->axis)) < 1e-9 &&
-             std::abs(slides[1]->axis.dot(hinges[0]->axis)) < 1e-9) {
+             std::abs(slides[1]->axis.dot(hinges[0]->axis)) < 1e-9 && b.joints.back().type == "hinge") {
     j.type = JointType::PlanarAxis;
     j.axis = hinges[0]->axis;
   } else if (ok && nh == 1 && ns == 1 && slides[0]->axis.cross(hinges[0]->axis).norm() < 1e-9) {
     j.type = JointType::Cylindrical;
     j.axis = hinges[0]->axis;
-  } else if (ok && nh == 3 && ns == 3) {
-    j.type = JointType::Floating;
   } else {
     return false;
   }
   return true;
+}
+
+// The names of the MJCF joints combined into engine joint `joint` (of body b): a slide's coordinate
+// is w·Δ with w the row of the pseudo-inverse of the slides' axes [a₁ … aₙ] (Δ = Σ qᵢ aᵢ in the body's
+// frame, the joint frame), a hinge's is the rotation about its axis.
+void Importer::combinedAliases(const XBody& b, int joint) {
+  std::vector<const XJoint*> slides;
+  for (const XJoint& x : b.joints)
+    if (x.type == "slide") slides.push_back(&x);
+  Eigen::Matrix<double, 3, Eigen::Dynamic> A(3, slides.size());
+  for (size_t i = 0; i < slides.size(); ++i) A.col(Eigen::Index(i)) = slides[i]->axis.normalized();
+  const Eigen::MatrixXd W = (A.transpose() * A).inverse() * A.transpose();
+  size_t slide = 0;
+  for (const XJoint& x : b.joints) {
+    CoordinateAlias a;
+    a.name = x.name;
+    a.joint = joint;
+    a.angular = x.type == "hinge";
+    a.direction = a.angular ? Vec3(x.axis.normalized()) : Vec3(W.row(Eigen::Index(slide)).transpose());
+    slide += !a.angular;
+    if (!x.name.empty()) model_.aliases.push_back(std::move(a));
+  }
 }
 
 // `want`, or want_2, want_3 … when taken.

@@ -109,12 +109,24 @@ struct TendonDesc {
 //   θ_joint[coordinate] = offset + multiplier · θ_reference[referenceCoordinate]
 // (rad or m). Its multiplier λ is an effort on both coordinates (λ on the joint's, −multiplier·λ on
 // the reference's), so the coupling does no work. reference = −1: θ = offset (the coordinate held).
-// Revolute angles are compared in (−π, π] (see docs/model-format.md).
+// Revolute angles are compared in (−π, π] (see docs/model-language.md, `coupling`).
 struct CouplingDesc {
   std::string name;
   int joint = 0, coordinate = 0;
   int reference = -1, referenceCoordinate = 0;
   double multiplier = 1, offset = 0;
+};
+
+// A named coordinate of a joint that is not one of the joint's own: the MJCF importer's name for
+// each hinge and slide it combined into one engine joint (rootx of a planar root). A translation
+// Δ·direction, Δ the joint's translation in its joint frame (m), or (angular) a rotation about the
+// joint's axis, direction the hinge's axis in the joint frame (rad). Read as the signals
+// NAME.position or NAME.angle and their rates; not written to .mech.
+struct CoordinateAlias {
+  std::string name;
+  int joint = 0;
+  bool angular = false;
+  Vec3 direction = Vec3::UnitX();
 };
 
 // A joint's actuator with a constant input u per minimal coordinate (one value broadcast to all).
@@ -227,6 +239,7 @@ struct Model {
   std::vector<SpringDesc> springs;
   std::vector<TendonDesc> tendons;
   std::vector<CouplingDesc> couplings;
+  std::vector<CoordinateAlias> aliases;
   std::vector<ActuatorDesc> actuators;
   std::vector<ControllerDesc> controllers;
   std::vector<GroundDesc> grounds;

@@ -134,6 +134,13 @@ SignalCatalogue::SignalCatalogue(const CompiledSystem& system) : sys_(system) {
           add(p + (what == 0 ? "force" : "torque") + (frame == 0 ? "." : "_local.") + kXyz[a],
               what == 0 ? SignalUnit::Newton : SignalUnit::NewtonMetre, Source::JointWrench, jk, 6 * frame + 3 * what + a);
   }
+  // Coordinate aliases (the MJCF joints combined into one engine joint): position or angle, rate.
+  for (size_t k = 0; k < sys_.model.aliases.size(); ++k) {
+    const CoordinateAlias& a = sys_.model.aliases[k];
+    const std::string p = a.name + (a.angular ? ".angle" : ".position");
+    add(p, a.angular ? SignalUnit::Radian : SignalUnit::Metre, Source::Alias, int(k), 0);
+    add(p + "_rate", a.angular ? SignalUnit::RadianPerSecond : SignalUnit::MetrePerSecond, Source::Alias, int(k), 1);
+  }
   // Tendons: length, its rate and the tension of its spring and damper (Tendon values), in metres
   // (newtons) when every term is a translation, else in radians (newton metres).
   for (size_t k = 0; k < sys_.model.tendons.size(); ++k) {
@@ -312,6 +319,18 @@ int SignalCatalogue::sourceValues(const Simulation& sim, Source source, int inde
       v[1] = tangential.norm();
       for (int a = 0; a < 3; ++a) v[2 + a] = total[a];
       return 5;
+    }
+    case Source::Alias: {
+      // c·θ: a translation w·Δ with Δ = C_Tᵀ θ_T (the free directions, orthonormal), or the rotation
+      // about the joint's axis V3 (one rotational coordinate) signed by the alias's axis.
+      const CoordinateAlias& a = sys_.model.aliases[size_t(index)];
+      const JointGeometry& g = sys_.joints[size_t(a.joint)].geo;
+      Vec6 c = Vec6::Zero();
+      if (!a.angular) c.head(g.fT) = g.CT.topRows(g.fT) * a.direction;
+      else if (g.fR == 1) c[g.fT] = g.axes.col(2).dot(a.direction);
+      v[0] = c.dot(sim.jointPosition(a.joint));
+      v[1] = c.dot(sim.jointVelocity(a.joint));
+      return 2;
     }
     case Source::Tendon: {
       const TendonDesc& t = sys_.model.tendons[size_t(index)];

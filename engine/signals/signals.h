@@ -7,7 +7,8 @@
 // (one translational), JOINT.rot_x … (spherical), JOINT.pos1 … (planar); JOINT.force.x|y|z and
 // JOINT.torque.x|y|z (the wrench the joint applies to its child, world frame, torque about the
 // joint origin), JOINT.force_local.* and JOINT.torque_local.* (the same in the joint frame);
-// JOINT.effort (actuator), JOINT.spring, JOINT.damper, JOINT.limit; BODY.x|y|z, BODY.vx|vy|vz,
+// JOINT.effort (actuator), JOINT.spring, JOINT.damper, JOINT.limit; NAME.position|angle and
+// NAME.position_rate|angle_rate of a coordinate alias (an MJCF joint combined into another); BODY.x|y|z, BODY.vx|vy|vz,
 // BODY.roll|pitch|yaw (Z-Y-X angles), BODY.wx|wy|wz (world), BODY.wx_local… (body frame);
 // contact.BODY.normal|friction|force.*
 // (a body on the ground planes) and contact.A-B.* (a contact pair); system.energy,
@@ -63,7 +64,7 @@ class SignalCatalogue {
  private:
   // Where a signal's value comes from: one source (a joint's coordinates, a joint's wrench, a body, a
   // contact pair, the system totals) computes all its values at once; `component` picks one.
-  enum class Source { JointCoordinates, JointWrench, Body, Contact, System, Tendon };
+  enum class Source { JointCoordinates, JointWrench, Body, Contact, System, Tendon, Alias };
   struct Entry {
     Source source;
     int index;      // joint, body, contact-pair or tendon index

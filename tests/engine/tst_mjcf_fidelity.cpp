@@ -3,7 +3,7 @@
 // tests/data/mjcf that use what MuJoCo composes differently from one joint per body — several joints
 // in one body (two hinges through a point, hinges at offsets with a slide between them), hinges with
 // a non-zero ref, springs about springref, dampers, armature, files assembled by <include>, actuators
-// with gear, ctrlrange and forcerange, fixed tendons — run 1 s in MuJoCo 2.2.2 (RK4, Δt 1e-4) and in
+// with gear, ctrlrange and forcerange, fixed tendons, joints combined into one (read by their signals) — run 1 s in MuJoCo 2.2.2 (RK4, Δt 1e-4) and in
 // our variational integrator (Δt 1e-4); each joint's displacement agrees within 2e-3 rad or m.
 // Built only with MuJoCo (tests/CMakeLists.txt).
 #include <QTest>
@@ -15,6 +15,7 @@
 
 #include "engine/test_paths.h"
 #include "io/model_file.h"
+#include "signals/signals.h"
 #include "simulation.h"
 
 using namespace ms;
@@ -65,22 +66,34 @@ double largestDifference(const std::string& file) {
   model.solver.dt = kDt;
   Simulation sim(compile(model));
 
-  // The joints both sides know by name (hinges and slides: one coordinate each).
+  // The joints both sides know by name (hinges and slides: one coordinate each): a joint of ours, or
+  // the signal of a coordinate of a joint ours combined several into (NAME.position / NAME.angle).
   struct Pair {
     std::string name;
-    int mj, ours;
+    int mj, ours, signal;
     double mj0, ours0;
+  };
+  const SignalCatalogue catalogue(sim.system());
+  std::vector<double> values;
+  const auto ours = [&](const Pair& p) {
+    if (p.signal < 0) return sim.jointPosition(p.ours)(0);
+    catalogue.evaluate(sim, {p.signal}, AngleUnit::Radians, values);
+    return values[0];
   };
   std::vector<Pair> joints;
   for (int j = 0; j < mm->njnt; ++j) {
     if (mm->jnt_type[j] != mjJNT_HINGE && mm->jnt_type[j] != mjJNT_SLIDE) continue;
     const char* name = mj_id2name(mm, mjOBJ_JOINT, j);
     const int k = name ? model.jointIndex(name) : -1;
-    if (k < 0 || sim.jointDof(k) != 1) {
-      qWarning("%s: joint %d (%s) has no one-coordinate joint of ours", file.c_str(), j, name ? name : "unnamed");
+    const int signal = k >= 0 || !name ? -1
+                       : catalogue.find(std::string(name) + (mm->jnt_type[j] == mjJNT_HINGE ? ".angle" : ".position"));
+    if ((k < 0 || sim.jointDof(k) != 1) && signal < 0) {
+      qWarning("%s: joint %d (%s) has no one-coordinate joint or coordinate signal of ours", file.c_str(), j, name ? name : "unnamed");
       return INFINITY;
     }
-    joints.push_back({name, j, k, md->qpos[mm->jnt_qposadr[j]], sim.jointPosition(k)(0)});
+    Pair p{name, j, k, signal, md->qpos[mm->jnt_qposadr[j]], 0};
+    p.ours0 = ours(p);
+    joints.push_back(p);
   }
   for (int i = 0; i < kSteps; ++i) mj_step(mm, md);
   // Our hinge angles are given in (−π, π]; MuJoCo's qpos is continuous: ours are unwrapped step by
@@ -93,7 +106,7 @@ double largestDifference(const std::string& file) {
       return INFINITY;
     }
     for (size_t k = 0; k < joints.size(); ++k) {
-      const double now = sim.jointPosition(joints[k].ours)(0);
+      const double now = ours(joints[k]);
       double d = now - last[k];
       if (mm->jnt_type[joints[k].mj] == mjJNT_HINGE) d = std::remainder(d, 2 * M_PI);
       unwrapped[k] += d;
@@ -174,6 +187,10 @@ class TstMjcfFidelity : public QObject {
   // Fixed tendons: springs (rest length given, and MuJoCo's length at qpos0), dampers, a motor on one.
   void fixedTendons() { QVERIFY(largestDifference("tendons.xml") <= kTolerance); }
   // <keyframe><key qpos qvel>: free, ball, hinge and slide joints with refs, two joints in one body.
+  // Joints combined into one engine joint (a planar root, two oblique slides, a screw) followed by
+  // their signals NAME.position and NAME.angle.
+  void combinedJointsKeepTheirCoordinates() { QVERIFY(largestDifference("combined-joints.xml") <= kTolerance); }
+
   void keyframesPlaceBodiesAsMuJoCo() { QVERIFY(keyframeDifference("keyframes.xml") <= 1e-9); }
 };
 

@@ -20,6 +20,7 @@
 #include "io/mech_writer.h"
 #include "io/mjcf_import.h"
 #include "io/mjcf_writer.h"
+#include "signals/signals.h"
 #include "simulation.h"
 
 #if defined(MECHSTUDIO_TEST_MUJOCO)
@@ -440,10 +441,12 @@ class TstMjcfImport : public QObject {
   }
 
   // Several joints of one body without forces of their own become the engine joint with the same
-  // motion: the hopper's planar root (slide x, slide z, hinge y) → planar-axis, three hinges through
-  // one point → spherical, three slides → fixed-orientation; under gravity alone the root falls freely
-  // (z = z₀ − g t²/2), keeps its x and does not turn. A joint that an actuator names (or with a ref,
-  // spring, damper or limit) keeps its own coordinate: the body's joints become a chain of links.
+  // motion where each one's coordinate is linear in it: the hopper's planar root (slide x, slide z,
+  // hinge y) → planar-axis, its joints read as signals rootx.position, rootz.position, rooty.angle;
+  // three slides → fixed-orientation; three hinges through one point (Euler angles) stay a chain.
+  // Under gravity alone the root falls freely (z = z₀ − g t²/2), keeps its x and does not turn. A
+  // joint that an actuator names (or with a ref, spring, damper or limit) keeps its own coordinate:
+  // the body's joints become a chain of links.
   void severalJointsOfOneBody() {
     const std::string xml = R"(<mujoco><option timestep="0.01"/>
       <worldbody>
@@ -478,11 +481,15 @@ class TstMjcfImport : public QObject {
     noMotor.replace(noMotor.find("<actuator>"), std::string("<actuator><motor joint=\"rootx\"/></actuator>").size(), "");
     d.clear();
     QVERIFY2(importMjcfString(noMotor, "t.xml", "", m, d), d.format().c_str());
-    QCOMPARE(m.joints.size(), size_t(3));
+    QCOMPARE(m.joints.size(), size_t(5));
     QCOMPARE(m.joints[size_t(m.jointIndex("torso_joint"))].type, JointType::PlanarAxis);
-    QCOMPARE(m.joints[size_t(m.jointIndex("ball_joint"))].type, JointType::Spherical);
+    QVERIFY(m.bodyIndex("ball/joint1") >= 0 && m.bodyIndex("ball/joint2") >= 0);
     QCOMPARE(m.joints[size_t(m.jointIndex("slider_joint"))].type, JointType::FixedOrientation);
+    QCOMPARE(m.aliases.size(), size_t(3));  // rootx, rootz, rooty (the others have no names)
     Simulation sim(compile(m));
+    const SignalCatalogue catalogue(sim.system());
+    const std::vector<int> root = {catalogue.find("rootx.position"), catalogue.find("rootz.position"), catalogue.find("rooty.angle")};
+    QVERIFY(root[0] >= 0 && root[1] >= 0 && root[2] >= 0);
     const int steps = 50;
     for (int i = 0; i < steps; ++i) QVERIFY2(sim.step(), sim.metrics().message.c_str());
     // Both fall the same (to round-off), as far as g t²/2 says to the integrator's O(Δt) (g t Δt),
@@ -498,6 +505,11 @@ class TstMjcfImport : public QObject {
       QVERIFY(std::abs(x.x() - x0.x()) < 1e-12 && std::abs(x.y() - x0.y()) < 1e-12);
       QVERIFY((sim.state().bodies[size_t(k)].q - Vec4(1, 0, 0, 0)).norm() < 1e-12);
     }
+    // The root's own coordinates: rootz is the drop, rootx and rooty stay 0.
+    std::vector<double> v;
+    catalogue.evaluate(sim, root, AngleUnit::Radians, v);
+    qInfo("rootx %.3g m, rootz %.12f m, rooty %.3g rad", v[0], v[1], v[2]);
+    QVERIFY(std::abs(v[1] + drop[0]) < 1e-12 && std::abs(v[0]) < 1e-12 && std::abs(v[2]) < 1e-12);
     QVERIFY(std::abs(drop[0] - drop[1]) < 1e-12);
     // Two hinges (a universal joint): a chain parent → u_x → link → u_y → u.
     const std::string universal = R"(<mujoco><worldbody><body name="u">
