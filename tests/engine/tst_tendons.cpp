@@ -13,8 +13,8 @@
 
 #include "core/check.h"
 #include "engine/integrator_refusal.h"
+#include "engine/rename_then_delete.h"
 #include "integrator/integrator_options.h"
-#include "io/mech_edit.h"
 #include "io/mech_reader.h"
 #include "io/mech_writer.h"
 #include "signals/signals.h"
@@ -209,19 +209,10 @@ class TstTendons : public QObject {
   (tendon belt (joint axle 0.5) (joint rail -2) (stiffness 3))
   (actuator belt (effort 0.4)))
 )";
-    Diagnostics d;
-    sexpr::Document doc = sexpr::Document::parse(text, "t.mech", d);
-    MechParseResult r;
-    QVERIFY2(readMech(doc, {}, r, d), d.format().c_str());
-    const MechEdit renamed = renameJoint(doc, r, 0, "hub");
-    QVERIFY2(renamed.ok, renamed.error.c_str());
-    QVERIFY2(renamed.doc.text().find("(joint hub 0.5)") != std::string::npos, renamed.doc.text().c_str());
-    MechParseResult r2;
-    QVERIFY2(readMech(renamed.doc, {}, r2, d), d.format().c_str());
-    const MechEdit deleted = deleteBody(renamed.doc, r2, 1);
-    QVERIFY2(deleted.ok, deleted.error.c_str());
+    std::string renamed, why;
     MechParseResult r3;
-    QVERIFY2(readMech(deleted.doc, {}, r3, d), (d.format() + deleted.doc.text()).c_str());
+    QVERIFY2(test::renameJointThenDeleteBody(text, "hub", 1, renamed, r3, why), why.c_str());
+    QVERIFY2(renamed.find("(joint hub 0.5)") != std::string::npos, renamed.c_str());
     QVERIFY(r3.model.tendons.empty() && r3.model.actuators.empty());
     QCOMPARE(r3.model.bodies.size(), size_t(1));
   }
