@@ -75,7 +75,7 @@ Simulation::Simulation(std::shared_ptr<const CompiledSystem> system)
 Simulation::~Simulation() = default;
 
 void Simulation::reset() {
-  State s = initialState_ ? *initialState_ : makeInitialState(*base_, initial_, settings_.dt);
+  State s = initialState_ ? *initialState_ : makeInitialState(*base_, initial_);
   if (integratorOptions_.kind != IntegratorKind::Variational) projectForBaseline(base_, s);
   restartFrom(std::move(s));
 }
@@ -135,6 +135,15 @@ void Simulation::setIntegrator(const IntegratorOptions& options) {
   // The state is kept (pose, time, step); leaving the VI its discrete velocities become tangent.
   // Rest times are the VI's (sleeping): another stepper's steps would not count them.
   state_.restTime.clear();
+  // Leaving the VI: the velocities at the knot (second order) are the baseline's; coming to it: they
+  // are the continuous ones at the knot, which its first step turns into the first interval's.
+  if (fromVi && !toVi && state_.knotVelocity.size() == state_.bodies.size())
+    for (size_t i = 0; i < state_.bodies.size(); ++i) {
+      state_.bodies[i].v = state_.knotVelocity[i].head<3>();
+      state_.bodies[i].w = state_.knotVelocity[i].tail<3>();
+    }
+  if (!fromVi && toVi) state_.interval = kVelocitiesAtKnot;
+  if (!toVi) state_.knotVelocity.clear();
   if (fromVi && options.kind != IntegratorKind::Variational) projectForBaseline(sys_, state_);
   // Joint multipliers are the previous stepper's: the joint reaction signals would show them until
   // the new one writes its own (steppers that keep none leave them at zero).
@@ -443,38 +452,55 @@ void Simulation::setInitialJointState(int j, const std::vector<double>& position
   reset();
 }
 
-double Simulation::kineticEnergy() const { return ms::kineticEnergy(*sys_, state_); }
+double Simulation::kineticEnergy() const {
+  const bool interval = integratorOptions_.kind == IntegratorKind::Variational && state_.interval >= 0 &&
+                        state_.knotVelocity.size() == state_.bodies.size();
+  if (!interval) return ms::kineticEnergy(*sys_, state_);
+  // The velocities at the knot from the intervals on either side (State::knotVelocity).
+  atKnot_.bodies.resize(state_.bodies.size());
+  for (size_t i = 0; i < state_.bodies.size(); ++i) {
+    atKnot_.bodies[i].x = state_.bodies[i].x;
+    atKnot_.bodies[i].q = state_.bodies[i].q;
+    atKnot_.bodies[i].v = state_.knotVelocity[i].head<3>();
+    atKnot_.bodies[i].w = state_.knotVelocity[i].tail<3>();
+  }
+  return ms::kineticEnergy(*sys_, atKnot_);
+}
 
 double Simulation::potentialEnergy() const {
+  const State& s = state_;
   double v = 0;
   // Gravity.
-  for (size_t i = 0; i < sys_->bodies.size(); ++i) v -= sys_->bodies[i].mass * settings_.gravity.dot(state_.bodies[i].x);
+  for (size_t i = 0; i < sys_->bodies.size(); ++i) v -= sys_->bodies[i].mass * settings_.gravity.dot(s.bodies[i].x);
   // Springs between bodies.
   for (const SpringDesc& sp : sys_->model.springs) {
-    const Vec3 pa = sp.bodyA >= 0 ? Vec3(state_.bodies[sp.bodyA].x + quat::rotate(state_.bodies[sp.bodyA].q, sp.anchorA))
-                                  : sp.anchorA;
-    const Vec3 pb = sp.bodyB >= 0 ? Vec3(state_.bodies[sp.bodyB].x + quat::rotate(state_.bodies[sp.bodyB].q, sp.anchorB))
-                                  : sp.anchorB;
+    const Vec3 pa = sp.bodyA >= 0 ? Vec3(s.bodies[sp.bodyA].x + quat::rotate(s.bodies[sp.bodyA].q, sp.anchorA)) : sp.anchorA;
+    const Vec3 pb = sp.bodyB >= 0 ? Vec3(s.bodies[sp.bodyB].x + quat::rotate(s.bodies[sp.bodyB].q, sp.anchorB)) : sp.anchorB;
     const double stretch = (pb - pa).norm() - sp.restLength;
     v += 0.5 * sp.stiffness * stretch * stretch;
   }
-  // Joint springs.
-  for (const CompiledJoint& j : sys_->joints) {
-    if (!j.hasSpring) continue;
+  // Joint springs and tendon springs (on the joints' coordinates at these poses).
+  const auto theta = [&](int k) {
+    const JointGeometry& g = sys_->joints[size_t(k)].geo;
     JointMinimalEval e;
-    evalJointMinimal(j.geo, jointPoses(j.geo, state_), e);
-    v += 0.5 * (j.stiffness.array() * (e.theta - j.rest).array().square()).sum();
+    evalJointMinimal(g, jointPoses(g, s), e);
+    return Vec6(e.theta);
+  };
+  for (size_t k = 0; k < sys_->joints.size(); ++k) {
+    const CompiledJoint& j = sys_->joints[k];
+    if (j.hasSpring) v += 0.5 * (j.stiffness.array() * (theta(int(k)) - j.rest).array().square()).sum();
   }
-  // Tendon springs.
   for (const TendonDesc& t : sys_->model.tendons)
-    if (t.stiffness != 0) v += tendonPotential(t, tendonSum(t, [&](int k) { return jointPosition(k); }));
+    if (t.stiffness != 0) v += tendonPotential(t, tendonSum(t, theta));
   return v;
 }
 
 Vec3 Simulation::angularMomentum() const {
   const double dt = state_.interval > 0 ? state_.interval : settings_.dt;  // the velocities' interval
   Vec3 L = Vec3::Zero();
-  if (integratorOptions_.kind != IntegratorKind::Variational) {
+  // A baseline's state, or one whose velocities are at its knot (the start: the VI's half kick keeps
+  // this momentum, (Δt/2)(Jω s + ω×Jω) = Jω₀).
+  if (integratorOptions_.kind != IntegratorKind::Variational || state_.interval < 0) {
     // Continuous: Σ x×m v + Q(q) J ω (what the baselines' dynamics conserve).
     for (size_t i = 0; i < sys_->bodies.size(); ++i) {
       const BodyState& b = state_.bodies[i];

@@ -140,6 +140,11 @@ class Simulation {
   // The contacts of the current state with a positive normal impulse (appends to `out`).
   void loadedContacts(std::vector<ContactPoint>& out) const;
 
+  // Energies of the state at its knot z: V(z), and T of the velocities at the knot. Variational
+  // integrator (a state whose velocities belong to an interval): those are State::knotVelocity, the
+  // intervals on either side of the knot weighted, within O(Δt²) of the exact ones (the interval's
+  // own velocities are O(Δt) off: docs/engine.md, "The start from velocities at a knot, and the
+  // energy"). Otherwise (baselines, a state at an instant) the state's velocities.
   double kineticEnergy() const;
   double potentialEnergy() const;
   // Angular momentum about the world origin, world frame. Variational integrator: the discrete
@@ -180,6 +185,8 @@ class Simulation {
   Model initial_;
   StepSettings settings_;
   State state_;
+  // The state with its velocities at the knot (scratch of kineticEnergy, sized once).
+  mutable State atKnot_;
   Inputs inputs_, stepInputs_;
   ControlCallback control_;
   IntegratorOptions integratorOptions_;

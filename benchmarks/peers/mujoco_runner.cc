@@ -91,7 +91,7 @@ class MuJoCoInstance : public PeerInstance {
     ms::MjcfWriteOptions opt;
     opt.revoluteLoop = ms::MjcfWriteOptions::RevoluteLoop::OneConnect;  // a point constraint, as in DART and ODE
     ms::MjcfInfo info;
-    const ms::State ref = ms::makeInitialState(*s.sys, s.sys->model, s.dt);
+    const ms::State ref = ms::makeInitialState(*s.sys, s.sys->model);
     const std::string xml = ms::writeMjcf(*s.sys, ref, opt, &info);
     {
       std::lock_guard<std::mutex> lock(loadMutex);

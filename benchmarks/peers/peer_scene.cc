@@ -25,7 +25,7 @@ PeerScene makePeerScene(const std::string& caseName, const std::string& scene,
   s.dt = dt;
   s.gravity = model.gravity;
   s.sys = ms::compile(model);
-  const ms::State st = ms::makeInitialState(*s.sys, s.sys->model, dt);
+  const ms::State st = ms::makeInitialState(*s.sys, s.sys->model);
 
   std::string why;
   auto refuse = [&](const std::string& r) { why += (why.empty() ? "" : "; ") + r; };

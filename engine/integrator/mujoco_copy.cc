@@ -88,7 +88,7 @@ MuJoCoIntegrator::MuJoCoIntegrator(std::shared_ptr<const CompiledSystem> sys, Mu
   validateMuJoCoCopy(*sys_);
   // The MJCF, with the bodies at the initial state (it closes the loops: MuJoCo takes the anchors
   // of its connect/weld constraints from this configuration).
-  const State reference = makeInitialState(*sys_, sys_->model, sys_->model.solver.dt);
+  const State reference = makeInitialState(*sys_, sys_->model);
   xml_ = writeMjcf(*sys_, reference, mjcf, &info_);
 
   // Load through MuJoCo's virtual file system: one in-memory file, no temporary file on disk.

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// First-order variational integrator in maximal coordinates, Brüdigam et al. 2023 §3.1–3.5 and
+// Variational integrator in maximal coordinates (the paper's "first-order" one, second order in Δt
+// from the half-kick start), Brüdigam et al. 2023 §3.1–3.5 and
 // Appendix D: the public entry (step), the driver of one solve (solve) and the storing of its
 // solution in the state (finish). State (z_k, ż_k); a step computes the knot z1 = z_k ⊕ ż_k Δt by
 // (11) and (17), then solves (20a)–(20b) for ż1 and the joint multipliers λ — by Newton's method
@@ -117,6 +118,7 @@ VariationalIntegrator::VariationalIntegrator(std::shared_ptr<const CompiledSyste
   auto reserve = [&](State& s) {
     s.bodies.reserve(nb);
     s.lambda.reserve(nj);
+    s.knotVelocity.reserve(nb);
     s.contactImpulse.reserve(nc);
     s.contactGap.reserve(nc);
     s.contactFriction.reserve(nc);
@@ -154,8 +156,49 @@ StepReport VariationalIntegrator::step(const StepSettings& st, const Inputs& inp
   const bool sleeping = st.sleepTime > 0 && !sys_->contacts.empty();
   if (sleeping) vi::markPushed(*sys_, *impl_, inputs);
   else if (!state.restTime.empty()) state.restTime.clear();
+  // Velocities at the knot (an initial state, a keyframe, a baseline's state): first the half kick
+  // to the first interval's velocities (startFromKnot).
+  if (state.interval < 0) {
+    StepReport kick = startFromKnot(st, inputs, state);
+    if (kick.status != StepStatus::Ok) return kick;
+  }
   StepReport rep = watchSingular_ ? stepWatchingSingular(st, inputs, state) : advance(st, inputs, state, 0);
   if (sleeping && rep.status == StepStatus::Ok) vi::updateRestTimes(*sys_, *impl_, st, state);
+  return rep;
+}
+
+// The velocities of the interval leaving the knot from the continuous ones at it: one solve with
+// h0 = 0 (prepare: z1 = z, the momentum (2/Δt)Jω₀ and the forces over Δt/2), which keeps the knot,
+// time and step. Without it the continuous velocities were taken as the first interval's, an O(Δt)
+// error that every trajectory kept (first order: a pendulum released from rest lagged half a step).
+StepReport VariationalIntegrator::startFromKnot(const StepSettings& st, const Inputs& inputs, State& state) {
+  const double time = state.time;
+  const long step = state.step;
+  fullInterval_ = false;
+  rootChecked_ = false;
+  growthAttempt_ = false;
+  // Over Δt, or (velocities that need it: |ω| near 2/Δt) over Δt/2, …, Δt/64: the velocities then
+  // belong to that interval (State::interval), which the steps grow back to Δt (advance).
+  StepSettings sub = st;
+  StepReport rep;
+  for (int halvings = 0;; ++halvings) {
+    backup_ = state;  // (sized in the constructor: no allocation)
+    sub.dt = st.dt / double(1 << halvings);
+    finalAttempt_ = halvings == kMaxStartHalvings;
+    rep = solve(sub, 0.0, inputs, state);
+    if (rep.status == StepStatus::Ok) {
+      state.interval = halvings == 0 ? 0.0 : sub.dt;
+      break;
+    }
+    state = backup_;
+    if (finalAttempt_ || !(rep.status == StepStatus::NotConverged || rep.status == StepStatus::SingularMatrix ||
+                           rep.status == StepStatus::AngularVelocityLimit)) {
+      rep.message = "the start from the initial velocities: " + rep.message;
+      break;
+    }
+  }
+  state.time = time;
+  state.step = step;
   return rep;
 }
 
@@ -184,7 +227,7 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
     m.cur.segment<3>(6 * i) = state.bodies[i].v;
     Vec3 w = state.bodies[i].w;
     const double wn = w.norm();
-    if (h0 != st.dt && wn > 0) {
+    if (h0 > 0 && h0 != st.dt && wn > 0) {
       const double halfTurn = std::asin(std::min(1.0, 0.5 * wn * h0)) * st.dt / h0;
       constexpr double kQuarterPi = 0.7853981633974483;  // φ/2 at φ = π/2
       w *= (2.0 / st.dt) * std::sin(std::min(halfTurn, kQuarterPi)) / wn;
@@ -239,12 +282,20 @@ void VariationalIntegrator::finish(const StepSettings& st, State& state, StepRep
   for (const CompiledJoint& j : sys_->joints)
     if (j.hasDroppedRows) viol = std::max(viol, jointConstraintValue(j.full, vi::posesOf(j.geo, m.x2, m.q2)).lpNorm<Eigen::Infinity>());
   if (watchSingular_) stepWork_ += constraintWork(st.dt, state);
+  // The velocity at the knot z1 from the intervals on either side (h0 before, Δt after; h0 = 0:
+  // the continuous one the start was given), then the new interval's.
+  state.knotVelocity.resize(size_t(nb));
+  const double h0 = m.h0, h1 = m.dt;
   for (int i = 0; i < nb; ++i) {
     BodyState& b = state.bodies[i];
+    const Vec6 next = m.cur.segment<6>(6 * i);
+    Vec6 before;
+    before << b.v, b.w;
+    state.knotVelocity[size_t(i)] = (h1 * before + h0 * next) / (h0 + h1);
     b.x = m.x1[i];
     b.q = m.q1[i];
-    b.v = m.cur.segment<3>(6 * i);
-    b.w = m.cur.segment<3>(6 * i + 3);
+    b.v = next.head<3>();
+    b.w = next.tail<3>();
   }
   for (size_t k = 0; k < sys_->joints.size(); ++k)
     if (sys_->joints[k].node >= 0) state.lambda[k] = m.cur.segment<6>(6 * sys_->joints[k].node);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// First-order variational integrator in maximal coordinates (Brüdigam et al. 2023, §3.1–3.2):
+// Variational integrator in maximal coordinates (Brüdigam et al. 2023, §3.1–3.2; the paper's
+// "first-order" discretisation, second order in Δt from the half-kick start, startFromKnot):
 // positions by (11)/(17), then (20a)–(20b) solved for ż and λ by Newton's method with a
 // backtracking line search on the residual norm (Appendix D without the barrier), with the
 // Newton matrix factorised by the graph LDU (Algorithms 1–4); contacts and joint limits by the
@@ -104,6 +105,8 @@ class VariationalIntegrator final : public Integrator {
   double totalMass_ = 0;
   State backup_;  // the state at the start of a step that is solved in sub-intervals
   bool startInvalid_ = false;  // the last solve failed in prepare (|ω₀| ≥ 2/h0 at its start)
+  StepReport startFromKnot(const StepSettings& st, const Inputs& inputs, State& state);
+  static constexpr int kMaxStartHalvings = 6;  // as advance's subdivision: down to Δt/64
   bool finalAttempt_ = true;   // the solve is the last try of its step (shortest interval)
   bool fullInterval_ = true;   // the solve covers the whole step Δt
   bool rootChecked_ = true;    // the solve covers Δt or Δt/2: its root is checked (solve())

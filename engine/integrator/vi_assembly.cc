@@ -113,13 +113,16 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
   for (int i = 0; i < nb; ++i) {
     const BodyState& b = state.bodies[i];
     const CompiledBody& cb = sys.bodies[i];
-    Vec4 inc;
-    if (!quat::incrementFromVelocity(b.w, h0, inc)) return false;
+    // h0 = 0 (the velocities are the continuous ones at the knot, State::kVelocitiesAtKnot): z1 = z
+    // and the previous momentum's limit (2/Δt) J ω₀ — the half kick of the discrete Legendre transform.
+    Vec4 inc(1, 0, 0, 0);
+    if (h0 > 0 && !quat::incrementFromVelocity(b.w, h0, inc)) return false;
     m.x1[i] = b.x + b.v * h0;
     m.q1[i] = quat::mul(b.q, inc).normalized();
     m.v0[i] = b.v;
     const Vec3 Jw0 = cb.inertia * b.w;
-    m.momentum0[i] = (h0 / dt) * (Jw0 * std::sqrt(4.0 / (h0 * h0) - b.w.squaredNorm()) - b.w.cross(Jw0));
+    m.momentum0[i] = h0 > 0 ? Vec3((h0 / dt) * (Jw0 * std::sqrt(4.0 / (h0 * h0) - b.w.squaredNorm()) - b.w.cross(Jw0)))
+                            : Vec3((2.0 / dt) * Jw0);
     m.force[i] = cb.mass * st.gravity + in.force[i];
     m.torque[i] = quat::rotation(m.q1[i]).transpose() * in.torque[i];
     totalMass += cb.mass;
@@ -151,8 +154,11 @@ bool prepare(const CompiledSystem& sys, VariationalIntegrator::Impl& m, const St
     const bool act = in.actuator[k].any();
     m.damping[k] = j.hasDamper ? j.damping : Vec6::Zero();
     if (k < in.damping.size()) m.damping[k] += in.damping[k];
+    // Dampers act over the mean interval (h0 + Δt)/2, as the forces at the knot (below): over Δt/2 in
+    // the half kick of a start (h0 = 0), where a damper over Δt put the first rates O(Δt) off.
+    if (h0 != dt) m.damping[k] *= 0.5 * (h0 + dt) / dt;
     // Armature a: the effort −a (θ̇₁ − θ̇₀)/Δt is a damper a/Δt on the unknown rate θ̇₁ plus the
-    // constant effort (a/Δt) θ̇₀ (added below, after the force scaling).
+    // constant effort (a/Δt) θ̇₀ (added below, after the force scaling; a change of momentum, not scaled).
     if (j.hasArmature) m.damping[k] += j.armature / dt;
     m.damped[k] = m.damping[k].any();
     m.needsMinimal[k] = j.hasSpring || m.damped[k] || act || j.inTendon || j.inCoupling;

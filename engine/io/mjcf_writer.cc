@@ -188,7 +188,7 @@ int mjcfBodyNesting(const Model& m) {
 std::string writeMjcf(const Model& model, const MjcfWriteOptions& options, MjcfInfo* info) {
   checkMjcfConvertible(model);
   const std::shared_ptr<const CompiledSystem> sys = compile(model);
-  const State s = makeInitialState(*sys, sys->model, sys->model.solver.dt);
+  const State s = makeInitialState(*sys, sys->model);
   return writeMjcf(*sys, s, options, info);
 }
 

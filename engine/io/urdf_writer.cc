@@ -215,7 +215,7 @@ void checkUrdfConvertible(const Model& model) {
 std::string writeUrdf(const Model& model, const UrdfWriteOptions& options, std::vector<std::string>* notes) {
   checkUrdfConvertible(model);
   const std::shared_ptr<const CompiledSystem> sys = compile(model);
-  const State s = makeInitialState(*sys, sys->model, sys->model.solver.dt);
+  const State s = makeInitialState(*sys, sys->model);
   return writeUrdf(*sys, s, options, notes);
 }
 

@@ -663,7 +663,7 @@ std::shared_ptr<const CompiledSystem> compile(const Model& model) {
   sys->treeJoints = tree.treeJoints;
   sys->loopJoints = tree.loopJoints;
   // Initial pose (validates that the joints can be satisfied), then drop redundant loop rows.
-  const State pose = makeInitialState(*sys, sys->model, model.solver.dt);
+  const State pose = makeInitialState(*sys, sys->model);
   sys->notes = removeRedundantRows(*sys, pose);
   sys->notes.insert(sys->notes.begin(), clampNotes.begin(), clampNotes.end());
 

@@ -194,7 +194,7 @@ State zeroState(const CompiledSystem& sys) {
   return s0;
 }
 
-State makeInitialState(const CompiledSystem& sys, const Model& given, double dt) {
+State makeInitialState(const CompiledSystem& sys, const Model& given) {
   const int nb = int(sys.bodies.size());
   State s0 = zeroState(sys);
   // Coupled coordinates follow their references (a copy of the model only when there are couplings).
@@ -218,26 +218,28 @@ State makeInitialState(const CompiledSystem& sys, const Model& given, double dt)
        << "): check anchors, axes and initial joint positions";
     throw UserError(os.str());
   }
-  // The next knot z1: free bodies move with their own velocity, tree joints advance by rate·Δt.
-  State s1 = s0;
-  for (int i = 0; i < nb; ++i) {
-    Vec4 inc;
-    if (!quat::incrementFromVelocity(initial.bodies[i].angularVelocity, dt, inc))
-      throw UserError("body '" + initial.bodies[i].name + "': initial angular velocity is at least 2/dt");
-    s1.bodies[i].x = s0.bodies[i].x + initial.bodies[i].linearVelocity * dt;
-    s1.bodies[i].q = quat::mul(s0.bodies[i].q, inc);
+  // The velocities at the knot: central differences of the poses a short time ε before and after
+  // (free bodies move with their own velocity, tree joints advance by rate·(±ε), each pose projected
+  // onto the constraints): O(ε²) from the continuous ones, and no limit on the rates (a chord over
+  // Δt was O(Δt) off and wrapped for turns beyond π per step).
+  State after = s0, before = s0;
+  for (auto [s, h] : {std::pair{&after, kVelocityProbe}, std::pair{&before, -kVelocityProbe}}) {
+    for (int i = 0; i < nb; ++i) {
+      s->bodies[i].x = s0.bodies[i].x + initial.bodies[i].linearVelocity * h;
+      s->bodies[i].q = quat::mul(s0.bodies[i].q, quat::fromRotationVector(initial.bodies[i].angularVelocity * h));
+    }
+    forwardKinematics(sys, initial, h, *s);
+    viol = projectOntoConstraints(sys, *s);
+    if (!(viol <= kProjectionTolerance * constraintRoundoff(*s))) throw UserError("the initial velocities cannot be made consistent with the joints");
   }
-  forwardKinematics(sys, initial, dt, s1);
-  viol = projectOntoConstraints(sys, s1);
-  if (!(viol <= kProjectionTolerance * constraintRoundoff(s1))) throw UserError("the initial velocities cannot be made consistent with the joints");
-  // Discrete velocities ż0 = (z1 ⊖ z0)/Δt (inverse of (11) and (17)).
   for (int i = 0; i < nb; ++i) {
     BodyState& b = s0.bodies[i];
-    b.v = (s1.bodies[i].x - b.x) / dt;
-    Vec4 r = quat::mul(quat::conj(b.q), s1.bodies[i].q);
-    if (r(0) < 0) r = -r;
-    b.w = (2.0 / dt) * r.tail<3>();
+    b.v = (after.bodies[i].x - before.bodies[i].x) / (2 * kVelocityProbe);
+    b.w = quat::toRotationVector(quat::mul(quat::conj(before.bodies[i].q), after.bodies[i].q)) / (2 * kVelocityProbe);
   }
+  // Constraint-consistent velocities at the knot (the variational integrator's first step turns
+  // them into the first interval's).
+  s0.interval = kVelocitiesAtKnot;
   return s0;
 }
 

@@ -78,7 +78,7 @@ KeyframeDesc keyframeFromInitialConditions(const Model& model, const InitialCond
     d.angularVelocity = b.angularVelocity;
   }
   const auto sys = compile(m);
-  return keyframeFromState(*sys, makeInitialState(*sys, m, m.solver.dt), key.name);
+  return keyframeFromState(*sys, makeInitialState(*sys, m), key.name);
 }
 
 std::string keyframeNames(const Model& model) {

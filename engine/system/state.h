@@ -26,14 +26,26 @@ struct BodyPair {
   bool operator<(const BodyPair& o) const { return a < o.a || (a == o.a && b < o.b); }
 };
 
+// State::interval of a state whose velocities are the continuous ones at its knot (an initial
+// state, a keyframe, a baseline's state): the variational integrator's next step first turns them
+// into the velocities of the interval leaving the knot (the half kick of the discrete Legendre
+// transform, VariationalIntegrator::step), so that its trajectories are second order from the start.
+constexpr double kVelocitiesAtKnot = -1.0;
+
 struct State {
   double time = 0;
   long step = 0;
   // Variational integrator: the length of the interval the velocities belong to (the next knot is
-  // z ⊕ ż·interval), when it differs from the time step (around a subdivided step); 0: the time step.
+  // z ⊕ ż·interval), when it differs from the time step (around a subdivided step); 0: the time step;
+  // kVelocitiesAtKnot: the velocities are the continuous ones at the knot.
   double interval = 0;
   std::vector<BodyState, Eigen::aligned_allocator<BodyState>> bodies;
   std::vector<Vec6, Eigen::aligned_allocator<Vec6>> lambda;  // per joint (padded), warm start
+  // Variational integrator, after a step: per body, the velocity at the knot [v; ω] (ω body frame),
+  // (h₊ ż₋ + h₋ ż₊)/(h₋ + h₊) of the intervals h₋, h₊ on either side — second order where the
+  // interval's own velocity is first order; the energy is measured with it. Empty: the bodies' own
+  // velocities are the knot's (an initial state, the baselines).
+  std::vector<Vec6, Eigen::aligned_allocator<Vec6>> knotVelocity;
   // Per contact (CompiledSystem::contacts) after the step that produced this state: impulses
   // [γ, ψ, β₁..β₄] in N (forces over the step) and the gap φ(z₂) in m at the next knot.
   std::vector<Vec6, Eigen::aligned_allocator<Vec6>> contactImpulse;

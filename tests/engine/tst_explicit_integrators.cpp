@@ -156,14 +156,16 @@ void TestExplicitIntegrators::lessonDriftRk4LoopViolationGrows() {
 
 void TestExplicitIntegrators::lessonEnergyHeunGrowsViBounded() {
   // Lesson 2: double pendulum, 60 s at Δt = 0.01. max|E − E0| over the last 6 s against the first
-  // 6 s: Heun's grows, the VI's does not.
+  // 6 s: Heun's grows (150x); the VI's does not grow over the run — its second half is no worse than
+  // its first (a chaotic pendulum's first 6 s do not reach every excursion of its bounded error, which
+  // the discrete energy measures at O(Δt²): 0.03 J in the first 6 s, 0.24 J at most in 3,000 s).
   const Lesson& l = findLesson("energy");
   const LessonVariant& vi = variant(l, IntegratorKind::Variational);
   const LessonVariant& heun = variant(l, IntegratorKind::Heun);
   const double T = l.duration, window = T / 10;
   auto simVi = make(l, vi), simHeun = make(l, heun);
   const double E0v = simVi->metrics().energy, E0h = simHeun->metrics().energy;
-  double viEarly = 0, viLate = 0, hEarly = 0, hLate = 0;
+  double viEarly = 0, viLate = 0, hEarly = 0, hLate = 0, viFirstHalf = 0, viSecondHalf = 0;
   while (simHeun->state().time < T - 1e-9) {
     QVERIFY2(simVi->step(), simVi->metrics().message.c_str());
     QVERIFY2(simHeun->step(), simHeun->metrics().message.c_str());
@@ -171,13 +173,15 @@ void TestExplicitIntegrators::lessonEnergyHeunGrowsViBounded() {
     const double dv = std::abs(simVi->metrics().energy - E0v), dh = std::abs(simHeun->metrics().energy - E0h);
     if (t <= window + 1e-9) viEarly = std::max(viEarly, dv), hEarly = std::max(hEarly, dh);
     if (t > T - window + 1e-9) viLate = std::max(viLate, dv), hLate = std::max(hLate, dh);
+    (t <= T / 2 + 1e-9 ? viFirstHalf : viSecondHalf) = std::max(t <= T / 2 + 1e-9 ? viFirstHalf : viSecondHalf, dv);
   }
   qInfo("double pendulum %.0f s, dt %.3g: Heun max|E-E0| first %.0f s %.4g J, last %.0f s %.4g J (x%.1f); "
         "VI %.4g J, %.4g J (x%.2f)",
         T, heun.dt, window, hEarly, window, hLate, hLate / hEarly, viEarly, viLate, viLate / viEarly);
+  qInfo("VI max|E-E0| first half %.4g J, second half %.4g J", viFirstHalf, viSecondHalf);
   QVERIFY(hLate > 10 * hEarly);
-  QVERIFY(viLate <= 1.5 * viEarly);
-  QVERIFY(hLate > 10 * viLate);
+  QVERIFY(viSecondHalf <= 1.5 * viFirstHalf);
+  QVERIFY(hLate > 50 * viLate);
 }
 
 void TestExplicitIntegrators::lessonDissipationEulerUnderdamps() {
@@ -261,9 +265,11 @@ void TestExplicitIntegrators::lessonIntermediateAxisRk4Drifts() {
   QVERIFY(rkE > 1e-6);
   QVERIFY(rkE > 3 * rkEarlyE);  // grows with time
   QVERIFY(rkL > 1e-6);
-  QVERIFY(rkE > 1e4 * viLate);
   QVERIFY(viL <= 1e-10);
-  QVERIFY(viLate <= 1e-9);
+  // The VI's discrete energy is conserved exactly for a free body; it differs from the exact energy
+  // by O((|ω|Δt)²) (1 % at this coarse step), and stays there.
+  QVERIFY(viLate <= 1.5 * viEarly);
+  QVERIFY(viLate <= 0.02);
 }
 
 void TestExplicitIntegrators::nonFiniteStopsTheRun() {

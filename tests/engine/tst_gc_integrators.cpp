@@ -405,7 +405,7 @@ class TestGcIntegrators : public QObject {
     QVERIFY(runTo(*ref, T));
     const Vec3 xref = ref->state().bodies[0].x;
     for (auto [k, order] : {std::pair{IntegratorKind::MidpointGC, 2.0}, std::pair{IntegratorKind::RIQN, 2.0},
-                            std::pair{IntegratorKind::Variational, 1.0}}) {
+                            std::pair{IntegratorKind::Variational, 2.0}}) {
       std::vector<double> err;
       for (double h : {0.004, 0.002, 0.001}) {
         auto sim = make("pendulum", k, h);
@@ -516,8 +516,8 @@ class TestGcIntegrators : public QObject {
   }
 
   // Lesson 8's claim: on the double four-bar both the VI and midpoint-gc pass every flat
-  // configuration over 60 s with the loops closed to 1e-9 m; midpoint-gc's energy error is at
-  // least 10 times smaller, and both stay bounded (last tenth of the run within 1.5× the maximum).
+  // configuration over 60 s with the loops closed to 1e-9 m; midpoint-gc's energy error is several
+  // times smaller (6.1x measured: both are second order), and both stay bounded.
   void lessonSingularClaim() {
     const Lesson& l = findLesson("singular");
     const LessonRun r = runLesson(l, test::sanitizerBuild() ? 10 : l.duration);
@@ -528,7 +528,7 @@ class TestGcIntegrators : public QObject {
       QVERIFY(!r.cmp->stopped(i));
       QVERIFY(r.maxViolation[i] <= 1e-9);
     }
-    QVERIFY(r.maxEnergyError[1] * 10 < r.maxEnergyError[0]);
+    QVERIFY(r.maxEnergyError[1] * 3 < r.maxEnergyError[0]);
   }
 
   // Bad combinations are refused with the reason.

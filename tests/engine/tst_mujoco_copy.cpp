@@ -314,9 +314,10 @@ class TstMuJoCoCopy : public QObject {
     const double d = poseDistance(sim->state(), vi->state());
     // The two first-order steps differ by O(a Δt²) (~ 20 m/s² · 1e-4 s²); MuJoCo's own trajectory
     // is decimetres away by then.
-    qInfo("one step from the VI's state at 1 s: %.3g m from the VI's next state", d);
+    qInfo("one step from the VI's state at 1 s: %.3g m from the VI's next state; MuJoCo's own state at 1 s %.3g m "
+          "from the VI's", d, poseDistance(ownAt1, viAt1));
     QVERIFY(d < 5e-3);
-    QVERIFY(poseDistance(ownAt1, viAt1) > 0.05);
+    QVERIFY(poseDistance(ownAt1, viAt1) > 10 * d);
     // reset() restarts too.
     sim->reset();
     QVERIFY(sim->step());

@@ -203,6 +203,7 @@ void TestVariationalStep::angularVelocityLimitIsReported() {
   QVERIFY(sim.step());
   State s = sim.state();
   s.bodies[0].w = Vec3(0, 0, 250.0);  // ≥ 2/Δt = 200
+  s.interval = 0;                       // the velocity of a full interval Δt
   sim.setState(s);
   QVERIFY(!sim.step());
   QVERIFY(sim.metrics().status == StepStatus::AngularVelocityLimit);
@@ -356,17 +357,19 @@ void TestVariationalStep::velocityBeyondTheLimitIsSubdivided() {
   // The turn rate grows from 105 to 405 rad/s under a constant torque τ over 0.2 s. The discrete
   // momentum p = (h/2) Jω √(4/h² − ω²) = J sin(φ)/h of a turn φ per interval h is largest at φ = π/2
   // (eq. 16; a rate of 157 rad/s at Δt = 0.01): beyond it the full step has no solution, and the
-  // step is solved in sub-intervals. Each knot adds τ (h_prev + h)/2 to p, so over the run
-  //   p_end − p_0 = τ (t + (h_end − Δt)/2)   exactly (to the solver's tolerance),
-  // and the attitude follows θ(t) = r0 t + τ t²/(2J), r0 = (2/Δt) asin(ω0 Δt/2), to first order
-  // (3.8 % measured here at up to 4.3 rad per step; 5 % asserted).
+  // step is solved in sub-intervals. Each knot adds τ (h_prev + h)/2 to p, the start's knot (the
+  // half kick from the initial velocity, p_0 = Jω0) τ h/2, so over the run
+  //   p_end − p_0 = τ (t + h_end/2)   exactly (to the solver's tolerance),
+  // and the attitude follows θ(t) = ω0 t + τ t²/(2J) within the scheme's error at these rates: a
+  // momentum p turns the body by asin(p h/J) per interval h (eq. 16), ahead of p h/J by up to 57 % at
+  // p h/J → 1 (measured 15 % ahead here; 20 % asserted).
   auto sys = compile(spinner(100.0));
   Simulation sim(sys);
   const double J = 0.8, tau = J * 1500.0, dt = sim.settings().dt;
   sim.inputs().torque[0] = Vec3(0, 0, tau);
   const auto momentum = [&](const State& s) {
     const double h = s.interval > 0 ? s.interval : dt, w = s.bodies[0].w.z();
-    return J * w * std::sqrt(1 - 0.25 * h * h * w * w);
+    return s.interval < 0 ? J * w : J * w * std::sqrt(1 - 0.25 * h * h * w * w);  // at the knot: Jω
   };
   const double p0 = momentum(sim.state());
   int maxSub = 1;
@@ -383,10 +386,10 @@ void TestVariationalStep::velocityBeyondTheLimitIsSubdivided() {
   }
   const double t = sim.state().time, hEnd = sim.state().interval > 0 ? sim.state().interval : dt;
   QVERIFY2(maxSub >= 4, qPrintable(QString::number(maxSub)));
-  const double gained = momentum(sim.state()) - p0, expected = tau * (t + 0.5 * (hEnd - dt));
+  const double gained = momentum(sim.state()) - p0, expected = tau * (t + 0.5 * hEnd);
   QVERIFY2(std::abs(gained - expected) <= 1e-9 * expected, qPrintable(QString("%1 vs %2").arg(gained).arg(expected)));
-  const double r0 = (2 / dt) * std::asin(0.5 * 100.0 * dt), exact = r0 * t + 0.5 * (tau / J) * t * t;
-  QVERIFY2(std::abs(theta - exact) <= 0.05 * exact, qPrintable(QString("θ %1, exact %2").arg(theta).arg(exact)));
+  const double exact = 100.0 * t + 0.5 * (tau / J) * t * t;
+  QVERIFY2(std::abs(theta - exact) <= 0.2 * exact, qPrintable(QString("θ %1, exact %2").arg(theta).arg(exact)));
 }
 
 void TestVariationalStep::residualAtRoundoffIsAccepted() {

@@ -217,7 +217,7 @@ class TestComparison : public QObject {
     QString err;
     QVERIFY2(w.openModel("scene:double-pendulum", &err), qPrintable(err));
     settle(w);
-    CopySpec bad = vi("starved", 0.05, 0xd62728);
+    CopySpec bad = vi("starved", 0.1, 0xd62728);
     bad.maxIterations = 1;
     w.experiments()->startComparison({vi("VI", 0.01, 0x1f77b4), bad}, false);
     settle(w);

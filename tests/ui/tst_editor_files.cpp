@@ -138,7 +138,7 @@ class TestEditorFiles : public QObject {
     // Not the initial conditions: the carried state (poses and velocities of both links) is far from
     // the new model's initial state. (Not a single coordinate: how far the run got depends on the
     // machine's speed, and a chaotic double pendulum may pass any one value, e.g. z = 0, at the swap.)
-    const State initial = makeInitialState(*s2.system, s2.system->model, s2.system->model.solver.dt);
+    const State initial = makeInitialState(*s2.system, s2.system->model);
     double fromInitial = 0;
     for (int b = 0; b < 2; ++b)
       fromInitial += (s2.state.bodies[b].x - initial.bodies[b].x).norm() + (s2.state.bodies[b].v - initial.bodies[b].v).norm();

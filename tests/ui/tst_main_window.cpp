@@ -172,9 +172,10 @@ class TestMainWindow : public QObject {
     const QString path = dir.filePath("diverging.mech");
     QFile f(path);
     QVERIFY(f.open(QIODevice::WriteOnly));
-    // A pendulum whirling at 30 rad/s with Δt = 0.1 and only 3 Newton iterations allowed.
+    // A pendulum whirling at 30 rad/s with Δt = 0.1 and one Newton iteration allowed: its first step
+    // fails at every subdivision.
     f.write("(mechanism \"diverging\"\n"
-            "  (solver (dt 0.1) (max-iterations 3))\n"
+            "  (solver (dt 0.1) (max-iterations 1))\n"
             "  (body bob (mass 1) (shape sphere 0.1)\n"
             "    (joint revolute (axis 1 0 0) (child-anchor 0 0 1) (velocity 30))))\n");
     f.close();
