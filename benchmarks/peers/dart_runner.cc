@@ -143,6 +143,10 @@ class DartInstance : public PeerInstance {
     const Eigen::Quaterniond r(T.linear());
     q = Vec4(r.w(), r.x(), r.y(), r.z());
   }
+  void velocity(int body, Vec3& v, Vec3& w) const override {
+    v = nodes_[size_t(body)]->getCOMLinearVelocity();
+    w = nodes_[size_t(body)]->getAngularVelocity();
+  }
 
  private:
   simulation::WorldPtr world_;
@@ -166,6 +170,6 @@ std::string describeDefaults() {
 
 }  // namespace
 
-PeerEngine dartEngine() { return makePeerEngine<DartInstance>("dart", "DART " DART_VERSION, describeDefaults()); }
+PeerEngine dartEngine() { return makePeerEngine<DartInstance>("dart", "DART " DART_VERSION, "semi-implicit euler", describeDefaults()); }
 
 }  // namespace peers

@@ -18,7 +18,9 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -82,7 +84,7 @@ std::mutex loadMutex;
 
 class MuJoCoInstance : public PeerInstance {
  public:
-  explicit MuJoCoInstance(const PeerScene& s) {
+  MuJoCoInstance(const PeerScene& s, int integrator) {
     static std::once_flag once;
     std::call_once(once, [] {
       mju_user_error = onError;
@@ -115,6 +117,7 @@ class MuJoCoInstance : public PeerInstance {
       if (!m_) throw Unsupported(std::string("MuJoCo cannot load the MJCF: ") + error);
       if (files > 0) note_ = "MJCF split into " + std::to_string(files + 1) + " files (<include>; tinyxml2 nests 100 elements at most)";
     }
+    m_->opt.integrator = integrator;
     d_ = mj_makeData(m_);
     if (!d_) throw Unsupported("mj_makeData failed");
     for (const std::string& b : info.body) bodyId_.push_back(mj_name2id(m_, mjOBJ_BODY, b.c_str()));
@@ -124,6 +127,7 @@ class MuJoCoInstance : public PeerInstance {
     if (m_) mj_deleteModel(m_);
   }
   bool step() override {
+    fresh_ = false;
     mj_step(m_, d_);
     for (int w : {mjWARN_BADQPOS, mjWARN_BADQVEL, mjWARN_BADQACC})
       if (d_->warning[w].number > 0) {
@@ -133,24 +137,48 @@ class MuJoCoInstance : public PeerInstance {
     return true;
   }
   void pose(int body, Vec3& x, Vec4& q) const override {
-    mj_kinematics(m_, d_);  // poses of the current qpos (mj_step leaves those of the step's start)
+    update();
     const mjtNum* p = d_->xpos + 3 * bodyId_[size_t(body)];  // body frame = our centre-of-mass frame
     const mjtNum* r = d_->xquat + 4 * bodyId_[size_t(body)];
     x = Vec3(p[0], p[1], p[2]);
     q = Vec4(r[0], r[1], r[2], r[3]);
   }
+  void velocity(int body, Vec3& v, Vec3& w) const override {
+    update();
+    mjtNum res[6];
+    mj_objectVelocity(m_, d_, mjOBJ_BODY, bodyId_[size_t(body)], res, 0);  // [angular; linear], world frame
+    w = Vec3(res[0], res[1], res[2]);
+    v = Vec3(res[3], res[4], res[5]);
+  }
   std::string failure() const override { return failure_; }
   std::string note() const override { return note_; }
 
  private:
+  // Poses and velocities of the current qpos, qvel (mj_step leaves those of the step's start): one
+  // mj_forward after each step, when they are read.
+  void update() const {
+    if (fresh_) return;
+    mj_forward(m_, d_);
+    fresh_ = true;
+  }
   mjModel* m_ = nullptr;
   mjData* d_ = nullptr;
+  mutable bool fresh_ = false;
   std::vector<int> bodyId_;
   std::string note_, failure_;
 };
 
 }  // namespace
 
-PeerEngine mujocoEngine() { return makePeerEngine<MuJoCoInstance>("mujoco", std::string("MuJoCo ") + mj_versionString(), "mj_step on the MJCF of engine/io/mjcf_writer (MuJoCo defaults: Euler, Newton solver, pyramidal cone)"); }
+PeerEngine mujocoEngine(const std::string& integrator) {
+  int kind = mjINT_EULER;
+  if (integrator == "rk4") kind = mjINT_RK4;
+  else if (integrator == "implicit") kind = mjINT_IMPLICIT;
+  else if (integrator != "euler") throw std::invalid_argument("unknown MuJoCo integrator: " + integrator);
+  return {"mujoco", std::string("MuJoCo ") + mj_versionString(), integrator,
+          "mj_step on the MJCF of engine/io/mjcf_writer (MuJoCo defaults: " + integrator +
+              " integrator, Newton solver, pyramidal cone)",
+          [kind](const PeerScene& s) -> std::unique_ptr<PeerInstance> { return std::make_unique<MuJoCoInstance>(s, kind); }};
+}
 
 }  // namespace peers

@@ -112,6 +112,12 @@ class OdeInstance : public PeerInstance {
     x = Vec3(p[0], p[1], p[2]);
     q = Vec4(r[0], r[1], r[2], r[3]);
   }
+  void velocity(int body, Vec3& v, Vec3& w) const override {
+    const dReal* l = dBodyGetLinearVel(bodies_[size_t(body)]);  // of the centre of mass (the body's origin)
+    const dReal* a = dBodyGetAngularVel(bodies_[size_t(body)]);
+    v = Vec3(l[0], l[1], l[2]);
+    w = Vec3(a[0], a[1], a[2]);
+  }
 
  private:
   dWorldID world_ = nullptr;
@@ -136,6 +142,6 @@ std::string describeDefaults() {
 
 }  // namespace
 
-PeerEngine odeEngine() { return makePeerEngine<OdeInstance>("ode", "ODE " dODE_VERSION, describeDefaults()); }
+PeerEngine odeEngine() { return makePeerEngine<OdeInstance>("ode", "ODE " dODE_VERSION, "semi-implicit euler", describeDefaults()); }
 
 }  // namespace peers

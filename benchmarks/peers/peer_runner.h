@@ -30,6 +30,9 @@ class PeerInstance {
   // Pose of body i's centre-of-mass frame (position, orientation [w, x, y, z], world), to check
   // that the engines simulate the same motion and how well they keep the loops closed.
   virtual void pose(int body, Vec3& x, Vec4& q) const = 0;
+  // Velocity of body i's centre of mass and its angular velocity, both in the world frame, at the
+  // time of the current pose (for the energy of the work-precision mode, work_precision.cc).
+  virtual void velocity(int body, Vec3& v, Vec3& w) const = 0;
   virtual std::string failure() const { return {}; }
   // Remarks on how this instance modelled the scene (e.g. a split MJCF), for the note column.
   virtual std::string note() const { return {}; }
@@ -38,6 +41,7 @@ class PeerInstance {
 struct PeerEngine {
   std::string name;     // "ours", "mujoco", "dart", "ode"
   std::string version;
+  std::string integrator;  // the time stepper ("vi", "rk4", "euler", "semi-implicit euler", ...)
   // What is timed and the solver settings (for stderr and the docs).
   std::string description;
   // Builds a fresh instance at the scene's initial state; throws Unsupported (or ms::UserError).
@@ -46,14 +50,18 @@ struct PeerEngine {
 
 // The descriptor of an engine whose instances are Instance(scene).
 template <class Instance>
-PeerEngine makePeerEngine(std::string name, std::string version, std::string description) {
-  return {std::move(name), std::move(version), std::move(description),
+PeerEngine makePeerEngine(std::string name, std::string version, std::string integrator, std::string description) {
+  return {std::move(name), std::move(version), std::move(integrator), std::move(description),
           [](const PeerScene& s) -> std::unique_ptr<PeerInstance> { return std::make_unique<Instance>(s); }};
 }
 
+// Our engine with the default variational integrator; and with another time stepper of ours
+// (`integrator`: vi, midpoint-gc, riqn, rk4, rk4-baumgarte, exponential — the last with soft contacts).
 PeerEngine oursEngine();
+PeerEngine oursEngine(const std::string& integrator);
 #ifdef PEERS_HAVE_MUJOCO
-PeerEngine mujocoEngine();
+// MuJoCo with its default Euler integrator, or `integrator` = euler, rk4 or implicit.
+PeerEngine mujocoEngine(const std::string& integrator = "euler");
 // --mjcf=FILE (mjcf_mode.cc): the file in our engine and in MuJoCo; the process's exit code
 // (0; 2: an engine refuses the file; 3: a step failed).
 int runMjcfMode(const std::string& file, int steps, int reps);
@@ -64,5 +72,17 @@ PeerEngine dartEngine();
 #ifdef PEERS_HAVE_ODE
 PeerEngine odeEngine();
 #endif
+
+// --work-precision (work_precision.cc): the Δt sweep of every engine and integrator on the
+// scenarios, one CSV on stdout; returns the process's exit code.
+struct WorkPrecisionOptions {
+  std::string filter;       // substring of the scenario name
+  std::string engines;      // comma-separated engine names, empty = all
+  std::vector<double> dts;  // empty = the default sweep
+  bool quick = false;       // one short Δt pair per scenario (smoke test)
+  int reps = 3;             // runs per point (the cost is their median)
+  double budget = 120;      // s: a run predicted to take longer (all its repetitions) is skipped
+};
+int runWorkPrecision(const WorkPrecisionOptions& options);
 
 }  // namespace peers

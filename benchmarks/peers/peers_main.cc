@@ -139,6 +139,9 @@ std::string loadAverage() {
 int main(int argc, char** argv) {
   Options opt;
   std::string mjcf;                 // --mjcf=FILE: the MJCF mode (mjcf_mode.cc)
+  bool workPrecision = false;       // --work-precision: the Δt sweep (work_precision.cc)
+  double budget = 120;              // --budget=S: its wall-time limit per point
+  std::vector<double> dts;          // --dts=A,B,...: its Δt values
   bool stepsGiven = false, repsGiven = false, sceneOption = false;
   // A positive integer option value; false (with a message) for anything else.
   auto positive = [](const std::string& a, size_t prefix, int& out) {
@@ -168,7 +171,27 @@ int main(int argc, char** argv) {
       sceneOption = true;
     } else if (a.rfind("--filter=", 0) == 0) opt.filter = a.substr(9), sceneOption = true;
     else if (a.rfind("--engines=", 0) == 0) opt.engines = a.substr(10), sceneOption = true;
-    else if (a.rfind("--mjcf=", 0) == 0) {
+    else if (a == "--work-precision") workPrecision = true;
+    else if (a.rfind("--budget=", 0) == 0) {
+      char* end = nullptr;
+      budget = std::strtod(a.c_str() + 9, &end);
+      if (a.size() == 9 || *end != '\0' || !(budget > 0)) {
+        std::cerr << "mechstudio-peers: --budget needs a positive number of seconds, got '" << a.substr(9) << "'\n";
+        return 1;
+      }
+    }
+    else if (a.rfind("--dts=", 0) == 0) {
+      std::stringstream list(a.substr(6));
+      for (std::string item; std::getline(list, item, ',');) {
+        char* end = nullptr;
+        const double v = std::strtod(item.c_str(), &end);
+        if (item.empty() || *end != '\0' || !(v > 0 && v <= 0.1)) {
+          std::cerr << "mechstudio-peers: --dts needs time steps in (0, 0.1] separated by commas, got '" << item << "'\n";
+          return 1;
+        }
+        dts.push_back(v);
+      }
+    } else if (a.rfind("--mjcf=", 0) == 0) {
       mjcf = a.substr(7);
       if (mjcf.empty()) {
         std::cerr << "mechstudio-peers: --mjcf needs a file name\n";
@@ -176,14 +199,35 @@ int main(int argc, char** argv) {
       }
     } else {
       std::cerr << "usage: mechstudio-peers [--quick] [--reps=N] [--steps=N] [--dt=SECONDS] [--filter=SUBSTRING] [--engines=ours,mujoco,dart,ode]\n"
+                   "       mechstudio-peers --work-precision [--quick] [--reps=N] [--budget=S] [--filter=SUBSTRING] [--engines=LIST] [--dts=A,B,...]\n"
                    "       mechstudio-peers --mjcf=FILE [--steps=N] [--reps=N]\n"
                    "  One CSV on stdout: our engine and the peers found at build time on the same scenes;\n"
+                   "  with --work-precision, cost and errors of every engine and integrator over a sweep of\n"
+                   "  time steps (LIST: engine names or engine:integrator, e.g. ours:vi,mujoco:rk4);\n"
                    "  with --mjcf, one MJCF file in our engine and in MuJoCo at the file's own timestep\n"
                    "  (defaults: 1000 steps, 10 repetitions).\n";
       if (a == "--help" || a == "-h") return 0;
       std::cerr << "mechstudio-peers: unknown option '" << a << "'\n";
       return 1;
     }
+  }
+  if (workPrecision) {
+    if (!mjcf.empty() || stepsGiven || (opt.dt != 0.01)) {
+      std::cerr << "mechstudio-peers: --work-precision takes only --quick, --reps, --budget, --filter, --engines and --dts\n";
+      return 1;
+    }
+    WorkPrecisionOptions w;
+    w.reps = repsGiven ? opt.reps : opt.quick ? 1 : 3;
+    w.budget = budget;
+    w.filter = opt.filter;
+    w.engines = opt.engines;
+    w.dts = dts;
+    w.quick = opt.quick;
+    return runWorkPrecision(w);
+  }
+  if (!dts.empty()) {
+    std::cerr << "mechstudio-peers: --dts is an option of --work-precision (the per-step comparison takes --dt)\n";
+    return 1;
   }
   // The MJCF mode: one file, both engines at its own timestep.
   if (!mjcf.empty()) {
