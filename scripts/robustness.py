@@ -10,13 +10,15 @@ what the product promises:
     1.5x that over the first tenth (both floored at 1e-6 of the energy scale max(|E0|, max KE));
   * contact models: deepest penetration <= 1e-4 m at every step.
 
-  scripts/robustness.py [--cli PATH] [--short] [--no-energy] [--jobs N] [--markdown FILE]
+  scripts/robustness.py [--cli PATH] [--short | --long] [--no-energy] [--jobs N] [--markdown FILE]
 
 --short runs a reduced set (registered in CTest, with --no-energy: the energy criterion is printed
 but not checked there, because its long chains run only 0.2-6 s, the first moments of their fall,
 where a first tenth says nothing about the last); the full set with every check is the benchmark
-job whose table is committed in docs/benchmarks.md. Prints one line per run and exits 1
-if any run fails a check.
+job whose table is committed in docs/benchmarks.md. --long applies the same checks to the long runs
+of issue 33 (models/chain.mech at its Δt 0.01: 20 links for 2,000 s, 50 and 100 links for 1,000 s;
+docs/engine.md, "Energy over long runs of chains"). Prints one line per run and exits 1 if any run
+fails a check.
 """
 import argparse
 import concurrent.futures
@@ -53,9 +55,14 @@ def gallery():
     return sorted(out)
 
 
-def runs(short):
+def runs(short, long=False):
     """(label, source, base, params, duration) of every run."""
     r = []
+    if long:
+        chain = os.path.join(ROOT, "models", "chain.mech")
+        for n, duration in ((20, 2000.0), (50, 1000.0), (100, 1000.0)):
+            r.append((f"models/chain.mech n={n}, {duration:.0f} s", chain, "chain", {"n": n}, duration))
+        return r
     if short:
         for label, path, base in gallery():
             r.append((label, path, base, {}, 5.0))
@@ -145,8 +152,8 @@ def fmt(res):
             f"{res['us_per_step']:8.1f} us/step {res['wall']:6.1f} s {res['message']}")
 
 
-def markdown(results, short):
-    lines = [f"| run ({'short' if short else 'full'} suite) | exit | steps | max violation | max penetration | "
+def markdown(results, suite):
+    lines = [f"| run ({suite} suite) | exit | steps | max violation | max penetration | "
              "E drift last/first tenth | stalled | subdivided | singular passed / kept | it/step | µs/step |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in results:
@@ -165,6 +172,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cli", default=os.path.join(ROOT, "build/app/mechstudio-cli"))
     ap.add_argument("--short", action="store_true")
+    ap.add_argument("--long", action="store_true", help="the long chain runs of issue 33 instead")
     ap.add_argument("--no-energy", action="store_true", help="print the energy criterion without checking it")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--markdown", help="also write the results as a Markdown table")
@@ -172,7 +180,9 @@ def main():
     a = ap.parse_args()
     if not os.access(a.cli, os.X_OK):
         sys.exit(f"robustness.py: error: {a.cli} is not an executable mechstudio-cli (build first, or --cli)")
-    specs = [s for s in runs(a.short) if not a.only or a.only in s[0]]
+    if a.short and a.long:
+        sys.exit("robustness.py: error: --short and --long are two different sets: choose one")
+    specs = [s for s in runs(a.short, a.long) if not a.only or a.only in s[0]]
     t0 = time.monotonic()
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as ex:
         futures = [ex.submit(one, a.cli, s, not a.no_energy) for s in specs]
@@ -185,7 +195,7 @@ def main():
           f"{time.monotonic() - t0:.0f} s" + (f"; FAILED: {', '.join(failed)}" if failed else ""))
     if a.markdown:
         with open(a.markdown, "w") as f:
-            f.write(markdown(results, a.short))
+            f.write(markdown(results, "short" if a.short else "long" if a.long else "full"))
     sys.exit(1 if failed else 0)
 
 

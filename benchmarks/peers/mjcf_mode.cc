@@ -58,25 +58,6 @@ std::string readText(const fs::path& p) {
   return s.str();
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-std::string fmt(double v, int prec = 4) {
-  if (!std::isfinite(v)) return "";
-  char b[40];
-  std::snprintf(b, sizeof b, "%.*g", prec, v);
-  return b;
-}
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
-  return q + "\"";
-}
-
 // MuJoCo's model and data of the file (freed with it).
 struct MuJoCoModel {
   mjModel* m = nullptr;

@@ -5,7 +5,12 @@
 // their factory functions are declared here and registered under the PEERS_HAVE_* macros.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -37,6 +42,33 @@ class PeerInstance {
   // Remarks on how this instance modelled the scene (e.g. a split MJCF), for the note column.
   virtual std::string note() const { return {}; }
 };
+
+// Helpers of the CSV writers (peers_main.cc, work_precision.cc): a field quoted when it needs it,
+// newlines as spaces; a number with `prec` significant digits (empty when not finite), the median, /proc/loadavg.
+inline std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c == '\n' ? ' ' : c);
+  return q + "\"";
+}
+inline std::string fmt(double v, int prec = 4) {
+  if (!std::isfinite(v)) return "";
+  char b[40];
+  std::snprintf(b, sizeof b, "%.*g", prec, v);
+  return b;
+}
+inline double median(std::vector<double> v) {
+  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+inline std::string loadAverage() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
 
 struct PeerEngine {
   std::string name;     // "ours", "mujoco", "dart", "ode"

@@ -68,29 +68,10 @@ struct Result {
   bool modelled = true;
 };
 
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-std::string fmt(double v, int prec = 4) {
-  if (!std::isfinite(v)) return "";
-  char b[40];
-  std::snprintf(b, sizeof b, "%.*g", prec, v);
-  return b;
-}
 void addNote(std::string& note, const std::string& s) {
   if (s.empty() || note.find(s) != std::string::npos) return;
   note += (note.empty() ? "" : "; ") + s;
 }
-double median(std::vector<double> v) {
-  if (v.empty()) return kNaN;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // How this engine models this case differently from ours (fixed remarks; the runners add theirs).
 std::string modelRemark(const std::string& engine, const PeerScene& s) {
   bool loop = false;
@@ -125,13 +106,6 @@ double loopGap(const PeerScene& s, const PeerInstance& inst) {
     gap = std::isnan(gap) ? g : std::max(gap, g);
   }
   return gap;
-}
-
-std::string loadAverage() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return a + " " + b + " " + c;
 }
 
 }  // namespace

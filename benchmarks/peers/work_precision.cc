@@ -17,12 +17,14 @@
 //   rebound [m]               highest centre of mass after the first touch above the final one
 // A combination that refuses a scenario is a row with status `refused` and the reason; a run whose
 // step fails is `failed` with the time and the engine's message. Provenance (commit, machine, load,
-// engine versions and settings, the reference's agreement) goes to stderr. A run predicted (from the
+// engine versions and settings, the reference's agreement) goes to stderr. Each point runs in a child
+// process (an engine that aborts fails that point only). A run predicted (from the
 // engine's previous Δt) to take longer than --budget seconds is a row with status `skipped`.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -32,6 +34,9 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "core/quaternion.h"
 #include "peer_runner.h"
@@ -80,12 +85,6 @@ struct Row {
   double spread = kNaN;  // (slowest − fastest) / median of the repetitions' costs
 };
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n == 0 ? kNaN : n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // Wall time of the steps alone of one more run (no readouts), µs; NaN if a step fails.
 double timedRun(const PeerEngine& engine, const Scenario& sc, double dt, double duration) {
   PeerScene scene = makePeerScene(sc.name, sc.scene, sc.params, dt);
@@ -95,19 +94,6 @@ double timedRun(const PeerEngine& engine, const Scenario& sc, double dt, double 
   for (long k = 0; k < steps; ++k)
     if (!inst->step()) return kNaN;
   return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
-
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-std::string fmt(double v) {
-  if (!std::isfinite(v)) return "";
-  char b[40];
-  std::snprintf(b, sizeof b, "%.4g", v);
-  return b;
 }
 
 // Total energy of the bodies (kinetic + gravity), J.
@@ -272,6 +258,62 @@ Row run(const PeerEngine& engine, const Scenario& sc, double dt, double duration
   return r;
 }
 
+// run() in a child process: an engine that aborts (Debian's DART asserts on a transform that blew
+// up, which ends the process) fails this point only. The child sends the row through a pipe.
+Row isolatedRun(const PeerEngine& engine, const Scenario& sc, double dt, double duration, const std::vector<Vec3>* reference,
+                int reps) {
+  int fd[2];
+  if (pipe(fd) != 0) return run(engine, sc, dt, duration, reference, reps);
+  std::cout.flush();
+  std::cerr.flush();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fd[0]);
+    close(fd[1]);
+    return run(engine, sc, dt, duration, reference, reps);
+  }
+  if (pid == 0) {
+    close(fd[0]);
+    const Row r = run(engine, sc, dt, duration, reference, reps);
+    const double v[9] = {r.usPerSimSecond, r.trajectory, r.energy, r.closure, r.penetrationMax, r.penetrationRest, r.rebound,
+                         double(r.repetitions), r.spread};
+    std::string msg(reinterpret_cast<const char*>(v), sizeof v);
+    msg += r.status + '\n' + r.note;
+    for (size_t off = 0; off < msg.size();) {
+      const ssize_t n = write(fd[1], msg.data() + off, msg.size() - off);
+      if (n <= 0) break;
+      off += size_t(n);
+    }
+    close(fd[1]);
+    _exit(0);
+  }
+  close(fd[1]);
+  std::string msg;
+  char buf[4096];
+  for (ssize_t n; (n = read(fd[0], buf, sizeof buf)) > 0;) msg.append(buf, size_t(n));
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  Row r;
+  constexpr size_t kNumbers = 9 * sizeof(double);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || msg.size() < kNumbers) {
+    r.status = "failed";
+    r.note = WIFSIGNALED(status) ? "the engine aborted the process (signal " + std::to_string(WTERMSIG(status)) +
+                                       ", " + strsignal(WTERMSIG(status)) + "; its message is on stderr)"
+                                 : "the run's process ended without a result";
+    return r;
+  }
+  double v[9];
+  std::memcpy(v, msg.data(), kNumbers);
+  r.usPerSimSecond = v[0], r.trajectory = v[1], r.energy = v[2], r.closure = v[3], r.penetrationMax = v[4];
+  r.penetrationRest = v[5], r.rebound = v[6], r.repetitions = int(v[7]), r.spread = v[8];
+  const std::string rest = msg.substr(kNumbers);
+  const size_t nl = rest.find('\n');
+  r.status = rest.substr(0, nl);
+  r.note = nl == std::string::npos ? "" : rest.substr(nl + 1);
+  return r;
+}
+
 std::string commandOutput(const char* cmd) {
   std::string out;
   if (FILE* p = popen(cmd, "r")) {
@@ -281,13 +323,6 @@ std::string commandOutput(const char* cmd) {
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;
-}
-
-std::string loadAverage() {
-  std::ifstream f("/proc/loadavg");
-  std::string a, b, c;
-  f >> a >> b >> c;
-  return a + " " + b + " " + c;
 }
 
 }  // namespace
@@ -366,7 +401,7 @@ int runWorkPrecision(const WorkPrecisionOptions& opt) {
           r.note = "predicted " + fmt(predicted) + " s of wall time for " + std::to_string(opt.reps) +
                    " runs, beyond the budget of " + fmt(opt.budget) + " s (--budget)";
         } else {
-          r = run(e, sc, dt, duration, reference.empty() ? nullptr : &reference, opt.reps);
+          r = isolatedRun(e, sc, dt, duration, reference.empty() ? nullptr : &reference, opt.reps);
           if (r.status == "ok") lastWall = r.usPerSimSecond * duration * 1e-6, lastDt = dt;
         }
         std::cerr << " " << r.status << "\n";
