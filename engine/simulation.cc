@@ -468,30 +468,28 @@ double Simulation::kineticEnergy() const {
 }
 
 double Simulation::potentialEnergy() const {
-  const State& s = state_;
   double v = 0;
   // Gravity.
-  for (size_t i = 0; i < sys_->bodies.size(); ++i) v -= sys_->bodies[i].mass * settings_.gravity.dot(s.bodies[i].x);
+  for (size_t i = 0; i < sys_->bodies.size(); ++i) v -= sys_->bodies[i].mass * settings_.gravity.dot(state_.bodies[i].x);
   // Springs between bodies.
   for (const SpringDesc& sp : sys_->model.springs) {
-    const Vec3 pa = sp.bodyA >= 0 ? Vec3(s.bodies[sp.bodyA].x + quat::rotate(s.bodies[sp.bodyA].q, sp.anchorA)) : sp.anchorA;
-    const Vec3 pb = sp.bodyB >= 0 ? Vec3(s.bodies[sp.bodyB].x + quat::rotate(s.bodies[sp.bodyB].q, sp.anchorB)) : sp.anchorB;
+    const Vec3 pa = sp.bodyA >= 0 ? Vec3(state_.bodies[sp.bodyA].x + quat::rotate(state_.bodies[sp.bodyA].q, sp.anchorA))
+                                  : sp.anchorA;
+    const Vec3 pb = sp.bodyB >= 0 ? Vec3(state_.bodies[sp.bodyB].x + quat::rotate(state_.bodies[sp.bodyB].q, sp.anchorB))
+                                  : sp.anchorB;
     const double stretch = (pb - pa).norm() - sp.restLength;
     v += 0.5 * sp.stiffness * stretch * stretch;
   }
-  // Joint springs and tendon springs (on the joints' coordinates at these poses).
-  const auto theta = [&](int k) {
-    const JointGeometry& g = sys_->joints[size_t(k)].geo;
+  // Joint springs.
+  for (const CompiledJoint& j : sys_->joints) {
+    if (!j.hasSpring) continue;
     JointMinimalEval e;
-    evalJointMinimal(g, jointPoses(g, s), e);
-    return Vec6(e.theta);
-  };
-  for (size_t k = 0; k < sys_->joints.size(); ++k) {
-    const CompiledJoint& j = sys_->joints[k];
-    if (j.hasSpring) v += 0.5 * (j.stiffness.array() * (theta(int(k)) - j.rest).array().square()).sum();
+    evalJointMinimal(j.geo, jointPoses(j.geo, state_), e);
+    v += 0.5 * (j.stiffness.array() * (e.theta - j.rest).array().square()).sum();
   }
+  // Tendon springs.
   for (const TendonDesc& t : sys_->model.tendons)
-    if (t.stiffness != 0) v += tendonPotential(t, tendonSum(t, theta));
+    if (t.stiffness != 0) v += tendonPotential(t, tendonSum(t, [&](int k) { return jointPosition(k); }));
   return v;
 }
 
