@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
   QCommandLineOption set("set", "Override a parameter of a .mech file or scene (repeatable).", "key=value");
   QCommandLineOption integrator("integrator", "Integrator of the model: vi (default), euler, symplectic-euler, heun, rk4, exponential, midpoint-gc, riqn, mujoco.", "NAME");
   QCommandLineOption contacts("contacts", "Contact model with --integrator: rigid (default) or soft.", "MODEL");
-  QCommandLineOption lesson("lesson", "Open a lesson (1-10 or its id, e.g. drift, or an experiment file): its model, its integrators compared, its explanation.", "N|ID|FILE");
+  QCommandLineOption lesson("lesson", "Open a lesson (1-11 or its id, e.g. drift, or an experiment file): its model, its integrators compared, its explanation.", "N|ID|FILE");
   QCommandLineOption sideBySide("side-by-side", "Draw compared copies (--lesson) beside the reference instead of as ghosts over it.");
   QCommandLineOption plot("plot", "Plot the model's signals matching a name or glob, e.g. 'crank.*' (repeatable: one plot each; 'mechstudio-cli signals MODEL' lists them).", "SIGNAL");
   QCommandLineOption keyframe("keyframe", "Start paused at the model's (keyframe NAME ...) instead of its initial conditions.", "NAME");

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
 #include "lesson_panel.h"
 
+#include <algorithm>
+
+#include <QDir>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -39,11 +43,15 @@ LessonPanel::LessonPanel(QWidget* parent) : QWidget(parent) {
   variants_ = wrapped("lesson-variants");
   claim_ = wrapped("lesson-claim");
   followUp_ = wrapped("lesson-follow-up");
+  figure_ = wrapped("lesson-figure");
+  figure_->setAlignment(Qt::AlignHCenter | Qt::AlignTop);
+  figure_->hide();
   v->addWidget(title_);
   v->addWidget(explanation_);
   v->addWidget(variants_);
   v->addWidget(claim_);
   v->addWidget(followUp_);
+  v->addWidget(figure_);
   v->addStretch(1);
   scroll->setWidget(body);
   outer->addWidget(scroll, 1);
@@ -75,7 +83,38 @@ void LessonPanel::setLesson(const Lesson& l) {
   variants_->setText(tr("<b>Copies:</b> ") + rows.join("; ").toHtmlEscaped().replace("&lt;b&gt;", "<b>"));
   claim_->setText(tr("<b>Watch for:</b> ") + QString::fromStdString(l.claim).toHtmlEscaped());
   followUp_->setText(tr("<b>Then try:</b> ") + QString::fromStdString(l.followUp).toHtmlEscaped());
+  // The figure: built in (:/figures, docs/images), or a file next to the experiment file.
+  figure_->clear();
+  figureImage_ = QPixmap();
+  figure_->setVisible(!l.figure.empty());
+  if (l.figure.empty()) return;
+  const QString name = QString::fromStdString(l.figure);
+  figureImage_.load(":/figures/" + name);
+  if (figureImage_.isNull() && !l.sourceFile.empty())
+    figureImage_.load(QFileInfo(QString::fromStdString(l.sourceFile)).dir().filePath(name));
+  if (figureImage_.isNull()) {
+    figure_->setText(tr("(figure %1 not found)").arg(name));
+    return;
+  }
+  figure_->setToolTip(name);
+  scaleFigure();
 }
+
+// The figure at the panel's width (less the margins and a scroll bar), never above its own size:
+// a wider label would widen the panel's text column beyond the dock.
+void LessonPanel::scaleFigure() {
+  if (figureImage_.isNull()) return;
+  const int w = std::clamp(width() - 40, 80, figureImage_.width());
+  if (figure_->pixmap().width() != w) figure_->setPixmap(figureImage_.scaledToWidth(w, Qt::SmoothTransformation));
+}
+
+void LessonPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  scaleFigure();
+}
+
+QPixmap LessonPanel::figure() const { return figure_->pixmap(); }
+QString LessonPanel::figureText() const { return figure_->text(); }
 
 QString LessonPanel::titleText() const { return title_->text(); }
 QString LessonPanel::explanationText() const { return explanation_->text(); }

@@ -82,7 +82,7 @@ const char* focusName(ms::LessonFocus f) {
 
 void printLessonOptions(std::FILE* f) {
   std::fprintf(f,
-               "  N | ID            lesson number (1-10) or name (see 'lessons')\n"
+               "  N | ID            lesson number (1-11) or name (see 'lessons')\n"
                "  FILE.experiment   an experiment file (docs/lessons.md, \"Experiment files\")\n"
                "  --duration S      simulated time [s] (default: the lesson's)\n"
                "  --csv FILE        per-step rows of every copy ('-' = standard output):\n"

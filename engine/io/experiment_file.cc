@@ -19,8 +19,8 @@ using sexpr::Kind;
 using sexpr::Node;
 
 // Forms allowed in (experiment …), in (copy …) and in (camera …).
-const std::vector<std::string> kForms = {"title", "model",    "keyframe", "copy",   "duration",    "focus",  "log-scale",
-                                         "plot",  "phase",    "camera",   "follow", "explanation", "claim", "follow-up"};
+const std::vector<std::string> kForms = {"title",  "model",  "keyframe",    "copy",  "duration",  "focus",  "log-scale", "plot",
+                                         "phase",  "camera", "follow",      "figure", "explanation", "claim", "follow-up"};
 const std::vector<std::string> kCopyItems = {"integrator", "dt", "tolerance", "contacts", "baumgarte", "mujoco-integrator"};
 const std::vector<std::string> kContactItems = {"stiffness", "damping"};
 const std::vector<std::string> kCameraItems = {"eye", "center", "up"};
@@ -170,6 +170,7 @@ class Reader {
       else if (h == "explanation") text(n, out_.explanation);
       else if (h == "claim") text(n, out_.claim);
       else if (h == "follow-up") text(n, out_.followUp);
+      else if (h == "figure") text(n, out_.figure);
       else if (h == "model") readModel(n);
       else if (h == "keyframe") oneName(n, out_.keyframe, "(keyframe released)");
       else if (h == "follow") oneName(n, out_.follow, "(follow torso)");
@@ -578,6 +579,7 @@ std::string writeExperiment(const Lesson& l) {
     s += in + "(camera " + triple("eye", l.camera->eye) + " " + triple("center", l.camera->center) + " " +
          triple("up", l.camera->up) + ")\n";
   if (!l.follow.empty()) s += in + "(follow " + name(l.follow) + ")\n";
+  if (!l.figure.empty()) s += textForm("figure", l.figure, in);
   if (!l.explanation.empty()) s += textForm("explanation", l.explanation, in);
   if (!l.claim.empty()) s += textForm("claim", l.claim, in);
   if (!l.followUp.empty()) s += textForm("follow-up", l.followUp, in);

@@ -45,7 +45,7 @@ bool Lesson::operator==(const Lesson& o) const {
          modelFile == o.modelFile && modelText == o.modelText && params == o.params && keyframe == o.keyframe &&
          variants == o.variants && duration == o.duration && focus == o.focus && logScale == o.logScale &&
          followUp == o.followUp && plots == o.plots && phaseX == o.phaseX && phaseY == o.phaseY && camera == o.camera &&
-         follow == o.follow;
+         follow == o.follow && figure == o.figure;
 }
 
 const std::vector<Lesson>& lessons() {

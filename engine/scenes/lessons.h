@@ -70,6 +70,9 @@ struct Lesson {
   std::string phaseX, phaseY;
   std::optional<LessonCamera> camera;  // the view to open with; none: fit the model
   std::string follow;          // the body the 3D view follows ((follow BODY)); empty: none
+  // A figure shown with the lesson ((figure "NAME.png")): a PNG of docs/images, built into the
+  // application; in an experiment file of one's own also a path relative to that file. Empty: none.
+  std::string figure;
   // Where it was read from (not content: ignored by ==): the experiment file (for relative model
   // paths and messages) and the line:column of an inline (mechanism …) form.
   std::string sourceFile;

@@ -3,7 +3,7 @@
 # Included by tests/CMakeLists.txt after cli_tests.cmake (which defines the helper functions).
 
 mechstudio_cli_test(lessons_list EXIT 0 ARGS lessons CHECKS "STDOUT_REGEX=1  drift.*6  stiff-contact")
-mechstudio_cli_bad(lesson_unknown REASON "unknown lesson '11'; give 1-10" ARGS lesson 11)
+mechstudio_cli_bad(lesson_unknown REASON "unknown lesson '12'; give 1-11" ARGS lesson 12)
 mechstudio_cli_bad(lesson_missing REASON "lesson needs a number or a name" ARGS lesson)
 mechstudio_cli_bad(lesson_two REASON "give one lesson" ARGS lesson 1 2)
 mechstudio_cli_bad(lesson_bad_duration REASON "--duration must be positive" ARGS lesson drift --duration 0)

@@ -42,6 +42,7 @@ Lesson everyForm() {
   l.params = {{"angle", "1.2"}, {"name", "two words"}, {"expr", "(deg 30)"}, {"sym", "spherical"}, {"empty", ""}};
   l.keyframe = "released";
   l.follow = "link 2";
+  l.figure = "work-precision-double-pendulum.png";
   LessonVariant a{"VI", {}, 0.01, 1e-12};
   LessonVariant b{"rk4 stabilised", {}, 0.0025, 0};
   b.options.kind = IntegratorKind::RK4;
@@ -86,7 +87,7 @@ class TestExperimentFile : public QObject {
  private slots:
   // The embedded lessons are the files of models/lessons, one per lesson, in number order.
   void builtinLessonsAreTheFiles() {
-    QCOMPARE(int(lessons().size()), 10);
+    QCOMPARE(int(lessons().size()), 11);
     int files = 0;
     for (const auto& e : std::filesystem::directory_iterator(test::modelPath("lessons")))
       files += isExperimentFile(e.path().string());
@@ -156,6 +157,9 @@ class TestExperimentFile : public QObject {
     QVERIFY(a != b);
     b = a;
     b.follow = "link1";
+    QVERIFY(a != b);
+    b = a;
+    b.figure = "other.png";
     QVERIFY(a != b);
     b = a;
     b.camera->up[2] = 1;

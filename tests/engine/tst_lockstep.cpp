@@ -222,7 +222,7 @@ void TestLockstep::theDragActsOnTheReferenceOnly() {
 }
 
 void TestLockstep::lessonsAreWellFormed() {
-  QCOMPARE(int(lessons().size()), 10);
+  QCOMPARE(int(lessons().size()), 11);
   for (const Lesson& l : lessons()) {
     QCOMPARE(&findLesson(std::to_string(l.number)), &l);
     QCOMPARE(&findLesson(l.id), &l);
@@ -237,7 +237,7 @@ void TestLockstep::lessonsAreWellFormed() {
       if (unavailableReason(v.options.kind).empty()) validateIntegratorOptions(v.options, *sys);
     }
   }
-  QVERIFY_THROWS_EXCEPTION(UserError, findLesson("11"));
+  QVERIFY_THROWS_EXCEPTION(UserError, findLesson("12"));
   QVERIFY_THROWS_EXCEPTION(UserError, findLesson("energy "));
 }
 

@@ -351,6 +351,33 @@ class TestComparison : public QObject {
     QCOMPARE(w.comparisonPanel()->table()->item(1, ComparisonPanel::Dt)->text().toDouble(), dt1);
   }
 
+  // Lessons menu: lesson 11 (accuracy per cost) opens the double pendulum in five copies and shows
+  // the committed work-precision diagram (built in under :/figures) in its panel; lesson 1 has no
+  // figure, and opening it after 11 hides the figure again.
+  void lessonShowsItsFigure() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QAction* eleven = w.findChild<QAction*>("lesson-11");
+    QVERIFY(eleven);
+    eleven->trigger();
+    settle(w);
+    QVERIFY(w.lessonDock()->isVisible());
+    QVERIFY(w.lessonPanel()->titleText().startsWith("11. Accuracy per cost"));
+    QCOMPARE(w.documents()->source(), QString("scene:double-pendulum"));
+    stepN(w, 5);
+    QCOMPARE(int(w.sim().snapshot().copies.size()), 5);
+    const QPixmap figure = w.lessonPanel()->figure();
+    QVERIFY2(!figure.isNull(), qPrintable(w.lessonPanel()->figureText()));
+    QVERIFY(figure.width() > 300 && figure.height() > 100);
+    if (const QByteArray out = qgetenv("MECHSTUDIO_LESSON11_SCREENSHOT"); !out.isEmpty()) w.grab().save(QString::fromUtf8(out));
+    QAction* one = w.findChild<QAction*>("lesson-1");
+    QVERIFY(one);
+    one->trigger();
+    settle(w);
+    QVERIFY(w.lessonPanel()->figure().isNull());
+  }
+
   // Lessons menu: lesson 1 opens the three-link loop with VI vs RK4 as a comparison, the
   // explanation panel shows, the violation plot is in front on a log scale with two curves, RK4
   // runs in lockstep as a ghost and every plot has a curve per copy.
