@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/quaternion.h"
 #include "peer_scene.h"
 
 namespace peers {
@@ -68,6 +69,27 @@ inline std::string loadAverage() {
   std::string a, b, c;
   f >> a >> b >> c;
   return a + " " + b + " " + c;
+}
+
+// The largest distance between the two bodies' points of a loop-closing joint (the points that
+// coincide at the initial pose), NaN for a scene without loops.
+inline double loopGap(const PeerScene& s, const PeerInstance& inst) {
+  double gap = std::numeric_limits<double>::quiet_NaN();
+  for (const PeerJoint& j : s.joints) {
+    if (!j.loop) continue;
+    auto point = [&](int body) {
+      if (body < 0) return j.anchor;
+      const PeerBody& b = s.bodies[size_t(body)];
+      const Vec3 local = ms::quat::rotation(b.q).transpose() * (j.anchor - b.x);
+      Vec3 x;
+      Vec4 q;
+      inst.pose(body, x, q);
+      return Vec3(x + ms::quat::rotation(q.normalized()) * local);
+    };
+    const double g = (point(j.child) - point(j.parent)).norm();
+    gap = std::isnan(gap) ? g : std::max(gap, g);
+  }
+  return gap;
 }
 
 struct PeerEngine {

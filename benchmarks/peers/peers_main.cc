@@ -87,27 +87,6 @@ std::string modelRemark(const std::string& engine, const PeerScene& s) {
   return r;
 }
 
-// The largest distance between the two bodies' points of a loop-closing joint (the points that
-// coincide at the initial pose), NaN for a scene without loops.
-double loopGap(const PeerScene& s, const PeerInstance& inst) {
-  double gap = kNaN;
-  for (const PeerJoint& j : s.joints) {
-    if (!j.loop) continue;
-    auto point = [&](int body) {
-      if (body < 0) return j.anchor;
-      const PeerBody& b = s.bodies[size_t(body)];
-      const Vec3 local = ms::quat::rotation(b.q).transpose() * (j.anchor - b.x);
-      Vec3 x;
-      Vec4 q;
-      inst.pose(body, x, q);
-      return Vec3(x + ms::quat::rotation(q.normalized()) * local);
-    };
-    const double g = (point(j.child) - point(j.parent)).norm();
-    gap = std::isnan(gap) ? g : std::max(gap, g);
-  }
-  return gap;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {

@@ -111,25 +111,6 @@ double energy(const PeerScene& s, const PeerInstance& inst) {
   return e;
 }
 
-// Largest gap of a loop-closing joint (the two bodies' points that coincide at the initial pose).
-double closure(const PeerScene& s, const PeerInstance& inst) {
-  double gap = 0;
-  for (const PeerJoint& j : s.joints) {
-    if (!j.loop) continue;
-    auto point = [&](int body) {
-      if (body < 0) return j.anchor;
-      const PeerBody& b = s.bodies[size_t(body)];
-      const Vec3 local = ms::quat::rotation(b.q).transpose() * (j.anchor - b.x);
-      Vec3 x;
-      Vec4 q;
-      inst.pose(body, x, q);
-      return Vec3(x + ms::quat::rotation(q.normalized()) * local);
-    };
-    gap = std::max(gap, (point(j.child) - point(j.parent)).norm());
-  }
-  return gap;
-}
-
 // Height of the lowest point of the contact shapes (box corners, sphere bottoms), m.
 double lowestPoint(const PeerScene& s, const PeerInstance& inst) {
   double low = std::numeric_limits<double>::infinity();
@@ -214,7 +195,7 @@ Row run(const PeerEngine& engine, const Scenario& sc, double dt, double duration
       }
       energyError = std::max(energyError, std::abs(e - e0));
     }
-    if (sc.closure) gap = std::max(gap, closure(scene, *inst));
+    if (sc.closure) gap = std::max(gap, loopGap(scene, *inst));  // (the closure scenarios have loops)
     if (sc.contact) {
       const double low = lowestPoint(scene, *inst);
       deepest = std::max(deepest, -low);
