@@ -127,6 +127,11 @@ PeerEngine dartEngine();
 PeerEngine odeEngine();
 #endif
 
+// The engines built in (peer_engines.cc): ours and MuJoCo with their default integrators, or
+// (everyIntegrator) every integrator of each; `selection` keeps the listed ones ("ours,dart" or
+// "ours:vi,mujoco:rk4"; empty: all).
+std::vector<PeerEngine> peerEngines(bool everyIntegrator, const std::string& selection);
+
 // --work-precision (work_precision.cc): the Δt sweep of every engine and integrator on the
 // scenarios, one CSV on stdout; returns the process's exit code.
 struct WorkPrecisionOptions {

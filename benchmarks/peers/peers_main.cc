@@ -203,22 +203,7 @@ int main(int argc, char** argv) {
   }
   const int checkSteps = int(std::lround(0.5 / opt.dt));  // the check run covers 0.5 s
 
-  std::vector<PeerEngine> engines = {oursEngine()};
-#ifdef PEERS_HAVE_MUJOCO
-  engines.push_back(mujocoEngine());
-#endif
-#ifdef PEERS_HAVE_DART
-  engines.push_back(dartEngine());
-#endif
-#ifdef PEERS_HAVE_ODE
-  engines.push_back(odeEngine());
-#endif
-  if (!opt.engines.empty()) {
-    const std::string list = "," + opt.engines + ",";
-    engines.erase(std::remove_if(engines.begin(), engines.end(),
-                                 [&](const PeerEngine& e) { return list.find("," + e.name + ",") == std::string::npos; }),
-                  engines.end());
-  }
+  const std::vector<PeerEngine> engines = peerEngines(false, opt.engines);
   std::cerr << "mechstudio-peers: " << opt.reps << " repetitions of " << opt.steps << " steps, dt " << opt.dt << " s; load average "
             << loadAverage() << "\n";
   for (const PeerEngine& e : engines) std::cerr << "  " << e.name << " (" << e.version << "): " << e.description << "\n";

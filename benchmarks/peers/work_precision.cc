@@ -310,26 +310,7 @@ std::string commandOutput(const char* cmd) {
 
 int runWorkPrecision(const WorkPrecisionOptions& opt) {
   // Every engine and integrator.
-  std::vector<PeerEngine> engines;
-  for (const char* i : {"vi", "midpoint-gc", "riqn", "rk4", "rk4-baumgarte", "exponential"}) engines.push_back(oursEngine(i));
-#ifdef PEERS_HAVE_MUJOCO
-  for (const char* i : {"euler", "rk4", "implicit"}) engines.push_back(mujocoEngine(i));
-#endif
-#ifdef PEERS_HAVE_DART
-  engines.push_back(dartEngine());
-#endif
-#ifdef PEERS_HAVE_ODE
-  engines.push_back(odeEngine());
-#endif
-  if (!opt.engines.empty()) {
-    const std::string list = "," + opt.engines + ",";
-    engines.erase(std::remove_if(engines.begin(), engines.end(),
-                                 [&](const PeerEngine& e) {
-                                   return list.find("," + e.name + ",") == std::string::npos &&
-                                          list.find("," + e.name + ":" + e.integrator + ",") == std::string::npos;
-                                 }),
-                  engines.end());
-  }
+  const std::vector<PeerEngine> engines = peerEngines(true, opt.engines);
   const std::vector<double> dts = !opt.dts.empty() ? opt.dts : opt.quick ? std::vector<double>{0.01, 0.005} : kDefaultDts;
 
   // Provenance.
