@@ -224,6 +224,7 @@ bool Simulation::step() {
   metrics_.residual = rep.residual;
   metrics_.stalled = rep.stalled;
   metrics_.substeps = rep.substeps;
+  metrics_.refinedInterval = rep.refinedInterval;
   metrics_.singular = int(rep.singular);
   metrics_.status = rep.status;
   if (rep.status == StepStatus::Ok && !stateFinite(state_)) {

@@ -33,6 +33,7 @@ struct StepMetrics {
   double residual = 0;
   bool stalled = false;  // accepted at the attainable accuracy (StepReport::stalled)
   int substeps = 1;      // Δt / shortest interval solved for (> 1: subdivided, StepReport::substeps)
+  double refinedInterval = 0;  // > 0: from this step on, intervals of at most this length (StepReport)
   // A closed loop met a singular configuration (StepReport::singular): 0 no, 1 passed by solving the
   // previous step again in sub-intervals, 2 its joint impulses did work that could not be avoided.
   int singular = 0;

@@ -59,7 +59,8 @@ StatusBar::StatusBar(QMainWindow* window) : QObject(window), window_(window) {
                      "Steps since load/reset that the solver accepted at the attainable accuracy of the problem "
                      "(the residual at round-off level, above the tolerance) and steps it solved in several "
                      "sub-intervals after a failed Newton solve, and steps where a closed loop met a singular "
-                     "configuration (docs/engine.md)");
+                     "configuration; \"sub-steps of h s\": the time step was too long for the motion (no solution over "
+                     "it), and the steps are solved in sub-intervals of h from then on until reset (docs/engine.md)");
   statusSolver_->hide();
 }
 
@@ -78,6 +79,9 @@ void StatusBar::update(const Snapshot& s) {
   statusSolver_->setVisible(s.stalledSteps > 0 || s.subdividedSteps > 0 || s.singularSteps > 0);
   QString solver = QString("%1 stalled · %2 subdivided").arg(s.stalledSteps).arg(s.subdividedSteps);
   if (s.singularSteps > 0) solver += QString(" · %1 singular").arg(s.singularSteps);
+  // The refinement: Δt was too long for the motion, the steps are solved in sub-intervals from then on.
+  if (s.refinedInterval > 0)
+    solver += QString(" · sub-steps of %1 s since t = %2 s").arg(s.refinedInterval).arg(s.refinedAt, 0, 'f', 2);
   statusSolver_->setText(solver);
 }
 

@@ -200,6 +200,8 @@ void writePoseRows(std::FILE* f, const ms::Simulation& sim, const std::vector<st
 struct RunStats {
   long steps = 0, stalled = 0, subdivided = 0, singularPassed = 0, singularKept = 0;
   double e0 = 0, maxDrift = 0, maxViolation = 0, sumIterations = 0, sumStepUs = 0;
+  // The last refinement (StepMetrics::refinedInterval): its interval and the time of its step.
+  double refinedInterval = 0, refinedAt = 0;
   void initial(const ms::StepMetrics& m) {
     e0 = m.energy;
     maxViolation = m.constraintViolation;
@@ -214,8 +216,24 @@ struct RunStats {
     subdivided += m.substeps > 1;
     singularPassed += m.singular == 1;
     singularKept += m.singular == 2;
+    if (m.refinedInterval > 0) {
+      refinedInterval = m.refinedInterval;
+      refinedAt = m.time;
+    }
   }
 };
+
+// The refinement in the summary: Δt was too long for the motion from some step on (docs/engine.md,
+// "Refinement").
+std::string refinedNote(const RunStats& s, double dt) {
+  if (s.refinedInterval <= 0) return "";
+  char buf[256];
+  std::snprintf(buf, sizeof buf,
+                "; refined: from t = %.6g s on, solved in sub-intervals of %g s (no solution over dt = %g s: "
+                "set (solver (dt %g)) to start with it)",
+                s.refinedAt, s.refinedInterval, dt, s.refinedInterval);
+  return buf;
+}
 
 // The union of the signals matching each pattern, in catalogue order (all signals without patterns).
 std::vector<int> selectSignals(const ms::SignalCatalogue& catalogue, const std::vector<std::string>& patterns) {
@@ -411,11 +429,12 @@ int runSimulate(const std::vector<std::string>& args) {
                  "mean %.2f us/step, mean %.2f %s/step; max constraint violation %.3g; "
                  "energy drift max|E-E0| = %.3g J (E0 = %.10g J); %ld steps stalled at the attainable accuracy, "
                  "%ld subdivided; singular configurations: %ld passed by solving the previous step again, "
-                 "%ld with constraint work kept%s\n",
+                 "%ld with constraint work kept%s%s\n",
                  kProg, o.model.c_str(), ms::describe(o.integrator).c_str(), dt, stats.steps, steps, stats.steps * dt,
                  wall, stats.sumStepUs / n, stats.sumIterations / n, ms::iterationUnit(o.integrator.kind),
                  stats.maxViolation, stats.maxDrift, stats.e0, stats.stalled, stats.subdivided,
-                 stats.singularPassed, stats.singularKept, failed ? "; stopped by a solver failure" : "");
+                 stats.singularPassed, stats.singularKept, refinedNote(stats, dt).c_str(),
+                 failed ? "; stopped by a solver failure" : "");
   }
   if (!writeError.empty()) throw InputError{writeError};
   if (failed) {

@@ -47,6 +47,10 @@ struct StepReport {
   // Δt over the shortest interval solved for in the step: 1, or 2^k where the step was subdivided
   // because the discrete equations had no solution at the full interval (variational_step.cc).
   int substeps = 1;
+  // > 0: this step found no solution at a longer interval and lowered the longest interval the
+  // integrator solves to this length (s) for the rest of the run, until a restart (the refinement:
+  // vi_step_control.cc, VariationalIntegrator::advance).
+  double refinedInterval = 0;
   // Closed loops: the step met a singular configuration (its joint impulses did work). Revisited:
   // the previous step was solved again in sub-intervals and the work avoided; Kept: it could not be
   // avoided and the step keeps its solution (variational_step.cc, VariationalIntegrator::step).

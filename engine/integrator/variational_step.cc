@@ -202,7 +202,10 @@ StepReport VariationalIntegrator::startFromKnot(const StepSettings& st, const In
   return rep;
 }
 
-void VariationalIntegrator::restart() { havePrevious_ = false; }
+void VariationalIntegrator::restart() {
+  havePrevious_ = false;
+  refineUnits_ = 1 << kMaxHalvings;
+}
 
 // One solve of (20a)–(20b) over the interval st.dt from a state whose velocities span h0: the knot
 // and the constant terms (prepare), the warm start, the candidates of the step, then the contact
@@ -243,7 +246,8 @@ StepReport VariationalIntegrator::solve(const StepSettings& st, double h0, const
   // Both paths weight the body rows (N, N·m) of the residual by the system's force scale
   // max(1 N, Σ m|g|); constraint rows stay in m and rad.
   m.bodyWeight = 1.0 / std::max(1.0, totalMass_ * st.gravity.norm());
-  if (!sys_->contacts.empty() || anyLimit) return stepWithContacts(st, state);
+  equalitySolve_ = sys_->contacts.empty() && !anyLimit;
+  if (!equalitySolve_) return stepWithContacts(st, state);
   return stepEqualityPath(st, h0, state);
 }
 

@@ -106,13 +106,21 @@ class VariationalIntegrator final : public Integrator {
   State backup_;  // the state at the start of a step that is solved in sub-intervals
   bool startInvalid_ = false;  // the last solve failed in prepare (|ω₀| ≥ 2/h0 at its start)
   StepReport startFromKnot(const StepSettings& st, const Inputs& inputs, State& state);
-  static constexpr int kMaxStartHalvings = 6;  // as advance's subdivision: down to Δt/64
+  // A step is subdivided down to Δt/2^kMaxHalvings (advance), the start too (startFromKnot).
+  static constexpr int kMaxHalvings = 6;
+  static constexpr int kMaxStartHalvings = kMaxHalvings;
   bool finalAttempt_ = true;   // the solve is the last try of its step (shortest interval)
   bool fullInterval_ = true;   // the solve covers the whole step Δt
-  bool rootChecked_ = true;    // the solve covers Δt or Δt/2: its root is checked (solve())
+  bool rootChecked_ = true;    // the solve covers Δt or Δt/2 (refined: that interval or its half): its root is checked
   bool growthAttempt_ = false; // the solve tries a longer interval than the last (optional: no retries)
   // Growth of a subdivided interval: solves left before the next attempt, and the next hold.
   int hold_ = 0, backoff_ = 1;
+  // The refinement (advance): the longest interval solved, in units of Δt/64; lowered for the rest of
+  // the run when a solve of the equality path had no solution at a longer one. restart() resets it.
+  int refineUnits_ = 1 << kMaxHalvings;
+  double refineDt_ = 0;  // the Δt refineUnits_ counts in (another Δt resets the refinement)
+  bool equalitySolve_ = false;
+  // the last solve took the equality path (no contact or limit candidates)
   // Singular configurations of closed loops (step): the start of this step and of the previous one
   // with its inputs and settings, the first outcome of a step solved again, the joint work so far.
   bool watchSingular_ = false;

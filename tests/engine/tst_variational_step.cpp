@@ -109,6 +109,7 @@ class TestVariationalStep : public QObject {
   void velocityBeyondTheLimitIsSubdivided();
   void residualAtRoundoffIsAccepted();
   void genuineFailureIsRefused();
+  void chainBeyondItsStabilityLimitIsRefined();
   void singularConfigurationIsPassed();
 };
 
@@ -454,6 +455,53 @@ void TestVariationalStep::whippingChainKeepsThePhysicalRoot() {
     e = next;
   }
   QVERIFY2(largest < 5.0, qPrintable(QString("largest energy change in one step %1 J").arg(largest)));
+}
+
+void TestVariationalStep::chainBeyondItsStabilityLimitIsRefined() {
+  // A 20-link chain hanging 0.3 rad from vertical. Its fastest small oscillation is ω = 41.5 rad/s
+  // (the linearised chain, docs/engine.md, "The stability limit"): the constraint forces act at the
+  // knot, so the tension's stiffness is explicit and, as for SHAKE/RATTLE, a step exists only for
+  // ωΔt < 2, Δt < 0.0482 s. Below it no step is subdivided; above it the first step without a
+  // solution lowers the longest interval for the rest of the run (the refinement, advance), reported
+  // once per level, and the energy stays within 1e-4 of |E0| over 20 s; a reset starts at Δt again.
+  Model m = buildScene("chain", {{"n", "20"}});
+  m.joints[0].initialPosition = {0.3};
+  for (const double dt : {0.045, 0.05}) {
+    m.solver.dt = dt;
+    Simulation sim(compile(m));
+    const double E0 = sim.metrics().energy;
+    double worst = 0, refined = 0, refinedAt = -1;
+    int reports = 0;
+    bool subdividedAfter = true;
+    for (int k = 0; k < int(std::lround(20.0 / dt)); ++k) {
+      QVERIFY2(sim.step(), sim.metrics().message.c_str());
+      const StepMetrics& s = sim.metrics();
+      worst = std::max(worst, std::abs(s.energy - E0));
+      if (s.refinedInterval > 0) {
+        ++reports;
+        QVERIFY2(refined == 0 || s.refinedInterval < refined, "a refinement only ever shortens the interval");
+        refined = s.refinedInterval;
+        if (refinedAt < 0) refinedAt = s.time;
+      } else if (refinedAt >= 0) {
+        subdividedAfter = subdividedAfter && s.substeps >= 2;
+      }
+    }
+    qInfo("dt %.3f: refined to %g s at t = %g s (%d reports), max |E - E0| %.3g J", dt, refined, refinedAt, reports, worst);
+    if (dt < 0.048) {
+      QCOMPARE(reports, 0);
+      QVERIFY(worst <= 1e-4 * std::abs(E0));
+      continue;
+    }
+    QVERIFY(reports >= 1 && reports <= 3);
+    QVERIFY(refinedAt > 0 && refinedAt < 5);
+    QVERIFY(refined <= dt / 2);
+    QVERIFY(subdividedAfter);
+    QVERIFY2(worst <= 1e-4 * std::abs(E0), qPrintable(QString::number(worst)));
+    // A reset forgets the refinement: the first step is one solve over Δt again.
+    sim.reset();
+    QVERIFY(sim.step());
+    QCOMPARE(sim.metrics().substeps, 1);
+  }
 }
 
 void TestVariationalStep::genuineFailureIsRefused() {

@@ -148,6 +148,25 @@ class TestSim : public QObject {
     QCOMPARE(tl.samples[0].time, 0.0);
   }
 
+  // A chain beyond its stability limit (tst_variational_step, chainBeyondItsStabilityLimitIsRefined):
+  // the snapshot carries the refinement (shown in the status bar) until a reset.
+  void refinementReachesTheSnapshot() {
+    Model m = buildScene("chain", {{"n", "20"}});
+    m.joints[0].initialPosition = {0.3};
+    m.solver.dt = 0.05;
+    SimController c;
+    c.load(compile(m));
+    for (int i = 0; i < 30; ++i) c.stepOnce();
+    c.sync();
+    Snapshot s = c.snapshot();
+    QVERIFY(s.refinedInterval > 0 && s.refinedInterval <= 0.025);
+    QVERIFY(s.refinedAt > 0 && s.refinedAt <= 1.5);
+    QVERIFY(s.subdividedSteps > 0);
+    c.reset();
+    c.sync();
+    QCOMPARE(c.snapshot().refinedInterval, 0.0);
+  }
+
   // A step that cannot converge pauses the simulation and reports the step and reason.
   void failureAutoPauses() {
     SimController c;

@@ -78,6 +78,12 @@ class TestWindowParts : public QObject {
     QCOMPARE(label(mw, "status-rtf"), QString("paused"));
     QVERIFY(!mw.findChild<QLabel*>("status-solver")->isHidden());
     QCOMPARE(label(mw, "status-solver"), QString("2 stalled · 0 subdivided · 1 singular"));
+    // The refinement (Δt too long for the motion): the sub-interval and since when.
+    s.subdividedSteps = 40;
+    s.refinedInterval = 0.005;
+    s.refinedAt = 387.91;
+    status.update(s);
+    QCOMPARE(label(mw, "status-solver"), QString("2 stalled · 40 subdivided · 1 singular · sub-steps of 0.005 s since t = 387.91 s"));
     // Sleeping bodies (docs/engine.md, "Sleeping") are counted beside the iterations.
     s.metrics.iterations = 0;
     s.metrics.sleeping = 5;

@@ -461,6 +461,7 @@ void SimController::startTimeline() {
   copyHistory_.clear();
   historyCursor_ = -1;
   stalledSteps_ = subdividedSteps_ = singularSteps_ = 0;
+  refinedInterval_ = refinedAt_ = 0;
   energy0_ = sim_->kineticEnergy() + sim_->potentialEnergy();
   energyScale_ = energyScale(*sim_);
   localSamples_.clear();
@@ -540,6 +541,10 @@ void SimController::countRemedies() {
   stalledSteps_ += m.stalled ? 1 : 0;
   subdividedSteps_ += m.substeps > 1 ? 1 : 0;
   singularSteps_ += m.singular > 0 ? 1 : 0;
+  if (m.refinedInterval > 0) {
+    refinedInterval_ = m.refinedInterval;
+    refinedAt_ = m.time;
+  }
 }
 
 void SimController::recordSampleOf(const Simulation& sim, int copy, double energy0, double& energyScale) {
@@ -638,6 +643,8 @@ void SimController::publish() {
   s.stalledSteps = stalledSteps_;
   s.singularSteps = singularSteps_;
   s.subdividedSteps = subdividedSteps_;
+  s.refinedInterval = refinedInterval_;
+  s.refinedAt = refinedAt_;
   s.historyCount = int(history_.size());
   s.historyCursor = historyCursor_;
   s.integrator = sim_->integratorOptions();

@@ -167,6 +167,7 @@ class SimController : public QObject {
   int historyCapacity_ = 10000;
   double achievedRtf_ = 0, stepsPerSecond_ = 0;
   long stalledSteps_ = 0, subdividedSteps_ = 0, singularSteps_ = 0;  // of sim_ since the timeline started
+  double refinedInterval_ = 0, refinedAt_ = 0;                       // Snapshot::refinedInterval
   std::vector<StepSample> localSamples_;
   std::vector<ContactPoint> contactScratch_;
   std::shared_ptr<const SignalCatalogue> catalogue_;

@@ -70,6 +70,9 @@ struct Snapshot {
   long stalledSteps = 0, subdividedSteps = 0;
   // Steps that met a singular configuration of a closed loop (StepMetrics::singular 1 or 2).
   long singularSteps = 0;
+  // The last refinement since load/reset (StepMetrics::refinedInterval): from refinedAt on, the
+  // steps are solved in sub-intervals of at most refinedInterval (0: none).
+  double refinedInterval = 0, refinedAt = 0;
   int historyCount = 0;   // states kept
   int historyCursor = 0;  // index of `state` in the history (historyCount-1 = newest)
   IntegratorOptions integrator;  // of the (reference) simulation
