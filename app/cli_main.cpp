@@ -52,6 +52,10 @@ const Command kCommands[] = {
      "write a model file or a scene as .mech, URDF (.urdf, trees only) or MJCF\n"
      "               (.xml or .mjcf), chosen by the output's extension",
      nullptr},
+    {"assemble", runAssemble, "assemble FILE.mech -o OUT.mech [--set key=value]...",
+     "close every loop of a model and write it with each joint's position and\n"
+     "               velocity as the engine's projected state at t = 0 has them",
+     nullptr},
     {"sweep", runSweep,
      "sweep (scene:NAME | FILE) --grid KEY=FROM:TO:COUNT... (--duration S | --steps N) --csv OUT\n"
      "           [--workers N] [--scheduler ADDR] [--metric AGG(QUANTITY)]...",

@@ -22,7 +22,7 @@ import sys
 from collections import defaultdict
 
 ERRORS = ["trajectory_error_1s [m]", "energy_error_max [J]", "closure_max [m]", "penetration_max [m]",
-          "penetration_rest [m]", "rebound [m]"]
+          "penetration_rest [m]", "rebound [m]", "slide_error [m]"]
 # Errors at or below this count as zero on a log axis (and in the tables: reached at any level).
 FLOOR = 1e-13
 
@@ -53,7 +53,7 @@ def combos(rows):
         if cost is None:
             continue
         label = f'{r["engine"]} {r["integrator"]}'
-        errs = {e: number(r[e]) for e in ERRORS if number(r[e]) is not None}
+        errs = {e: number(r.get(e)) for e in ERRORS if number(r.get(e)) is not None}
         out[r["scenario"]][label].append((float(r["dt"]), cost, errs))
     return out
 

@@ -5,8 +5,10 @@
 #include "cli/cli_common.h"
 
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "io/model_file.h"
@@ -14,6 +16,24 @@
 namespace cli {
 
 // One line: newlines in engine messages (e.g. compile() listing several problems) become "; ".
+void writeFileAtomically(const std::string& path, const std::string& text) {
+  const std::string tmp = path + ".tmp";
+  std::FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) throw InputError{"cannot write '" + path + "': " + std::strerror(errno)};
+  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
+  const bool closed = std::fclose(f) == 0;
+  std::error_code ec;
+  if (!written || !closed) {
+    std::filesystem::remove(tmp, ec);
+    throw InputError{"cannot write '" + path + "'"};
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::filesystem::remove(tmp, ec);
+    throw InputError{"cannot write '" + path + "': " + ec.message()};
+  }
+}
+
 std::string oneLine(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r')) s.pop_back();
   std::string out;

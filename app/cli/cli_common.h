@@ -34,6 +34,10 @@ struct InputError {
 };
 
 
+// Writes `text` to `path` atomically (a temp file beside it, then a rename): on failure nothing is
+// left behind and the old file, if any, is as it was (InputError).
+void writeFileAtomically(const std::string& path, const std::string& text);
+
 // One line: newlines in engine messages (e.g. compile() listing several problems) become "; ".
 std::string oneLine(std::string s);
 
@@ -140,6 +144,7 @@ int runSimulate(const Args& args);
 int runCheck(const Args& args);
 int runSignals(const Args& args);
 int runConvert(const Args& args);
+int runAssemble(const Args& args);
 int runSweep(const Args& args);
 int runScenes(const Args& args);
 int runLesson(const Args& args);

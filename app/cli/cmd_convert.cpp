@@ -66,21 +66,7 @@ int runConvert(const std::vector<std::string>& args) {
     if (mo.outputDir.empty()) mo.outputDir = ".";
     text = ms::writeMjcf(model, mo);
   }
-  const std::string tmp = out + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) throw InputError{"cannot write '" + out + "': " + std::strerror(errno)};
-  const bool written = std::fwrite(text.data(), 1, text.size(), f) == text.size();
-  const bool closed = std::fclose(f) == 0;
-  std::error_code ec;
-  if (!written || !closed) {
-    std::filesystem::remove(tmp, ec);
-    throw InputError{"cannot write '" + out + "'"};
-  }
-  std::filesystem::rename(tmp, out, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw InputError{"cannot write '" + out + "': " + ec.message()};
-  }
+  writeFileAtomically(out, text);
   return kExitOk;
 }
 

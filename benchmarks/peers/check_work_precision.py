@@ -5,7 +5,10 @@
 Runs the double pendulum with our VI and our RK4 at dt 0.01 and 0.005 (1 s), and the box drop with
 midpoint-gc (which refuses contacts). Checks: the header; every double-pendulum row `ok` with a
 finite cost, trajectory and energy error; the VI's trajectory error falls 3-5x when dt halves
-(second order against the dt = 1e-5 reference); the box-drop row `refused` with a reason.
+(second order against the dt = 1e-5 reference); the box-drop row `refused` with a reason; the
+incline (turned level for the peers, gravity tilted): our VI keeps the box within 1e-6 m of the
+plane, at rest where tan 20° < mu (slide_error < 1e-6 m) and sliding 1/2 g (sin - mu cos) t^2 within
+1e-4 m of 0.29 m where it is not.
 Usage: check_work_precision.py PATH/TO/mechstudio-peers
 """
 import csv
@@ -16,7 +19,7 @@ import sys
 
 HEADER = ["scenario", "engine", "integrator", "dt", "us_per_sim_second", "trajectory_error_1s [m]",
           "energy_error_max [J]", "closure_max [m]", "penetration_max [m]", "penetration_rest [m]",
-          "rebound [m]", "repetitions", "cost_spread", "status", "note"]
+          "rebound [m]", "slide_error [m]", "repetitions", "cost_spread", "status", "note"]
 
 
 def run(peers, scenario, engines):
@@ -53,6 +56,13 @@ def main():
     if len(rows) != 2 or any(r["status"] != "refused" or not r["note"] for r in rows):
         sys.exit(f"midpoint-gc on the box drop is not refused with a reason: {rows}")
     print("refused:", rows[0]["note"])
+    for scenario, bound in (("incline/stick", 1e-6), ("incline/slide", 1e-4)):
+        rows = run(peers, scenario, "ours:vi")
+        for r in rows:
+            slide, pen = float(r["slide_error [m]"]), float(r["penetration_max [m]"])
+            print(f"{scenario} dt {r['dt']}: slide error {slide:.3g} m, penetration {pen:.3g} m")
+            if r["status"] != "ok" or not (slide <= bound and pen <= 1e-6):
+                sys.exit(f"{scenario}: slide error above {bound} m or penetration above 1e-6 m: {r}")
 
 
 if __name__ == "__main__":

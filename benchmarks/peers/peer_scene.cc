@@ -5,6 +5,7 @@
 #include "peer_scene.h"
 
 #include <cmath>
+#include <functional>
 
 #include "core/check.h"
 #include "core/quaternion.h"
@@ -13,11 +14,44 @@
 #include "system/initial_conditions.h"
 
 namespace peers {
+namespace {
+
+// A tilted ground (box-incline): the whole scene turned so that the ground is z = 0 with normal +z,
+// gravity turned with it — the same physics in the frame of the peers' ground planes (and of the
+// sweep's height measures). Joints hanging from the world would need their world anchors and offsets
+// turned too: such scenes are refused instead.
+void levelGround(ms::Model& model, const std::function<void(const std::string&)>& refuse) {
+  ms::GroundDesc& g = model.grounds[0];
+  const Vec3 n = g.normal.normalized();
+  if (g.point.norm() == 0 && (n - Vec3::UnitZ()).norm() <= 1e-15) return;
+  for (const ms::JointDesc& j : model.joints)
+    if (j.parent < 0) {
+      refuse("a tilted ground with joints to the world");
+      return;
+    }
+  // The rotation taking n to +z (about n × z by the angle between them).
+  const Vec3 axis = n.cross(Vec3::UnitZ());
+  const double angle = std::atan2(axis.norm(), n.z());
+  const Vec4 turn = axis.norm() > 0 ? ms::quat::fromRotationVector(axis.normalized() * angle) : ms::quat::identity();
+  const Vec3 origin = g.point;
+  for (ms::BodyDesc& b : model.bodies) {
+    b.position = ms::quat::rotate(turn, b.position - origin);
+    b.orientation = ms::quat::mul(turn, b.orientation.normalized());
+  }
+  model.gravity = ms::quat::rotate(turn, model.gravity);
+  g.point = Vec3::Zero();
+  g.normal = Vec3::UnitZ();
+}
+
+}  // namespace
 
 PeerScene makePeerScene(const std::string& caseName, const std::string& scene,
                         const std::map<std::string, std::string>& params, double dt) {
   ms::Model model = ms::buildScene(scene, params);
   model.solver.dt = dt;
+  std::string why;
+  auto refuse = [&](const std::string& r) { why += (why.empty() ? "" : "; ") + r; };
+  if (model.grounds.size() == 1) levelGround(model, refuse);
   PeerScene s;
   s.caseName = caseName;
   s.sceneName = scene;
@@ -27,16 +61,17 @@ PeerScene makePeerScene(const std::string& caseName, const std::string& scene,
   s.sys = ms::compile(model);
   const ms::State st = ms::makeInitialState(*s.sys, s.sys->model);
 
-  std::string why;
-  auto refuse = [&](const std::string& r) { why += (why.empty() ? "" : "; ") + r; };
   if (!model.springs.empty() || !model.actuators.empty() || !model.controllers.empty() || !model.wrenches.empty() ||
       !model.contactPairs.empty())
     refuse("force elements or contact pairs");
   if (model.grounds.size() > 1) refuse("more than one ground");
   if (model.grounds.size() == 1) {
     const ms::GroundDesc& g = model.grounds[0];
-    if (g.point.norm() != 0 || (g.normal.normalized() - Vec3::UnitZ()).norm() > 1e-15 || g.friction >= 0)
-      refuse("a ground other than z = 0 with the bodies' friction");
+    // The ground's own friction only where every body has that friction (box-incline).
+    bool sameFriction = true;
+    for (const ms::BodyDesc& b : model.bodies) sameFriction = sameFriction && b.friction == g.friction;
+    if (g.point.norm() != 0 || (g.normal.normalized() - Vec3::UnitZ()).norm() > 1e-15 || (g.friction >= 0 && !sameFriction))
+      refuse("a ground other than a plane with the bodies' friction");
     s.ground = true;
   }
 

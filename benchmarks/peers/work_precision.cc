@@ -15,6 +15,11 @@
 //   penetration_max [m]       deepest point of a contact shape below the ground over the run
 //   penetration_rest [m]      the same over the last 0.5 s (at rest)
 //   rebound [m]               highest centre of mass after the first touch above the final one
+//                             (the box drop)
+//   slide_error [m]           the incline: |distance the box moved along the slope by t = 1 s −
+//                             ½ a t²|, a = g (sin θ − μ cos θ) where tan θ > μ, a = 0 where it sticks
+//                             (the stick/slide boundary). The incline is given to every engine turned
+//                             level, with gravity tilted by θ (peer_scene.cc): the same physics.
 // A combination that refuses a scenario is a row with status `refused` and the reason; a run whose
 // step fails is `failed` with the time and the engine's message. Provenance (commit, machine, load,
 // engine versions and settings, the reference's agreement) goes to stderr. Each point runs in a child
@@ -62,7 +67,16 @@ struct Scenario {
   double duration;       // s: the run over which energy, closure and penetration are measured
   bool trajectory;       // trajectory error at t = 1 s against the reference
   bool energy, closure, contact;
+  double slide = kNaN;  // the incline: the expected acceleration along the slope (0: sticks), m/s²
 };
+
+// The incline of the contact scenes: a 1 kg, 0.5 m box on a 20° slope, μ 0.5 (sticks: tan 20° = 0.364)
+// or 0.3 (slides with g (sin θ − μ cos θ)).
+constexpr double kInclineDeg = 20;
+double slideAcceleration(double mu) {
+  const double th = kInclineDeg * M_PI / 180;
+  return std::max(0.0, 9.81 * (std::sin(th) - mu * std::cos(th)));
+}
 
 const std::vector<Scenario>& scenarios() {
   static const std::vector<Scenario> s = {
@@ -71,6 +85,8 @@ const std::vector<Scenario>& scenarios() {
       {"chain/revolute/n=10", "chain", {{"n", "10"}, {"joint", "revolute"}}, 10, true, true, false, false},
       {"chain/revolute/n=100", "chain", {{"n", "100"}, {"joint", "revolute"}}, 10, true, true, false, false},
       {"box-drop", "box-drop", {}, 2, false, false, false, true},
+      {"incline/stick", "box-incline", {{"angle_deg", "20"}, {"mu", "0.5"}}, 2, false, false, false, true, slideAcceleration(0.5)},
+      {"incline/slide", "box-incline", {{"angle_deg", "20"}, {"mu", "0.3"}}, 2, false, false, false, true, slideAcceleration(0.3)},
   };
   return s;
 }
@@ -80,7 +96,7 @@ const std::vector<double> kDefaultDts = {0.02, 0.01, 0.005, 0.002, 0.001, 0.0005
 struct Row {
   std::string status = "ok", note;
   double usPerSimSecond = kNaN, trajectory = kNaN, energy = kNaN, closure = kNaN;
-  double penetrationMax = kNaN, penetrationRest = kNaN, rebound = kNaN;
+  double penetrationMax = kNaN, penetrationRest = kNaN, rebound = kNaN, slide = kNaN;
   int repetitions = 0;
   double spread = kNaN;  // (slowest − fastest) / median of the repetitions' costs
 };
@@ -176,6 +192,11 @@ Row run(const PeerEngine& engine, const Scenario& sc, double dt, double duration
   double busy = 0, energyError = 0, gap = 0, deepest = 0, rest = 0, highest = -std::numeric_limits<double>::infinity();
   bool touched = false;
   std::vector<Vec3> x1;
+  Vec3 start;
+  {
+    Vec4 q;
+    inst->pose(0, start, q);
+  }
   for (long k = 1; k <= steps; ++k) {
     const auto t0 = Clock::now();
     const bool ok = inst->step();
@@ -208,6 +229,12 @@ Row run(const PeerEngine& engine, const Scenario& sc, double dt, double duration
         highest = std::max(highest, x.z());
       }
     }
+    if (std::isfinite(sc.slide) && k == trajectoryStep) {
+      Vec3 x;
+      Vec4 q;
+      inst->pose(0, x, q);
+      r.slide = std::abs((x - start).norm() - 0.5 * sc.slide * (k * dt) * (k * dt));
+    }
     if (sc.trajectory && k == trajectoryStep && reference) {
       x1.resize(scene.bodies.size());
       for (size_t i = 0; i < x1.size(); ++i) {
@@ -234,7 +261,7 @@ Row run(const PeerEngine& engine, const Scenario& sc, double dt, double duration
     inst->pose(0, x, q);
     r.penetrationMax = std::max(0.0, deepest);
     r.penetrationRest = std::max(0.0, rest);
-    r.rebound = touched ? std::max(0.0, highest - x.z()) : kNaN;
+    r.rebound = touched && !std::isfinite(sc.slide) ? std::max(0.0, highest - x.z()) : kNaN;
   }
   return r;
 }
@@ -256,8 +283,8 @@ Row isolatedRun(const PeerEngine& engine, const Scenario& sc, double dt, double 
   if (pid == 0) {
     close(fd[0]);
     const Row r = run(engine, sc, dt, duration, reference, reps);
-    const double v[9] = {r.usPerSimSecond, r.trajectory, r.energy, r.closure, r.penetrationMax, r.penetrationRest, r.rebound,
-                         double(r.repetitions), r.spread};
+    const double v[10] = {r.usPerSimSecond, r.trajectory, r.energy, r.closure, r.penetrationMax, r.penetrationRest, r.rebound,
+                          double(r.repetitions), r.spread, r.slide};
     std::string msg(reinterpret_cast<const char*>(v), sizeof v);
     msg += r.status + '\n' + r.note;
     for (size_t off = 0; off < msg.size();) {
@@ -276,7 +303,7 @@ Row isolatedRun(const PeerEngine& engine, const Scenario& sc, double dt, double 
   int status = 0;
   waitpid(pid, &status, 0);
   Row r;
-  constexpr size_t kNumbers = 9 * sizeof(double);
+  constexpr size_t kNumbers = 10 * sizeof(double);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || msg.size() < kNumbers) {
     r.status = "failed";
     r.note = WIFSIGNALED(status) ? "the engine aborted the process (signal " + std::to_string(WTERMSIG(status)) +
@@ -284,10 +311,10 @@ Row isolatedRun(const PeerEngine& engine, const Scenario& sc, double dt, double 
                                  : "the run's process ended without a result";
     return r;
   }
-  double v[9];
+  double v[10];
   std::memcpy(v, msg.data(), kNumbers);
   r.usPerSimSecond = v[0], r.trajectory = v[1], r.energy = v[2], r.closure = v[3], r.penetrationMax = v[4];
-  r.penetrationRest = v[5], r.rebound = v[6], r.repetitions = int(v[7]), r.spread = v[8];
+  r.penetrationRest = v[5], r.rebound = v[6], r.repetitions = int(v[7]), r.spread = v[8], r.slide = v[9];
   const std::string rest = msg.substr(kNumbers);
   const size_t nl = rest.find('\n');
   r.status = rest.substr(0, nl);
@@ -323,7 +350,7 @@ int runWorkPrecision(const WorkPrecisionOptions& opt) {
   const auto start = Clock::now();
 
   std::cout << "scenario,engine,integrator,dt,us_per_sim_second,trajectory_error_1s [m],energy_error_max [J],closure_max [m],"
-               "penetration_max [m],penetration_rest [m],rebound [m],repetitions,cost_spread,status,note\n";
+               "penetration_max [m],penetration_rest [m],rebound [m],slide_error [m],repetitions,cost_spread,status,note\n";
   const PeerEngine rk4 = oursEngine("rk4");
 #ifdef PEERS_HAVE_MUJOCO
   const PeerEngine checkEngine = mujocoEngine("rk4");
@@ -369,7 +396,7 @@ int runWorkPrecision(const WorkPrecisionOptions& opt) {
         std::cerr << " " << r.status << "\n";
         std::cout << sc.name << "," << e.name << "," << csvField(e.integrator) << "," << dt << "," << fmt(r.usPerSimSecond) << ","
                   << fmt(r.trajectory) << "," << fmt(r.energy) << "," << fmt(r.closure) << "," << fmt(r.penetrationMax) << ","
-                  << fmt(r.penetrationRest) << "," << fmt(r.rebound) << "," << r.repetitions << "," << fmt(r.spread) << ","
+                  << fmt(r.penetrationRest) << "," << fmt(r.rebound) << "," << fmt(r.slide) << "," << r.repetitions << "," << fmt(r.spread) << ","
                   << r.status << "," << csvField(r.note) << "\n";
         std::cout.flush();
       }

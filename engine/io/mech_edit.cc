@@ -455,4 +455,34 @@ MechEdit setKeyframe(const sexpr::Document& doc, const MechParseResult& p, const
   return apply(doc, {insertion(keyframeText(keyframe), end, indent)});
 }
 
+MechEdit setJointCoordinates(const sexpr::Document& doc, const MechParseResult& parse, int joint,
+                             const std::vector<double>* position, const std::vector<double>* velocity) {
+  if (joint < 0 || size_t(joint) >= parse.map.joints.size()) return refuse(doc, "no such joint");
+  const ElementSource& src = parse.map.joints[size_t(joint)];
+  const std::string& name = parse.model.joints[size_t(joint)].name;
+  if (src.generated) return refuse(doc, "joint '" + name + "' is made by repeat/chain: edit its template");
+  if (!src.form.valid()) return refuse(doc, "joint '" + name + "' has no text to edit");
+  const std::string& t = doc.text();
+  std::vector<Splice> splices;
+  const auto put = [&](const char* keyword, const std::vector<double>* values) {
+    if (!values) return;
+    std::string form = std::string("(") + keyword;
+    for (double v : *values) form += " " + sexpr::formatNumber(v);
+    form += ")";
+    const auto it = src.properties.find(keyword);
+    if (it != src.properties.end() && it->second.form.valid())
+      splices.push_back({it->second.form.begin, it->second.form.end, form});
+    else
+      splices.push_back(insertion(form, src.form.end, indentOf(t, src.form.begin) + 2));
+  };
+  put("position", position);
+  put("velocity", velocity);
+  // Two insertions at the same place (neither form there yet): one splice, position first.
+  if (splices.size() == 2 && splices[0].begin == splices[1].begin && splices[0].end == splices[1].end) {
+    splices[0].text += splices[1].text;
+    splices.pop_back();
+  }
+  return apply(doc, splices);
+}
+
 }  // namespace ms

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "io/mech_reader.h"
 #include "io/sexpr.h"
@@ -47,5 +48,10 @@ MechEdit moveBody(const sexpr::Document& doc, const MechParseResult& parse, int 
 // Writes `keyframe` as a (keyframe NAME …) form (mech_writer's keyframeText): in place of the form of
 // the keyframe of that name when there is one, else as the last item of the mechanism.
 MechEdit setKeyframe(const sexpr::Document& doc, const MechParseResult& parse, const KeyframeDesc& keyframe);
+// Writes joint `joint`'s coordinates (Assemble): its (position …) and (velocity …) forms replaced by
+// (position v1 v2 …) / (velocity …) with the numbers in shortest round-trip form, or added as its
+// last items when it has none; a null vector leaves that form as it is.
+MechEdit setJointCoordinates(const sexpr::Document& doc, const MechParseResult& parse, int joint,
+                             const std::vector<double>* position, const std::vector<double>* velocity);
 
 }  // namespace ms

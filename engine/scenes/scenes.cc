@@ -164,7 +164,10 @@ Model buildChain(const Args& a) {
 
 Model buildThreeLinkLoop(const Args&) {
   // §5.1: lengths 1, √2/2, 1 m; masses 1, √2/2, 1 kg; both ends pinned to the ground.
-  // Initial shape: a symmetric trapezoid, links at 45°, 90° and 135° from hanging.
+  // The hinge angles are the symmetric trapezoid's (links at 45°, 90° and 135° from hanging, its
+  // resting pose), pin2 at 0: the initial pose is built along a breadth-first tree (pin1 and pin2
+  // place link1 and link3, joint23 closes the loop), so it starts with link1 at 102° from hanging
+  // and moves (`mechstudio-cli assemble` writes the angles it starts from).
   Model m;
   m.name = "three-link-loop";
   // The paper's scenario: links pass through each other (no contacts between bodies).

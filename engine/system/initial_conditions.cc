@@ -2,6 +2,8 @@
 // Initial conditions (see initial_conditions.h). Runs at reset, not per step: it may allocate.
 #include "system/initial_conditions.h"
 
+#include "system/assemble.h"
+
 #include <algorithm>
 
 #include <cmath>
@@ -213,9 +215,14 @@ State makeInitialState(const CompiledSystem& sys, const Model& given) {
   forwardKinematics(sys, initial, 0.0, s0);
   double viol = projectOntoConstraints(sys, s0);
   if (!(viol <= kProjectionTolerance * constraintRoundoff(s0))) {
+    // Name the joint that stays furthest from closing (the projection is a least-squares fit: it
+    // spreads what it cannot close over the loop, the worst joint is where to look first).
+    double worst = 0;
+    const int k = worstJoint(sys, s0, worst);
     std::ostringstream os;
-    os << "the initial pose cannot be made to satisfy the joints (remaining violation " << viol
-       << "): check anchors, axes and initial joint positions";
+    os << "the initial pose cannot be made to satisfy the joints";
+    if (k >= 0) os << ": joint '" << sys.joints[size_t(k)].name << "' stays " << worst << " (m or rad) from closing";
+    os << " (remaining violation " << viol << "): check anchors, axes and initial joint positions";
     throw UserError(os.str());
   }
   // The velocities at the knot: central differences of the poses a short time ε before and after

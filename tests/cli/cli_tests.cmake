@@ -224,3 +224,21 @@ mechstudio_cli_bad(keyframe_without_name REASON "option --keyframe needs a value
 # A keyframe that names a body the model lacks is a reader error at its line:column.
 mechstudio_cli_test(keyframe_check_unknown_body EXIT 1 ARGS check ${CMAKE_SOURCE_DIR}/tests/data/mech/bad/86-keyframe-unknown-body.mech
   CHECKS "STDERR_REGEX=86-keyframe-unknown-body.mech:6:20: error: keyframe 'k' names body 'c' that the model does not have")
+
+# ---- assemble (issue 34) ------------------------------------------------------------------------
+# `assemble FILE -o OUT` closes every loop and writes each joint's position and velocity as the
+# engine's projected state at t = 0 has them; a consistent file is written back unchanged; a loop
+# that cannot close names its worst joint and writes nothing.
+mechstudio_cli_test(assemble_open EXIT 0 ARGS assemble ${CMAKE_SOURCE_DIR}/tests/data/mech/four-bar-open.mech -o closed.mech
+  CHECKS FILE=closed.mech "FILE_REGEX=Joint positions and velocities written by Assemble.*\\(position -0\\.6126828669"
+  "STDERR_REGEX=joint 'rocker-pivot': position 0\\.4 -> 0\\.261869.*4 joint\\(s\\) rewritten")
+mechstudio_cli_test(assemble_consistent EXIT 0 ARGS assemble ${CMAKE_SOURCE_DIR}/models/four-bar.mech -o same.mech
+  CHECKS FILE=same.mech "STDERR_REGEX=0 joint\\(s\\) rewritten")
+mechstudio_cli_test(bad.assemble_impossible EXIT 1
+  ARGS assemble ${CMAKE_SOURCE_DIR}/tests/data/mech/four-bar-impossible.mech -o never.mech
+  CHECKS STDERR_ONE_LINE=ON "STDERR_REGEX=^mechstudio-cli: error: .*joint 'rocker-pivot' stays 0\\.657.*nothing written" FILE_ABSENT=never.mech)
+mechstudio_cli_bad(assemble_generated REASON "joint 'bottom1' is made by repeat/chain"
+  ARGS assemble ${CMAKE_SOURCE_DIR}/models/four-link-segments.mech -o out.mech)
+mechstudio_cli_bad(assemble_no_output REASON "usage: assemble" ARGS assemble ${CMAKE_SOURCE_DIR}/models/four-bar.mech)
+mechstudio_cli_bad(assemble_urdf REASON "reads and writes .mech files"
+  ARGS assemble ${CMAKE_SOURCE_DIR}/models/urdf/two-link-arm.urdf -o arm.mech)
