@@ -34,6 +34,7 @@
 #include "experiment_controller.h"
 #include "gallery.h"
 #include "io/experiment_file.h"
+#include "io/mech_assemble.h"
 #include "io/mech_writer.h"
 #include "io/model_file.h"
 #include "main_window.h"
@@ -117,6 +118,10 @@ void DocumentController::buildActions() {
   applyAct_->setShortcutContext(Qt::WindowShortcut);
   applyAct_->setToolTip("Load the editor's model into the simulation without saving (Ctrl+Return)");
   connect(applyAct_, &QAction::triggered, this, [this] { applyEditor(); });
+  assembleAct_ = new QAction("A&ssemble", this);
+  assembleAct_->setToolTip("Close every loop and write each joint's position and velocity as the simulation starts from "
+                           "them (one undoable edit, then applied)");
+  connect(assembleAct_, &QAction::triggered, this, [this] { assembleEditor(); });
   autoApplyAct_ = new QAction("Apply a&utomatically", this);
   autoApplyAct_->setCheckable(true);
   autoApplyAct_->setChecked(false);
@@ -434,6 +439,48 @@ void DocumentController::fileChangedOnDisk() {
 }
 
 // ---- apply, recovery and unsaved edits ------------------------------------------------------------
+
+bool DocumentController::assembleEditor(QString* error, QString* summary) {
+  ModelEditor* ed = editor_->editor();
+  if (ed->checkPending()) ed->checkNow();
+  const auto fail = [&](const QString& why) {
+    w_.status()->showBanner(why, true);
+    if (error) *error = why;
+    return false;
+  };
+  if (ed->isReadOnly() || ed->language() != ModelLanguage::Mech)
+    return fail("Assemble edits a .mech text: save the model as .mech (File > Save As…) and open that.");
+  // A text with errors: the first one says why (a loop that cannot close names its joint there).
+  if (ed->modelStale())
+    for (const ModelEditor::Problem& p : ed->problems())
+      if (p.severity == Severity::Error) return fail("Not assembled: " + p.message);
+  std::vector<AssembledJoint> moved;
+  QString err;
+  const bool ok = ed->applyEdit(
+      [&](const sexpr::Document& doc, const MechParseResult& p) {
+        const MechAssembly a = assembleMech(doc, p, ed->overrides());
+        moved = a.changed;
+        MechEdit e;
+        e.ok = a.ok && !a.changed.empty();
+        e.error = a.ok ? "" : a.error;
+        e.doc = a.doc;
+        return e;
+      },
+      "Assemble", &err);
+  if (!ok && !err.isEmpty()) return fail("Not assembled: " + err);
+  // What moved: each joint and its largest change.
+  QString text = moved.empty() ? QString("Assemble: every loop closes at the written coordinates; nothing changed")
+                               : QString("Assembled: %1 joint(s) moved —").arg(moved.size());
+  for (const AssembledJoint& j : moved) {
+    double d = 0;
+    for (size_t i = 0; i < j.position.size(); ++i) d = std::max(d, std::abs(j.position[i] - j.positionBefore[i]));
+    text += QString(" %1 %2").arg(QString::fromStdString(j.name)).arg(d, 0, 'g', 3);
+  }
+  if (summary) *summary = text;
+  if (!moved.empty() && !applyEditor(error)) return false;
+  w_.status()->showMessage(text, 10000);
+  return true;
+}
 
 bool DocumentController::applyEditor(QString* error) {
   ModelEditor* ed = editor_->editor();

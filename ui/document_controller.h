@@ -71,6 +71,11 @@ class DocumentController : public QObject {
   // their names keeping their state (SimController::apply). While the text has errors nothing
   // changes (simulation and tree stay at the last valid model) and false is returned (*error).
   bool applyEditor(QString* error = nullptr);
+  // Edit > Assemble: closes every loop of the editor's model and writes each joint's position and
+  // velocity as the engine's projected state at t = 0 has them (io/mech_assemble.h) — one undoable
+  // edit — then applies it. What moved is shown in the status bar (and *summary); a loop that cannot
+  // close is refused naming the joint furthest from closing (*error, the banner), the text unchanged.
+  bool assembleEditor(QString* error = nullptr, QString* summary = nullptr);
 
   // Questions to the user (a QMessageBox unless a test injects its answers).
   enum class Question {
@@ -126,6 +131,7 @@ class DocumentController : public QObject {
   QAction* applyAction() const { return applyAct_; }
   // Edit > Apply automatically: applies after each check that finds the text valid (off by default).
   QAction* autoApplyAction() const { return autoApplyAct_; }
+  QAction* assembleAction() const { return assembleAct_; }
   QMenu* recentMenu() const { return recentMenu_; }
   QMenu* examplesMenu() const { return examplesMenu_; }
 
@@ -149,6 +155,7 @@ class DocumentController : public QObject {
   MainWindow& w_;
   EditorPanel* editor_;
   QAction *newAct_, *openAct_, *saveAct_, *saveAsAct_, *reloadAct_, *autoReloadAct_, *applyAct_, *autoApplyAct_;
+  QAction* assembleAct_ = nullptr;
   QMenu *recentMenu_ = nullptr, *examplesMenu_ = nullptr;
   Asker asker_;
   std::function<QString()> saveAsChooser_;

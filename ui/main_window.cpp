@@ -223,6 +223,8 @@ void MainWindow::buildMenus() {
   edit->addSeparator();
   edit->addAction(documents_->applyAction());
   edit->addAction(documents_->autoApplyAction());
+  edit->addSeparator();
+  edit->addAction(documents_->assembleAction());
 
   QMenu* simMenu = menuBar()->addMenu("&Simulation");
   simMenu->addAction(transport_->runAction());

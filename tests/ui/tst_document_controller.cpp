@@ -11,12 +11,15 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextCursor>
+#include <QUndoStack>
 #include <QUrl>
 #include <memory>
 
 #include "document_controller.h"
 #include "editor/editor_panel.h"
 #include "editor/model_editor.h"
+#include "io/mech_assemble.h"
+#include "status_bar.h"
 #include "main_window.h"
 #include "system/compiled_system.h"
 #include "ui_test_util.h"
@@ -70,6 +73,57 @@ class TestDocumentController : public QObject {
     QVERIFY(w_->loadedSystem());
     QCOMPARE(int(w_->loadedSystem()->bodies.size()), 2);
     QVERIFY(asked_.isEmpty());
+  }
+
+  // Edit > Assemble (issue 34): the open four-bar's joints get the engine's projected coordinates in
+  // one undoable edit (the text equals io/mech_assemble's, which tst_assemble and the CLI check
+  // against the engine), the model is applied, the status bar says what moved; undo restores the
+  // text byte for byte; a loop that cannot close leaves the text as it was and names its joint.
+  void assembleClosesTheLoopInOneUndoableEdit() {
+    QTemporaryDir own;  // not dir_: the other tests expect only their model there
+    QVERIFY(own.isValid());
+    const QString open = own.filePath("four-bar-open.mech");
+    QVERIFY(QFile::copy(MECHSTUDIO_SOURCE_DIR "/tests/data/mech/four-bar-open.mech", open));
+    QFile::setPermissions(open, QFile::ReadOwner | QFile::WriteOwner);
+    QString err;
+    QVERIFY2(docs_->openModel(open, &err), qPrintable(err));
+    const QString before = ed_->toPlainText();
+    const int undoBefore = ed_->undoStack()->count();
+    QString summary;
+    QVERIFY2(docs_->assembleEditor(&err, &summary), qPrintable(err));
+    qInfo("%s", qPrintable(summary));
+    QVERIFY(summary.startsWith("Assembled: 4 joint(s) moved"));
+    QVERIFY(summary.contains("rocker-pivot 0.138"));
+    QCOMPARE(ed_->undoStack()->count(), undoBefore + 1);
+    // The same text as the engine's assembleMech (the CLI's).
+    Diagnostics d;
+    const sexpr::Document doc = sexpr::Document::parse(before.toStdString(), open.toStdString(), d);
+    MechParseResult parsed;
+    QVERIFY(readMech(doc, {}, parsed, d));
+    const MechAssembly expected = assembleMech(doc, parsed, {});
+    QVERIFY(expected.ok);
+    QCOMPARE(ed_->toPlainText().toStdString(), expected.doc.text());
+    // Applied: the simulated model is the assembled one.
+    QCOMPARE(docs_->appliedText(), expected.doc.text());
+    // Assembled again: nothing moves, no undo step.
+    QVERIFY(docs_->assembleEditor(&err, &summary));
+    QVERIFY(summary.contains("nothing changed"));
+    QCOMPARE(ed_->undoStack()->count(), undoBefore + 1);
+    ed_->undoStack()->undo();
+    QCOMPARE(ed_->toPlainText(), before);
+    // A loop that cannot close: refused, the joint named, the text as it was.
+    QTextCursor c(ed_->document());
+    const int at = before.indexOf("(parent-anchor 0 0.2 0)             ; D");  // the rocker's pivot
+    QVERIFY(at > 0);
+    c.setPosition(at);
+    c.setPosition(at + int(QString("(parent-anchor 0 0.2 0)").size()), QTextCursor::KeepAnchor);
+    c.insertText("(parent-anchor 0 2.0 0)");
+    const QString impossible = ed_->toPlainText();
+    const bool impossibleOk = docs_->assembleEditor(&err, &summary);
+    QVERIFY2(!impossibleOk, qPrintable(summary + " | " + err));
+    QVERIFY2(err.contains("joint 'rocker-pivot' stays"), qPrintable(err));
+    QVERIFY(w_->status()->bannerText().contains("rocker-pivot"));
+    QCOMPARE(ed_->toPlainText(), impossible);
   }
 
   // Edit and save: the file holds the buffer byte for byte, the buffer is unmodified, and the
