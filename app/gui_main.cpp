@@ -77,13 +77,15 @@ int main(int argc, char** argv) {
   QCommandLineOption integrator("integrator", "Integrator of the model: vi (default), euler, symplectic-euler, heun, rk4, exponential, midpoint-gc, riqn, mujoco.", "NAME");
   QCommandLineOption contacts("contacts", "Contact model with --integrator: rigid (default) or soft.", "MODEL");
   QCommandLineOption lesson("lesson", "Open a lesson (1-11 or its id, e.g. drift, or an experiment file): its model, its integrators compared, its explanation.", "N|ID|FILE");
+  QCommandLineOption assemble("assemble", "Assemble the model once it is open (Edit > Assemble: close every loop and write "
+                              "the joints' coordinates into the editor's text).");
   QCommandLineOption sideBySide("side-by-side", "Draw compared copies (--lesson) beside the reference instead of as ghosts over it.");
   QCommandLineOption plot("plot", "Plot the model's signals matching a name or glob, e.g. 'crank.*' (repeatable: one plot each; 'mechstudio-cli signals MODEL' lists them).", "SIGNAL");
   QCommandLineOption keyframe("keyframe", "Start paused at the model's (keyframe NAME ...) instead of its initial conditions.", "NAME");
   QCommandLineOption packagePath("package-path", "A directory holding ROS packages, for URDF meshes package://NAME/... (repeatable; for this session, before Settings > Package paths and ROS_PACKAGE_PATH).", "DIR");
   QCommandLineOption noGround("no-ground", "No ground under a floating-base URDF robot for this session (Settings > Imported robots adds one by default).");
   QCommandLineOption selfCollision("self-collision", "Bodies of one mechanism collide with each other (on) or not (off), for this session (default: as the model says; a URDF's is off).", "on|off");
-  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson, sideBySide, plot, keyframe, packagePath, noGround, selfCollision});
+  cli.addOptions({shot, steps, size, set, follow, select, integrator, contacts, lesson, sideBySide, plot, keyframe, packagePath, noGround, selfCollision, assemble});
   if (!cli.parse(app.arguments())) return fail(1, cli.errorText());
   if (cli.isSet("help")) cli.showHelp(0);
   if (cli.isSet("version")) cli.showVersion();
@@ -144,6 +146,7 @@ int main(int argc, char** argv) {
     else
       opened = window.openModel(args[0], &error, params);
   }
+  if (opened && cli.isSet(assemble) && !window.documents()->assembleEditor(&error)) return fail(1, "--assemble: " + error);
   if (opened && (cli.isSet(integrator) || cli.isSet(contacts)) && !window.setIntegrator(integratorOptions, &error))
     return fail(1, "--integrator: " + error);
   // The keyframe after the integrator (a baseline then starts from it as from initial conditions).

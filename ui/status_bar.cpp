@@ -48,6 +48,9 @@ StatusBar::StatusBar(QMainWindow* window) : QObject(window), window_(window) {
   statusModel_ = new QLabel;
   statusModel_->setObjectName("status-model");
   bar->addWidget(statusModel_, 1);
+  // A temporary message (showMessage) takes the model's place: QStatusBar draws it over the label
+  // otherwise (both texts overlapped in the screenshots).
+  QObject::connect(bar, &QStatusBar::messageChanged, statusModel_, [this](const QString& m) { statusModel_->setVisible(m.isEmpty()); });
   statusTime_ = mk("status-time", "Simulation time");
   statusStep_ = mk("status-step", "Wall time of the last step");
   statusIter_ = mk("status-iterations",
