@@ -111,10 +111,10 @@ void Simulation::loadKeyframe(const KeyframeDesc& keyframe) { restartFrom(stateF
 
 void Simulation::setInitialKeyframe(const std::string& name) { setInitialKeyframe(modelKeyframe(name)); }
 
-void Simulation::setInitialKeyframe(const KeyframeDesc& keyframe) {
+void Simulation::setInitialKeyframe(const KeyframeDesc& keyframe, bool resetNow) {
   initialState_ = stateFromKeyframe(*base_, keyframe);  // throws: nothing changed
   initialKeyframeName_ = keyframe.name;
-  reset();
+  if (resetNow) reset();
 }
 
 void Simulation::clearInitialKeyframe() {

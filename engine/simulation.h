@@ -100,11 +100,12 @@ class Simulation {
   // one that violates a joint by more than kKeyframeFitTolerance.
   void loadKeyframe(const std::string& name);
   void loadKeyframe(const KeyframeDesc& keyframe);
-  // "Use as initial state": reset() returns to the keyframe from now on, and is done now (under a
-  // baseline integrator the velocities are projected as for the model's initial conditions).
-  // Throws like loadKeyframe (nothing changed).
+  // "Use as initial state": reset() returns to the keyframe from now on, and is done now unless
+  // !resetNow (an edited model that keeps running, SimController::apply; under a baseline integrator
+  // the velocities are projected as for the model's initial conditions). Throws like loadKeyframe
+  // (nothing changed).
   void setInitialKeyframe(const std::string& name);
-  void setInitialKeyframe(const KeyframeDesc& keyframe);
+  void setInitialKeyframe(const KeyframeDesc& keyframe, bool resetNow = true);
   // Back to the model's initial conditions (and reset). setInitialJointState does this too.
   void clearInitialKeyframe();
   // The name of the initial keyframe ("" when the model's initial conditions are used).

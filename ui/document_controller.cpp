@@ -497,7 +497,7 @@ bool DocumentController::applyEditor(QString* error) {
       auto sys = compile(parsed->result.model);
       w_.sim().apply(sys, true);
       const QString dir = QFileInfo(ed->fileName().isEmpty() ? source_ : ed->fileName()).absolutePath();
-      w_.systemLoaded(sys, dir, true);
+      w_.systemLoaded(sys, dir, true, true);
       appliedText_ = parsed->text;
       w_.status()->hideBanner();
       w_.status()->setModelText(QString("%1: %2 bodies, %3 joints (applied from the editor%4)")

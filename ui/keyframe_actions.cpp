@@ -43,9 +43,11 @@ void KeyframeActions::addTo(QMenu* menu) {
   menu->addMenu(initialMenu_);
 }
 
-void KeyframeActions::modelLoaded() {
+void KeyframeActions::modelLoaded(bool edited) {
   rebuildMenus();
-  initialKeyframe_.clear();
+  // An edited model (Apply) keeps the initial keyframe when it still has one of that name
+  // (SimController::apply keeps it in the simulation under the same condition).
+  if (!edited || !keyframeNames().contains(initialKeyframe_)) initialKeyframe_.clear();
 }
 
 const std::vector<KeyframeDesc>* KeyframeActions::keyframes() const {

@@ -44,8 +44,9 @@ class KeyframeActions : public QObject {
   void rebuildMenus();
   // The keyframe used as the initial state since the model was loaded ("": none).
   QString initialKeyframe() const { return initialKeyframe_; }
-  // A new model: no initial keyframe, the menus rebuilt.
-  void modelLoaded();
+  // A new model: no initial keyframe, the menus rebuilt; an edited one (Apply) keeps its initial
+  // keyframe when it still has one of that name.
+  void modelLoaded(bool edited = false);
 
   QAction* saveAction() const { return saveAct_; }
   QMenu* loadMenu() const { return loadMenu_; }

@@ -406,7 +406,7 @@ bool MainWindow::saveScreenshot(const QString& path, QString* error) { return re
 
 // ---- a new system ------------------------------------------------------------------------------
 
-void MainWindow::systemLoaded(std::shared_ptr<const CompiledSystem> sys, const QString& dir, bool keepCamera) {
+void MainWindow::systemLoaded(std::shared_ptr<const CompiledSystem> sys, const QString& dir, bool keepCamera, bool edited) {
   settings_->setStepSettings(sim_.stepSettings());
   view_->setModel(sys, dir, keepCamera);
   if (view_->followBody() < 0) followAct_->setChecked(false);
@@ -416,7 +416,7 @@ void MainWindow::systemLoaded(std::shared_ptr<const CompiledSystem> sys, const Q
   loadedSystem_ = sys;
   // Signal plots follow the new model by name (SimController evaluates the watched ones).
   plots_->setSignalCatalogue(std::make_shared<SignalCatalogue>(*sys));
-  keyframes_->modelLoaded();
+  keyframes_->modelLoaded(edited);
   settings_->setSystem(sys);
   shownIntegrator_ = IntegratorOptions();
   settings_->setIntegratorOptions(shownIntegrator_);

@@ -106,7 +106,8 @@ class MainWindow : public QMainWindow {
   // A new system is in the simulation (opened or applied): the step settings, 3D view (`dir`: where
   // its meshes are; `keepCamera`: the same model again), joints, plots, keyframes, comparison and
   // lesson state follow it.
-  void systemLoaded(std::shared_ptr<const CompiledSystem> sys, const QString& dir, bool keepCamera);
+  // edited: the editor's text applied to the running simulation (Apply), which keeps what still fits.
+  void systemLoaded(std::shared_ptr<const CompiledSystem> sys, const QString& dir, bool keepCamera, bool edited = false);
   // The next tick shows the snapshot again even if it did not change.
   void invalidateShown() { shownGeneration_ = -1; }
   // Copies the newest snapshot and samples into the view, plots and status bar now.

@@ -219,6 +219,44 @@ class TestKeyframes : public QObject {
     QVERIFY(!after.contains("(position 0 0 -2) (orientation 1 0 0 0) (velocity 0 0 0)"));
   }
 
+  // Apply keeps an initial keyframe chosen earlier (issue 34): the edited model goes on from the state
+  // it had, and Reset returns to the keyframe; an edit that removes the keyframe falls back to the
+  // model's initial conditions.
+  void applyKeepsTheInitialKeyframe() {
+    open(MECHSTUDIO_SOURCE_DIR "/tests/data/mech/keyframes.mech");
+    QAction* initial = menuAction(w_->keyframes()->initialMenu(), "initial-keyframe-swing");
+    QVERIFY(initial);
+    initial->trigger();
+    const State start = shown();
+    steps(25);
+    const State before = shown();
+    QVERIFY(stateDistance(before, start) > 1e-2);
+    // An edit of the text (link2's mass), applied: the state carries over, the keyframe stays initial.
+    QTextCursor c(ed_->document());
+    const QString text = ed_->toPlainText();
+    const int at = text.indexOf("(mass 1)", text.indexOf("(body link2"));
+    QVERIFY(at > 0);
+    c.setPosition(at);
+    c.setPosition(at + 8, QTextCursor::KeepAnchor);
+    c.insertText("(mass 1.5)");
+    QString err;
+    QVERIFY2(w_->documents()->applyEditor(&err), qPrintable(err));
+    QCOMPARE(w_->keyframes()->initialKeyframe(), QString("swing"));
+    QVERIFY(stateDistance(shown(), before) < 1e-12);
+    w_->sim().reset();
+    QCOMPARE(stateDistance(shown(), start), 0.0);
+    // The keyframe renamed away: Apply falls back to the model's initial conditions for Reset.
+    const QString edited = ed_->toPlainText();
+    const int k = edited.indexOf("(keyframe swing");
+    c.setPosition(k);
+    c.setPosition(k + int(QString("(keyframe swing").size()), QTextCursor::KeepAnchor);
+    c.insertText("(keyframe swung");
+    QVERIFY2(w_->documents()->applyEditor(&err), qPrintable(err));
+    QCOMPARE(w_->keyframes()->initialKeyframe(), QString());
+    w_->sim().reset();
+    QVERIFY(stateDistance(shown(), start) > 0.1);  // the model's own start: link1 horizontal
+  }
+
   // Refusals: shown, and neither the text nor the simulation loses anything.
   void refusalsKeepTextAndState() {
     open(MECHSTUDIO_SOURCE_DIR "/tests/data/mech/keyframes.mech");

@@ -163,6 +163,13 @@ void SimController::apply(std::shared_ptr<const CompiledSystem> system, bool car
       if (sim_) sim->setIntegrator(sim_->integratorOptions());
     } catch (const UserError&) {
     }
+    // And the keyframe chosen as the initial state, when the edited model still has one of that name
+    // that fits it (Reset returns there; the state carried over stays).
+    if (sim_ && !sim_->initialKeyframe().empty())
+      if (const KeyframeDesc* k = sim->system().model.keyframe(sim_->initialKeyframe())) try {
+          sim->setInitialKeyframe(*k, !carryOver);
+        } catch (const UserError&) {
+        }
     sim_ = sim;
     ++generation_;
     perturbation_ = Perturbation();
