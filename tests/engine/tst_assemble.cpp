@@ -6,9 +6,6 @@
 // angles keep their turns; edits replace or add (position …)/(velocity …) and nothing else.
 #include <QTest>
 
-#include <fstream>
-#include <sstream>
-
 #include "io/mech_assemble.h"
 #include "io/mech_edit.h"
 #include "io/mech_reader.h"
@@ -16,31 +13,16 @@
 #include "system/assemble.h"
 #include "system/compiled_system.h"
 #include "system/initial_conditions.h"
+#include "model_text.h"
 #include "test_paths.h"
 
 using namespace ms;
 
 namespace {
 
-struct Parsed {
-  sexpr::Document doc;
-  MechParseResult result;
-};
-
-Parsed parse(const std::string& text) {
-  Parsed p;
-  Diagnostics d;
-  p.doc = sexpr::Document::parse(text, "test.mech", d);
-  if (d.hasErrors() || !readMech(p.doc, {}, p.result, d)) qFatal("does not read: %s", d.format().c_str());
-  return p;
-}
-
-std::string fileText(const std::string& relative) {
-  std::ifstream in(test::sourceDir() + "/" + relative);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+using Parsed = test::ParsedMech;
+Parsed parse(const std::string& text) { return test::parseMechDocument(text); }
+std::string fileText(const std::string& relative) { return test::sourceText(relative); }
 
 }  // namespace
 

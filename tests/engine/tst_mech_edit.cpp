@@ -4,7 +4,6 @@
 // references on delete and rename, and refuses what it cannot do without changing the text.
 #include <QTest>
 
-#include <fstream>
 #include <sstream>
 
 #include "io/mech_edit.h"
@@ -12,31 +11,20 @@
 #include "io/mech_writer.h"
 #include "simulation.h"
 #include "system/compiled_system.h"
+#include "model_text.h"
 #include "test_paths.h"
 
 using namespace ms;
 
 namespace {
 
-struct Parsed {
-  sexpr::Document doc;
-  MechParseResult result;
-};
-
+using Parsed = test::ParsedMech;
 // Parses and reads a text; fails the test on any error.
-Parsed parse(const std::string& text) {
-  Parsed p;
-  Diagnostics d;
-  p.doc = sexpr::Document::parse(text, "test.mech", d);
-  if (d.hasErrors() || !readMech(p.doc, {}, p.result, d)) qFatal("does not read: %s", d.format().c_str());
-  return p;
-}
+Parsed parse(const std::string& text) { return test::parseMechDocument(text); }
 
+// A gallery file ("four-bar.mech") or a file of the source tree ("tests/data/…").
 std::string galleryText(const std::string& file) {
-  std::ifstream in(file.find('/') == std::string::npos ? test::modelPath(file) : test::sourceDir() + "/" + file);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return test::sourceText(file.find('/') == std::string::npos ? "models/" + file : file);
 }
 
 // The edited text reads back and compiles.
