@@ -8,7 +8,8 @@
 // - Refinement (advance): a system without contact or limit candidates whose solve failed keeps the
 //   interval that worked as its longest for the rest of the run (until restart()): Δt is then too
 //   long for the motion (a chain beyond the stability limit ωΔt < 2 of its tension modes, or whipping),
-//   and growing back to Δt let the energy level drift (20-link chain, 2,000 s: −26.8 J against −0.8 J).
+//   and growing back to Δt let the energy level drift (20-link chain, 2,000 s: −26.8 J against −0.31 J;
+//   docs/engine.md, "The stability limit of long chains, and the refinement").
 // - Singular passages of closed loops (stepWatchingSingular): ideal joints do no work, so a step
 //   whose joint impulses did work W = Σ h λᵀ G(z1)(ż₀ + ż)/2 beyond 1 % of the kinetic energy
 //   switched branch at a singular configuration; the previous step is solved again in shorter
