@@ -26,13 +26,6 @@ namespace {
 // rad/s: the initial velocities are central differences of projected poses, exact to ~1e-11).
 constexpr double kPositionChanged = 1e-12, kVelocityChanged = 1e-9;
 
-// The joint's given coordinates, one per free coordinate (a single value stands for all; none: 0).
-std::vector<double> expanded(const std::vector<double>& given, size_t n) {
-  if (given.empty()) return std::vector<double>(n, 0.0);
-  if (given.size() == 1) return std::vector<double>(n, given[0]);
-  return given;
-}
-
 bool differs(const std::vector<double>& a, const std::vector<double>& b, double tolerance) {
   for (size_t i = 0; i < a.size(); ++i)
     if (!(std::abs(a[i] - b[i]) <= tolerance * std::max(1.0, std::abs(b[i])))) return true;
@@ -71,8 +64,8 @@ MechAssembly assembleMech(const sexpr::Document& doc, const MechParseResult& par
     if (n == 0) continue;
     AssembledJoint c;
     c.name = j.name;
-    c.positionBefore = expanded(j.initialPosition, n);
-    c.velocityBefore = expanded(j.initialVelocity, n);
+    c.positionBefore = expandedCoordinates(j.initialPosition, n);
+    c.velocityBefore = expandedCoordinates(j.initialVelocity, n);
     c.position = coords[k].position;
     c.velocity = coords[k].velocity;
     const bool movePos = differs(c.position, c.positionBefore, kPositionChanged);
@@ -100,7 +93,7 @@ MechAssembly assembleMech(const sexpr::Document& doc, const MechParseResult& par
   try {
     const std::vector<JointCoordinates> again = projected(current.model);
     for (size_t k = 0; k < again.size(); ++k) {
-      const std::vector<double> pos = expanded(current.model.joints[k].initialPosition, again[k].position.size());
+      const std::vector<double> pos = expandedCoordinates(current.model.joints[k].initialPosition, again[k].position.size());
       for (size_t i = 0; i < pos.size(); ++i) a.check = std::max(a.check, std::abs(again[k].position[i] - pos[i]));
     }
   } catch (const UserError& e) {

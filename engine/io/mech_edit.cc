@@ -455,6 +455,47 @@ MechEdit setKeyframe(const sexpr::Document& doc, const MechParseResult& p, const
   return apply(doc, {insertion(keyframeText(keyframe), end, indent)});
 }
 
+namespace {
+
+// Writes (KEYWORD v1 v2 …) into element `src` (`what`: "joint 'x'", for messages): in place of its
+// (KEYWORD …) form, else as a new item right after its name (or as its last item when it has
+// none). A form whose values are not all plain numbers is refused (the edit would replace an
+// expression or a parameter; the message quotes it).
+MechEdit setValues(const sexpr::Document& doc, const ElementSource& src, const std::string& what,
+                   const std::string& keyword, const std::vector<double>& values) {
+  if (src.generated) return refuse(doc, what + " is made by repeat/chain: edit its template");
+  if (!src.form.valid()) return refuse(doc, what + " has no text to edit");
+  const std::string& t = doc.text();
+  std::string form = "(" + keyword;
+  for (double v : values) form += " " + sexpr::formatNumber(v);
+  form += ")";
+  const auto it = src.properties.find(keyword);
+  if (it != src.properties.end() && it->second.form.valid()) {
+    for (const SourceRef& v : it->second.values)
+      if (!v.literal)
+        return refuse(doc, what + "'s " + keyword + " is written as " + t.substr(it->second.form.begin, it->second.form.end - it->second.form.begin) +
+                               " (an expression or a parameter): write it as numbers to change it from the view");
+    return apply(doc, {{it->second.form.begin, it->second.form.end, form}});
+  }
+  const int indent = indentOf(t, src.form.begin) + 2;
+  if (src.name.valid()) return apply(doc, {{src.name.end, src.name.end, "\n" + std::string(size_t(indent), ' ') + form}});
+  return apply(doc, {insertion(form, src.form.end, indent)});
+}
+
+}  // namespace
+
+MechEdit setBodyValues(const sexpr::Document& doc, const MechParseResult& parse, int body, const std::string& keyword,
+                       const std::vector<double>& values) {
+  if (body < 0 || size_t(body) >= parse.map.bodies.size()) return refuse(doc, "no such body");
+  return setValues(doc, parse.map.bodies[size_t(body)], "body '" + parse.model.bodies[size_t(body)].name + "'", keyword, values);
+}
+
+MechEdit setJointValues(const sexpr::Document& doc, const MechParseResult& parse, int joint, const std::string& keyword,
+                        const std::vector<double>& values) {
+  if (joint < 0 || size_t(joint) >= parse.map.joints.size()) return refuse(doc, "no such joint");
+  return setValues(doc, parse.map.joints[size_t(joint)], "joint '" + parse.model.joints[size_t(joint)].name + "'", keyword, values);
+}
+
 MechEdit setJointCoordinates(const sexpr::Document& doc, const MechParseResult& parse, int joint,
                              const std::vector<double>* position, const std::vector<double>* velocity) {
   if (joint < 0 || size_t(joint) >= parse.map.joints.size()) return refuse(doc, "no such joint");

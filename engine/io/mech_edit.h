@@ -53,5 +53,14 @@ MechEdit setKeyframe(const sexpr::Document& doc, const MechParseResult& parse, c
 // last items when it has none; a null vector leaves that form as it is.
 MechEdit setJointCoordinates(const sexpr::Document& doc, const MechParseResult& parse, int joint,
                              const std::vector<double>* position, const std::vector<double>* velocity);
+// Writes (KEYWORD v1 v2 …) into body `body`'s or joint `joint`'s form — e.g. a body's (position …),
+// a joint's (position …) or (parent-anchor …), as a drag in the 3D view sets them (io/mech_drag.h):
+// in place of its (KEYWORD …) form, else as a new item right after the element's name. Refused when
+// that form holds an expression or a parameter (the message quotes it), or the element is made by
+// repeat/chain.
+MechEdit setBodyValues(const sexpr::Document& doc, const MechParseResult& parse, int body, const std::string& keyword,
+                       const std::vector<double>& values);
+MechEdit setJointValues(const sexpr::Document& doc, const MechParseResult& parse, int joint, const std::string& keyword,
+                        const std::vector<double>& values);
 
 }  // namespace ms

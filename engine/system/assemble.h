@@ -22,6 +22,14 @@ struct JointCoordinates {
 // (turns are kept); a rotation vector likewise the one nearest the given one.
 std::vector<JointCoordinates> jointCoordinates(const CompiledSystem& sys, const State& state);
 
+// A joint's given coordinates (JointDesc::initialPosition, initialVelocity) one per free coordinate:
+// a single value stands for all n, none for zeros.
+inline std::vector<double> expandedCoordinates(const std::vector<double>& given, size_t n) {
+  if (given.empty()) return std::vector<double>(n, 0.0);
+  if (given.size() == 1) return std::vector<double>(n, given[0]);
+  return given;
+}
+
 // The joint whose constraint is violated most at `state` (−1: no joint), and by how much (m or rad).
 int worstJoint(const CompiledSystem& sys, const State& state, double& violation);
 

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// dragHandles / dragEdit (mech_drag.h): the handles of a body at the compiled model's initial state
+// and the text edit of a drag on one of them.
+#include "io/mech_drag.h"
+
+#include <cmath>
+#include <memory>
+
+#include "core/check.h"
+#include "core/quaternion.h"
+#include "model/joint_kinds.h"
+#include "system/assemble.h"
+#include "system/compiled_system.h"
+#include "system/initial_conditions.h"
+
+namespace ms {
+
+namespace {
+
+constexpr const char* kAxisNames[] = {"x", "y", "z"};
+
+// The compiled model and its initial state (throws UserError when it does not compile or a loop
+// cannot close).
+struct Compiled {
+  std::shared_ptr<const CompiledSystem> sys;
+  State state;
+};
+
+Compiled compiled(const Model& model) {
+  Compiled c;
+  c.sys = compile(model);
+  c.state = makeInitialState(*c.sys, c.sys->model);
+  return c;
+}
+
+// The joint whose form is nested in body `body`'s form (its tree joint; loop joints stand apart), -1
+// when it has none.
+int treeJoint(const MechParseResult& parse, int body) {
+  const SourceRef& b = parse.map.bodies[size_t(body)].form;
+  for (size_t k = 0; k < parse.model.joints.size(); ++k) {
+    const SourceRef& j = parse.map.joints[k].form;
+    if (parse.model.joints[k].child == body && b.valid() && j.valid() && j.begin > b.begin && j.end <= b.end) return int(k);
+  }
+  return -1;
+}
+
+// Body `body` and every body below it through tree joints.
+std::vector<int> subtree(const MechParseResult& parse, int body) {
+  const int nb = int(parse.model.bodies.size());
+  std::vector<int> parent(size_t(nb), -1);
+  for (int b = 0; b < nb; ++b)
+    if (const int k = treeJoint(parse, b); k >= 0) parent[size_t(b)] = parse.model.joints[size_t(k)].parent;
+  std::vector<int> out;
+  for (int b = 0; b < nb; ++b) {
+    int a = b;
+    for (int guard = 0; a >= 0 && a != body && guard <= nb; ++guard) a = parent[size_t(a)];
+    if (a == body) out.push_back(b);
+  }
+  return out;
+}
+
+// The geometry the joint's coordinates are measured with (the full one when rows were dropped).
+const JointGeometry& geometry(const CompiledJoint& j) { return j.hasDroppedRows ? j.full : j.geo; }
+
+// The parent's orientation (the world's: identity) and the joint's point, at `state`.
+Mat3 parentRotation(const JointGeometry& g, const State& state) {
+  return g.parent >= 0 ? quat::rotation(state.bodies[size_t(g.parent)].q) : Mat3::Identity();
+}
+// The joint's point on the parent (its anchor) and on the child (apart by its free translations).
+Vec3 parentPoint(const JointGeometry& g, const State& state) {
+  const Vec3 xa = g.parent >= 0 ? state.bodies[size_t(g.parent)].x : Vec3::Zero();
+  return xa + parentRotation(g, state) * g.pa;
+}
+Vec3 childPoint(const JointGeometry& g, const State& state) {
+  const BodyState& b = state.bodies[size_t(g.child)];
+  return b.x + quat::rotate(b.q, g.pb);
+}
+
+// A written number without the rounding noise of the arithmetic that made it (12 significant
+// digits: -0.2 + 0.05 is written -0.15, not -0.15000000000000002); far below a drag's resolution.
+double tidy(double v) {
+  if (v == 0 || !std::isfinite(v)) return v;
+  const double scale = std::pow(10.0, 11 - std::floor(std::log10(std::abs(v))));
+  return std::round(v * scale) / scale;
+}
+std::vector<double> tidy(std::vector<double> v) {
+  for (double& x : v) x = tidy(x);
+  return v;
+}
+
+// Body state `b` moved by handle `h` by `amount`.
+BodyState moved(BodyState b, const DragHandle& h, double amount) {
+  if (!h.rotate) {
+    b.x += amount * h.direction;
+    return b;
+  }
+  const Vec4 r = quat::fromAxisAngle(h.direction, amount);
+  b.x = h.origin + quat::rotate(r, b.x - h.origin);
+  b.q = quat::mul(r, b.q);
+  return b;
+}
+
+DragHandle handle(bool rotate, const Vec3& origin, const Vec3& direction, std::string label) {
+  DragHandle h;
+  h.rotate = rotate;
+  h.origin = origin;
+  h.direction = direction.normalized();
+  h.label = std::move(label);
+  return h;
+}
+
+}  // namespace
+
+DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode) {
+  DragHandles h;
+  h.mode = mode;
+  h.body = body;
+  if (body < 0 || size_t(body) >= parse.model.bodies.size() || parse.map.bodies.size() != parse.model.bodies.size()) {
+    h.refusal = "no such body";
+    return h;
+  }
+  h.joint = treeJoint(parse, body);
+  const std::string bodyName = "body '" + parse.model.bodies[size_t(body)].name + "'";
+  if (mode == DragMode::Anchor && h.joint < 0) {
+    h.refusal = bodyName + " has no joint: its pose is moved without the anchor modifier";
+    return h;
+  }
+  Compiled c;
+  try {
+    c = compiled(parse.model);
+  } catch (const UserError& e) {
+    h.refusal = e.what();
+    return h;
+  }
+  h.moving = subtree(parse, body);
+  // A free body: arrows along and rings about the world axes through its centre of mass.
+  if (h.joint < 0) {
+    const Vec3 x = c.state.bodies[size_t(body)].x;
+    for (int i = 0; i < 3; ++i) h.handles.push_back(handle(false, x, Vec3::Unit(i), bodyName + " " + kAxisNames[i]));
+    for (int i = 0; i < 3; ++i)
+      h.handles.push_back(handle(true, x, Vec3::Unit(i), bodyName + " rotation about " + kAxisNames[i]));
+    return h;
+  }
+  const JointDesc& d = parse.model.joints[size_t(h.joint)];
+  const std::string jointName = "joint '" + d.name + "'";
+  const JointGeometry& g = geometry(c.sys->joints[size_t(h.joint)]);
+  const Mat3 Ra = parentRotation(g, c.state);
+  // The anchor: arrows along the parent frame's axes, at the joint's point on the parent.
+  if (mode == DragMode::Anchor) {
+    for (int i = 0; i < 3; ++i)
+      h.handles.push_back(handle(false, parentPoint(g, c.state), Ra.col(i), jointName + " parent-anchor " + kAxisNames[i]));
+    return h;
+  }
+  // The joint's freedom: its free translations (C_T rows), then its free rotation(s), in the joint
+  // frame R_a·R_off (Appendix B; evalJointMinimal measures the coordinates the same way), at the
+  // joint's point on the child (rotations turn about it: the translations then stay).
+  const Vec3 origin = childPoint(g, c.state);
+  const Mat3 frame = Ra * g.Ro;
+  for (int r = 0; r < g.fT; ++r)
+    h.handles.push_back(handle(false, origin, frame * g.CT.row(r).transpose(),
+                               jointName + (g.fT == 1 ? std::string(" position") : " translation " + std::to_string(r + 1))));
+  if (g.fR == 1) h.handles.push_back(handle(true, origin, frame * g.axes.col(2), jointName + " angle"));
+  if (g.fR == 3)
+    for (int i = 0; i < 3; ++i)
+      h.handles.push_back(handle(true, origin, frame.col(i), jointName + " rotation about " + kAxisNames[i]));
+  if (h.handles.empty()) h.refusal = jointName + " is fixed: hold the anchor modifier to move its point";
+  return h;
+}
+
+MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, const DragHandles& handles, int index,
+                  double amount) {
+  MechEdit refused;
+  refused.doc = doc;
+  if (index < 0 || size_t(index) >= handles.handles.size() || handles.body < 0 ||
+      size_t(handles.body) >= parse.model.bodies.size()) {
+    refused.error = "no such handle";
+    return refused;
+  }
+  if (!std::isfinite(amount)) {
+    refused.error = "the drag gave no finite amount";
+    return refused;
+  }
+  const DragHandle& h = handles.handles[size_t(index)];
+  const BodyDesc& body = parse.model.bodies[size_t(handles.body)];
+  // A free body: its written pose moved.
+  if (handles.joint < 0) {
+    BodyState written;
+    written.x = body.position;
+    written.q = body.orientation;
+    const BodyState b = moved(written, h, amount);
+    if (!h.rotate) return setBodyValues(doc, parse, handles.body, "position", tidy({b.x.x(), b.x.y(), b.x.z()}));
+    const ElementSource& src = parse.map.bodies[size_t(handles.body)];
+    if (src.properties.count("orientation"))
+      return setBodyValues(doc, parse, handles.body, "orientation", tidy({b.q(0), b.q(1), b.q(2), b.q(3)}));
+    const Vec3 r = quat::toRotationVector(b.q);
+    return setBodyValues(doc, parse, handles.body, "rotation", tidy({r.x(), r.y(), r.z()}));
+  }
+  const JointDesc& d = parse.model.joints[size_t(handles.joint)];
+  if (handles.mode == DragMode::Anchor) {
+    // The handle's direction is a parent-frame axis: that anchor coordinate moves by `amount`.
+    Vec3 pa = d.parentAnchor;
+    pa[index % 3] += amount;
+    return setJointValues(doc, parse, handles.joint, "parent-anchor", tidy({pa.x(), pa.y(), pa.z()}));
+  }
+  // The joint's coordinates: the child moved, its coordinates read back (the change is added to the
+  // written ones, so a loop the engine closed differently keeps its offset).
+  Compiled c;
+  try {
+    c = compiled(parse.model);
+  } catch (const UserError& e) {
+    refused.error = e.what();
+    return refused;
+  }
+  State after = c.state;
+  after.bodies[size_t(handles.body)] = moved(c.state.bodies[size_t(handles.body)], h, amount);
+  const std::vector<double> before = jointCoordinates(*c.sys, c.state)[size_t(handles.joint)].position;
+  const std::vector<double> now = jointCoordinates(*c.sys, after)[size_t(handles.joint)].position;
+  std::vector<double> position = expandedCoordinates(d.initialPosition, before.size());
+  const JointKind& kind = jointKind(d.type);
+  for (size_t i = 0; i < position.size(); ++i) {
+    double delta = now[i] - before[i];
+    // One angle turned by the ring: whole turns as dragged (the reading is within π of the start).
+    if (h.rotate && kind.freeRotational() == 1 && int(i) == kind.freeTranslational())
+      delta += 2 * M_PI * std::round((amount - delta) / (2 * M_PI));
+    position[i] += delta;
+  }
+  return setJointValues(doc, parse, handles.joint, "position", tidy(position));
+}
+
+}  // namespace ms

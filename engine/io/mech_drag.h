@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Moving a body with the mouse (issue 34): the handles a selected body shows in the 3D view and the
+// text edit a drag on one of them makes. Everything is read from the parsed .mech text, compiled, at
+// its initial state (loops closed as the engine closes them), so a drag edits what the engine
+// starts from:
+// - a body with a joint moves along the joint's own freedom: an arrow per free translation
+//   (world direction R_a·R_off·C_Tᵀ e_r, Appendix B) and a ring per free rotation (about the axis
+//   V3, or the joint frame's three axes for a rotation vector), all through the joint's point; the
+//   drag writes the joint's (position …) — the coordinates read back from the moved pose
+//   (system/assemble.h), so nothing else changes;
+// - with the anchor modifier, three arrows along the parent frame's axes (the world's for a joint to
+//   the world) move the joint's point: the drag writes its (parent-anchor …), and the body with its
+//   subtree moves along;
+// - a body without a joint (a free body) moves its initial pose: arrows and rings along and about
+//   the world axes through its centre of mass, written as its (position …) and (rotation …).
+// A value written as an expression or a parameter is not replaced: the edit is refused with the
+// reason (mech_edit.h setBodyValues / setJointValues).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/types.h"
+#include "io/mech_edit.h"
+
+namespace ms {
+
+enum class DragMode {
+  Joint,   // along the body's joint (its pose when it has none)
+  Anchor,  // the joint's parent anchor
+};
+
+struct DragHandle {
+  bool rotate = false;                  // a ring about `direction` through `origin`; else an arrow along it
+  Vec3 origin = Vec3::Zero();           // world, at the model's initial state
+  Vec3 direction = Vec3::UnitX();       // world, unit
+  std::string label;                    // what a drag changes: "joint 'crank-shaft' angle", …
+};
+
+struct DragHandles {
+  DragMode mode = DragMode::Joint;
+  int body = -1;
+  int joint = -1;                       // the body's joint (-1: a free body, whose pose is edited)
+  std::vector<DragHandle> handles;      // empty: see `refusal`
+  std::vector<int> moving;              // the bodies a drag moves rigidly: the body and its subtree
+  std::string refusal;                  // why the body has no handles in this mode ("" when it has)
+};
+
+// The handles of body `body` (an index of parse.model.bodies) in `mode`.
+DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode);
+
+// The edit a drag of handle `handle` of `handles` by `amount` makes (m along an arrow, rad about a
+// ring, counter-clockwise looking against the direction): one form of the body's or joint's text
+// replaced (or added). Refused (ok false, error says why) when the value is an expression, the
+// element is generated, or the model does not compile.
+MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, const DragHandles& handles, int handle,
+                  double amount);
+
+}  // namespace ms
