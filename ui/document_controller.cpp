@@ -482,6 +482,45 @@ bool DocumentController::assembleEditor(QString* error, QString* summary) {
   return true;
 }
 
+bool DocumentController::dragHandlesFor(const std::string& body, DragHandles& joint, DragHandles& anchor, QString* why) {
+  ModelEditor* ed = editor_->editor();
+  const auto parsed = ed->lastValidModel();
+  const auto no = [&](const QString& reason) {
+    if (why) *why = reason;
+    return false;
+  };
+  if (ed->isReadOnly() || ed->language() != ModelLanguage::Mech || !parsed || !parsed->importedFrom.isEmpty())
+    return no("the handles edit a .mech text: save the model as .mech (File > Save As…) and open that");
+  if (ed->modelStale() || ed->checkPending()) return no("the text has errors, or is being checked");
+  if (parsed->text != appliedText_) return no("the text differs from the model in the view: apply it first");
+  const std::vector<BodyDesc>& bodies = parsed->result.model.bodies;
+  const auto it = std::find_if(bodies.begin(), bodies.end(), [&](const BodyDesc& b) { return b.name == body; });
+  if (it == bodies.end()) return no("no such body in the text");
+  const int index = int(it - bodies.begin());
+  joint = dragHandles(parsed->result, index, DragMode::Joint);
+  anchor = dragHandles(parsed->result, index, DragMode::Anchor);
+  return true;
+}
+
+bool DocumentController::dragHandle(const DragHandles& handles, int handle, double amount, QString* error) {
+  ModelEditor* ed = editor_->editor();
+  const auto fail = [&](const QString& why) {
+    w_.status()->showBanner(why, true);
+    if (error) *error = why;
+    return false;
+  };
+  if (handle < 0 || size_t(handle) >= handles.handles.size()) return fail("No such handle.");
+  const QString label = QString::fromStdString(handles.handles[size_t(handle)].label);
+  QString err;
+  const bool ok = ed->applyEdit([&](const sexpr::Document& doc, const MechParseResult& p) { return dragEdit(doc, p, handles, handle, amount); },
+                                "Drag " + label, &err);
+  if (!ok) return fail("Not moved: " + (err.isEmpty() ? QString("the edit changed nothing") : err));
+  if (!applyEditor(error)) return false;
+  const bool rotate = handles.handles[size_t(handle)].rotate;
+  w_.status()->showMessage(QString("Moved: %1 by %2 %3").arg(label).arg(amount, 0, 'g', 4).arg(rotate ? "rad" : "m"), 10000);
+  return true;
+}
+
 bool DocumentController::applyEditor(QString* error) {
   ModelEditor* ed = editor_->editor();
   if (ed->checkPending()) ed->checkNow();

@@ -20,6 +20,7 @@ class QMenu;
 class QMimeData;
 class QSettings;
 
+#include "io/mech_drag.h"
 #include "io/model_file.h"
 
 namespace ms::ui {
@@ -76,6 +77,14 @@ class DocumentController : public QObject {
   // edit — then applies it. What moved is shown in the status bar (and *summary); a loop that cannot
   // close is refused naming the joint furthest from closing (*error, the banner), the text unchanged.
   bool assembleEditor(QString* error = nullptr, QString* summary = nullptr);
+  // The move/rotate handles of body `body` (io/mech_drag.h) — `joint` along its joint (its pose when
+  // it has none), `anchor` for its joint's anchor — when the editor's text is the model in the view:
+  // a .mech text read without errors and applied. False (*why) otherwise.
+  bool dragHandlesFor(const std::string& body, DragHandles& joint, DragHandles& anchor, QString* why = nullptr);
+  // A handle drag ended in the view: its text edit (io/mech_drag.h dragEdit) as one undoable edit,
+  // then applied; what changed is shown in the status bar; a refusal (an expression, a generated
+  // element) in the banner (*error), the text unchanged.
+  bool dragHandle(const DragHandles& handles, int handle, double amount, QString* error = nullptr);
 
   // Questions to the user (a QMessageBox unless a test injects its answers).
   enum class Question {

@@ -188,9 +188,19 @@ void MainWindow::buildDocks() {
   connect(tree_, &ModelTreePanel::bodySelected, this, [this](const QString& name) {
     const auto it = std::find(bodyNames_.begin(), bodyNames_.end(), name.toStdString());
     if (it != bodyNames_.end()) view_->setSelectedBody(int(it - bodyNames_.begin()));
+    updateHandles();
   });
   connect(view_, &ViewportWidget::bodySelected, this, [this](int body) {
     if (body >= 0 && body < int(bodyNames_.size())) tree_->selectBody(QString::fromStdString(bodyNames_[size_t(body)]));
+    updateHandles();
+  });
+  // A handle drag in the view: one undoable edit of the text, applied (DocumentController).
+  connect(view_, &ViewportWidget::handleDragged, this,
+          [this](const DragHandles& handles, int handle, double amount) { documents_->dragHandle(handles, handle, amount); });
+  // Typing hides the handles (the text is no longer the model in the view); applying shows them again.
+  connect(editor_->editor(), &ModelEditor::modelChecked, this, [this] {
+    handlesGeneration_ = -1;
+    updateHandles();
   });
 }
 
@@ -488,6 +498,13 @@ void MainWindow::pullFromSimulation() {
     shownCursor_ = s.historyCursor;
     shownRunning_ = s.running;
   }
+  // The handles follow the model and whether the view shows its initial state.
+  const bool atStart = s.state.step == 0 && !s.running;
+  if (atStart != atStart_ || s.generation != seenGeneration_) {
+    atStart_ = atStart;
+    seenGeneration_ = s.generation;
+    updateHandles();
+  }
   if (slowTick) {
     status_->update(s);
     compare_->updateStatus(s);
@@ -499,6 +516,27 @@ void MainWindow::pullFromSimulation() {
     }
   }
   if (recorder_->recording() && changed) recorder_->recordFrame();
+}
+
+void MainWindow::updateHandles() {
+  const int body = view_->selectedBody();
+  const std::string name = body >= 0 && body < int(bodyNames_.size()) ? bodyNames_[size_t(body)] : std::string();
+  const long generation = sim_.snapshot().generation;
+  const auto clear = [this] {
+    if (handlesBody_.empty()) return;
+    view_->clearHandles();
+    handlesBody_.clear();
+  };
+  if (name.empty() || !atStart_) return clear();
+  if (name == handlesBody_ && generation == handlesGeneration_) return;
+  DragHandles joint, anchor;
+  if (documents_->dragHandlesFor(name, joint, anchor)) {
+    view_->setHandles(joint, anchor);
+    handlesBody_ = name;
+    handlesGeneration_ = generation;
+  } else {
+    clear();
+  }
 }
 
 // Legends of the plots follow the copies (labels, colours, "stopped at t = …").

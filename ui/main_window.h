@@ -131,6 +131,10 @@ class MainWindow : public QMainWindow {
   void writeSettings() const;
   void tick();
   void updateComparison(const Snapshot& s);
+  // The selected body's move/rotate handles in the 3D view (DocumentController::dragHandlesFor), shown
+  // while the view holds the applied model's initial state (step 0, paused) and its .mech text is
+  // in the editor as applied; recomputed when the body, the model or that condition changes.
+  void updateHandles();
 
   SimController sim_;
   ViewportWidget* view_ = nullptr;
@@ -173,6 +177,10 @@ class MainWindow : public QMainWindow {
   int tickCount_ = 0;
   bool restoredLayout_ = false, defaultLayoutApplied_ = false;
   std::vector<StepSample> sampleBuffer_;
+  // Handles: whether the view shows the initial state, and what the handles shown were made for.
+  bool atStart_ = false;
+  std::string handlesBody_;
+  long handlesGeneration_ = -1, seenGeneration_ = -1;
 };
 
 }  // namespace ms::ui

@@ -75,13 +75,15 @@ void PlotActions::buildMenu() {
     if (picker.exec() != QDialog::Accepted || picker.chosen().size() != 2) return;
     w_.plots()->addPhasePortrait(picker.chosen()[0], picker.chosen()[1]);
   });
-  // Angles in degrees or radians, everywhere (signal plots, phase portraits, Joints dock); kept.
+  // Angles in degrees or radians, everywhere (signal plots, phase portraits, Joints dock, the
+  // readout of a handle drag in the 3D view); kept.
   QAction* degreesAct = menu_->addAction("Angles in &Degrees");
   degreesAct->setObjectName("angles-degrees-action");
   degreesAct->setCheckable(true);
   connect(degreesAct, &QAction::toggled, this, [this](bool on) {
     w_.plots()->setAngleDegrees(on);
     w_.jointPanel()->setAngleDegrees(on);
+    w_.viewport()->setAngleDegrees(on);
     QSettings().setValue("view/anglesInDegrees", on);
     w_.invalidateShown();  // the Joints dock shows the values again at the next tick
   });

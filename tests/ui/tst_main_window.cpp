@@ -48,11 +48,7 @@ double foregroundFraction(const QImage& img) {
   }
   return total ? 1.0 - double(best) / total : 0.0;
 }
-void mouse(QWidget* w, QEvent::Type type, QPoint pos, Qt::MouseButton button, Qt::MouseButtons buttons,
-           Qt::KeyboardModifiers mods = Qt::NoModifier) {
-  QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, mods);
-  QApplication::sendEvent(w, &e);
-}
+using ms::ui::test::mouse;
 void drag(QWidget* w, QPoint from, QPoint to, Qt::KeyboardModifiers mods, int stepsBetween = 10) {
   mouse(w, QEvent::MouseButtonPress, from, Qt::LeftButton, Qt::LeftButton, mods);
   for (int i = 1; i <= stepsBetween; ++i) {

@@ -118,20 +118,9 @@ int distinctColors(const QImage& img, QRgb bg) {
   return int(colors.size());
 }
 
-// Mouse events carrying the held buttons (QTest::mouseMove cannot).
-void mouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons,
-           Qt::KeyboardModifiers mods = Qt::NoModifier) {
-  QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, mods);
-  QApplication::sendEvent(w, &e);
-}
+using ms::ui::test::mouse;
 
-// Press at `from`, move in `steps` to `to`, release.
-void drag(QWidget* w, QPointF from, QPointF to, Qt::MouseButton button, Qt::KeyboardModifiers mods = Qt::NoModifier,
-          int steps = 6) {
-  mouse(w, QEvent::MouseButtonPress, from, button, button, mods);
-  for (int i = 1; i <= steps; ++i) mouse(w, QEvent::MouseMove, from + (to - from) * (double(i) / steps), Qt::NoButton, button, mods);
-  mouse(w, QEvent::MouseButtonRelease, to, button, Qt::NoButton, mods);
-}
+using ms::ui::test::drag;
 
 void click(QWidget* w, QPointF pos) {
   mouse(w, QEvent::MouseButtonPress, pos, Qt::LeftButton, Qt::LeftButton);

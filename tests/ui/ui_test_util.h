@@ -6,6 +6,8 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
+#include <QMouseEvent>
+#include <QWidget>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTest>
@@ -39,6 +41,21 @@ template <class Window>
 void stepN(Window& w, int n) {
   for (int i = 0; i < n; ++i) w.sim().stepOnce();
   settle(w);
+}
+
+// A mouse event carrying the held buttons (QTest::mouseMove cannot).
+inline void mouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButton button, Qt::MouseButtons buttons,
+                  Qt::KeyboardModifiers mods = Qt::NoModifier) {
+  QMouseEvent e(type, pos, w->mapToGlobal(pos), button, buttons, mods);
+  QApplication::sendEvent(w, &e);
+}
+
+// Press at `from`, move in `steps` to `to`, release.
+inline void drag(QWidget* w, QPointF from, QPointF to, Qt::MouseButton button, Qt::KeyboardModifiers mods = Qt::NoModifier,
+                 int steps = 6) {
+  mouse(w, QEvent::MouseButtonPress, from, button, button, mods);
+  for (int i = 1; i <= steps; ++i) mouse(w, QEvent::MouseMove, from + (to - from) * (double(i) / steps), Qt::NoButton, button, mods);
+  mouse(w, QEvent::MouseButtonRelease, to, button, Qt::NoButton, mods);
 }
 
 // A file's bytes ("" when it cannot be read).

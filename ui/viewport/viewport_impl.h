@@ -20,6 +20,7 @@
 
 #include "viewport/camera_controller.h"
 #include "viewport/framing.h"
+#include "viewport/handles.h"
 #include "viewport/overlays.h"
 #include "viewport/picking.h"
 #include "viewport/scene_nodes.h"
@@ -55,6 +56,14 @@ struct ViewportWidget::Impl {
     bool dragging = false;  // moved beyond the click slop
     bool perturb = false;   // Ctrl+left: never moves the camera
     bool consumed = false;  // double-click: the release does nothing
+    bool handle = false;    // a drag of a move/rotate handle (handleDrag)
+  };
+  // A drag of handle `handle` of the shown set: its parameter at the press and last (dragParameter),
+  // the angle reference of a ring, and the amount so far (m or rad; a ring's turns accumulate).
+  struct HandleDrag {
+    int handle = -1;
+    Vec3 reference = Vec3::UnitX();
+    double start = 0, last = 0, amount = 0;
   };
 
   explicit Impl(ViewportWidget* widget);
@@ -106,6 +115,26 @@ struct ViewportWidget::Impl {
   std::vector<CopyStatus> lastCopies;  // of the last snapshot (a layout change redraws them)
   Gesture gesture;
   Grab grab;  // the body held by Ctrl+drag
+  // Move and rotate handles (setHandles): both sets, which one is shown (the anchor set while Shift
+  // is held), the layer drawing it, the handle under the mouse and the drag.
+  DragHandles jointHandles, anchorHandles;
+  bool anchorShown = false, angleDegrees = false;
+  viewport::HandleLayer handleLayer;
+  int hotHandle = -1;
+  HandleDrag handleDrag;
+  const DragHandles& shownHandles() const { return anchorShown ? anchorHandles : jointHandles; }
+  void showHandleSet(bool anchor);
+  // The layer rebuilt for the current camera (before each frame).
+  void refreshHandles();
+  // World length of one logical pixel at depth of point p.
+  double worldPerPixel(const Vec3& p) const;
+  // The handle under a widget position (-1: none).
+  int pickHandle(const QPointF& pos);
+  // The drag's parameter for the mouse at `pos` (false: the ray does not give one).
+  bool handleParameter(const QPointF& pos, double& value);
+  // The moving bodies (and the overlays) drawn moved by the drag so far, or back where they are.
+  void previewDrag();
+  void endPreview();
 
   double dpr() const { return w->devicePixelRatioF(); }
   int pixelWidth() const { return std::max(1, int(std::lround(w->width() * dpr()))); }

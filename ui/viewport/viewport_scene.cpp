@@ -84,6 +84,7 @@ ViewportWidget::Impl::Impl(ViewportWidget* widget) : w(widget) {
   groundSurfaces->setNodeMask(kDrawOnlyMask);  // drawn, never picked
   root->addChild(groundSurfaces);
   root->addChild(overlays.root());
+  root->addChild(handleLayer.root());
   viewer->setSceneData(root);
   updateGrid();
   applyCamera();

@@ -33,6 +33,7 @@ ViewportWidget::ViewportWidget(QWidget* parent) : QWidget(parent), gl_(std::make
   setAttribute(Qt::WA_OpaquePaintEvent);
   setAttribute(Qt::WA_NoSystemBackground);
   setFocusPolicy(Qt::StrongFocus);
+  setMouseTracking(true);  // hovering highlights the handle under the mouse
   setMinimumSize(64, 64);
   d_ = std::make_unique<Impl>(this);
 }
@@ -299,6 +300,7 @@ void ViewportWidget::renderFrame() {
   d_->ensureViewport();
   d_->gw->setDefaultFboId(fbo);
   d_->applyCamera();
+  if (!d_->handleLayer.handles().empty()) d_->refreshHandles();
   d_->viewer->frame();
   gl_->readFrame(frame_);
   gl_->doneCurrent();
@@ -312,9 +314,11 @@ void ViewportWidget::paintEvent(QPaintEvent*) {
   QPainter p(this);
   if (frame_.isNull()) p.fillRect(rect(), palette().color(QPalette::Window));
   else p.drawImage(QPoint(0, 0), frame_);
+  paintHandleReadout(p);
 }
 
-// Left: orbit or select; Ctrl+left: grab a body; Shift+left, right, middle: pan.
+// Left: a handle's drag, else orbit or select; Ctrl+left: grab a body; Shift+left (off the
+// anchor's handles), right, middle: pan.
 void ViewportWidget::mousePressEvent(QMouseEvent* e) {
   Impl& d = *d_;
   e->accept();
@@ -323,6 +327,24 @@ void ViewportWidget::mousePressEvent(QMouseEvent* e) {
   d.gesture.active = true;
   d.gesture.button = e->button();
   d.gesture.start = d.gesture.last = e->position();
+  // Left on a move/rotate handle (Shift: the anchor's): the handle drag, previewed until release.
+  if (e->button() == Qt::LeftButton && !(e->modifiers() & Qt::ControlModifier)) {
+    d.showHandleSet(e->modifiers() & Qt::ShiftModifier);
+    if (const int h = d.pickHandle(e->position()); h >= 0) {
+      d.handleDrag = {};
+      d.handleDrag.handle = h;
+      const DragHandle& handle = d.handleLayer.handles()[size_t(h)];
+      if (handle.rotate) d.handleDrag.reference = ringReference(handle);
+      double v = 0;
+      if (d.handleParameter(e->position(), v)) {
+        d.gesture.handle = true;
+        d.handleDrag.start = d.handleDrag.last = v;
+        update();
+        return;
+      }
+      d.handleDrag = {};
+    }
+  }
   if (e->button() == Qt::LeftButton && (e->modifiers() & Qt::ControlModifier)) {
     d.gesture.perturb = true;
     const Impl::Hit h = d.pick(e->position());
@@ -339,8 +361,34 @@ void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
   Impl& d = *d_;
   Impl::Gesture& g = d.gesture;
   e->accept();
-  if (!g.active || g.consumed) return;
   const QPointF pos = e->position();
+  // Hovering: the handle set of the modifiers held, the handle under the mouse highlighted.
+  if (!g.active) {
+    d.showHandleSet(e->modifiers() & Qt::ShiftModifier);
+    if (const int hot = d.pickHandle(pos); hot != d.hotHandle) {
+      d.hotHandle = hot;
+      update();
+    }
+    return;
+  }
+  if (g.consumed) return;
+  // A handle drag: the amount from the mouse ray (a ring's turns accumulate), previewed.
+  if (g.handle) {
+    double v = 0;
+    if (d.handleParameter(pos, v)) {
+      Impl::HandleDrag& h = d.handleDrag;
+      if (d.handleLayer.handles()[size_t(h.handle)].rotate) {
+        h.amount += std::remainder(v - h.last, 2 * M_PI);
+        h.last = v;
+      } else {
+        h.amount = v - h.start;
+      }
+      d.previewDrag();
+    }
+    g.last = pos;
+    update();
+    return;
+  }
   // Ctrl+drag: the target follows the mouse; the camera stays put.
   if (g.perturb) {
     if (d.grab.body >= 0) {
@@ -370,6 +418,14 @@ void ViewportWidget::mouseReleaseEvent(QMouseEvent* e) {
   e->accept();
   if (!g.active || e->button() != g.button) return;
   g.active = false;
+  if (g.handle) {
+    const DragHandles set = d.shownHandles();
+    const int handle = d.handleDrag.handle;
+    const double amount = d.handleDrag.amount;
+    d.endPreview();
+    if (amount != 0) emit handleDragged(set, handle, amount);
+    return;
+  }
   if (g.perturb) {
     if (d.grab.body >= 0) {
       d.grab = {};
@@ -435,7 +491,17 @@ void ViewportWidget::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_3: setViewPreset(ViewPreset::Side); break;
     case Qt::Key_7: setViewPreset(ViewPreset::Top); break;
     case Qt::Key_5: setViewPreset(ViewPreset::Iso); break;
+    case Qt::Key_Shift:
+      // The anchor's handles while Shift is held (not during a drag).
+      if (!d_->gesture.active) d_->showHandleSet(true);
+      return QWidget::keyPressEvent(e);
     case Qt::Key_Escape:
+      // Esc during a handle drag cancels it (nothing is edited).
+      if (d_->gesture.handle) {
+        d_->endPreview();
+        d_->gesture.consumed = true;
+        break;
+      }
       if (d_->selected < 0) return QWidget::keyPressEvent(e);
       setSelectedBody(-1);
       emit bodySelected(-1);
@@ -445,6 +511,9 @@ void ViewportWidget::keyPressEvent(QKeyEvent* e) {
   e->accept();
 }
 
-void ViewportWidget::keyReleaseEvent(QKeyEvent* e) { QWidget::keyReleaseEvent(e); }
+void ViewportWidget::keyReleaseEvent(QKeyEvent* e) {
+  if (e->key() == Qt::Key_Shift && !d_->gesture.active) d_->showHandleSet(false);
+  QWidget::keyReleaseEvent(e);
+}
 
 }  // namespace ms::ui

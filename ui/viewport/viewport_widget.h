@@ -17,6 +17,7 @@
 #include <QWidget>
 #include <QString>
 
+#include "io/mech_drag.h"
 #include "sim/sim_types.h"
 #include "viewport/camera_controller.h"
 
@@ -105,6 +106,22 @@ class ViewportWidget : public QWidget {
   // Half the side of the ground grid (m): it reaches past the model and grows as bodies move away.
   double gridHalfExtent() const;
 
+  // Move and rotate handles of the selected body (issue 34; io/mech_drag.h, viewport/handles.h):
+  // `joint` drawn, `anchor` instead while Shift (the anchor modifier) is held; a set without
+  // handles draws nothing. A left drag on one previews the motion (its `moving` bodies move
+  // rigidly, the amount is written beside the mouse; Esc cancels) and on release emits
+  // handleDragged. clearHandles() removes them (the model or the selection changed, or the view
+  // does not show the model's initial state).
+  void setHandles(const DragHandles& joint, const DragHandles& anchor);
+  void clearHandles();
+  // The set drawn for the given modifiers (the anchor set with Shift).
+  const DragHandles& handles(bool anchorModifier) const;
+  // Where the fraction t ∈ [0, 1] along handle i's drawing (of the set for `anchorModifier`)
+  // appears in the widget; false when it is not drawn or behind the camera.
+  bool handlePoint(bool anchorModifier, int handle, double t, QPointF& widgetPos);
+  // Angles of the drag readout in degrees (default radians), as the unit setting says.
+  void setAngleDegrees(bool on);
+
   // The current frame as an image (renders first).
   QImage renderToImage();
   // Frames drawn since construction (for measuring the frame rate).
@@ -117,6 +134,9 @@ class ViewportWidget : public QWidget {
   // Ctrl+drag on a body: active while the button is held, target follows the mouse on the plane
   // through the grab point facing the camera; inactive when released.
   void perturbationChanged(const ms::ui::Perturbation& perturbation);
+  // A handle drag ended: handle `handle` of `handles` moved by `amount` (m along an arrow, rad about
+  // a ring). The receiver edits the text (io/mech_drag.h dragEdit); the preview is undone.
+  void handleDragged(const ms::DragHandles& handles, int handle, double amount);
 
  protected:
   void paintEvent(QPaintEvent* e) override;
@@ -132,6 +152,8 @@ class ViewportWidget : public QWidget {
  private:
   // Draws one OSG frame offscreen into frame_ (the GL context made current first).
   void renderFrame();
+  // The amount of a handle drag, written beside the mouse over the frame (viewport_handles.cpp).
+  void paintHandleReadout(class QPainter& p);
 
   struct Impl;
   std::unique_ptr<viewport::OffscreenGl> gl_;  // declared first: outlives the scene's GL objects

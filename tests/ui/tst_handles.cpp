@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// Move and rotate handles in the 3D view (issue 34): the selected body's handles are drawn while
+// the view holds the applied model's initial state; a drag with synthesised mouse events through
+// the view's own handlers is one undoable edit of exactly one form — the joint's (position …), or
+// with Shift its (parent-anchor …) — applied at once; Esc cancels; running or typing hides them.
+#include <QApplication>
+#include <QTemporaryDir>
+#include <QStatusBar>
+#include <QTest>
+#include <QUndoStack>
+#include <memory>
+
+#include "document_controller.h"
+#include "editor/editor_panel.h"
+#include "editor/model_editor.h"
+#include "editor/model_tree.h"
+#include "io/mech_reader.h"
+#include "main_window.h"
+#include "ui_test_util.h"
+#include "viewport/viewport_widget.h"
+#include "window_test_util.h"
+
+using namespace ms;
+using namespace ms::ui;
+using ms::ui::test::drag;
+
+namespace {
+
+// The model read from a text (fails the test when it does not read).
+MechParseResult parsed(const QString& text) {
+  MechParseResult r;
+  Diagnostics d;
+  if (!readMechText(text.toStdString(), "test.mech", {}, r, d)) qFatal("does not read: %s", d.format().c_str());
+  return r;
+}
+
+// The text of `before`'s form `span` in `after`, when `after` differs from `before` there only.
+QString onlyFormChanged(const QString& beforeText, const QString& afterText, const SourceRef& span) {
+  const std::string before = beforeText.toStdString(), after = afterText.toStdString();
+  const size_t tail = before.size() - span.end;
+  if (after.size() < span.begin + tail || after.compare(0, span.begin, before, 0, span.begin) != 0 ||
+      after.compare(after.size() - tail, tail, before, span.end, tail) != 0)
+    return QString();
+  return QString::fromStdString(after.substr(span.begin, after.size() - tail - span.begin));
+}
+
+int jointIndex(const MechParseResult& p, const std::string& name) {
+  for (size_t k = 0; k < p.model.joints.size(); ++k)
+    if (p.model.joints[k].name == name) return int(k);
+  return -1;
+}
+
+}  // namespace
+
+class TestHandles : public QObject {
+  Q_OBJECT
+  std::unique_ptr<MainWindow> w_;
+  QTemporaryDir dir_;
+  QString path_;
+  QList<DocumentController::Question> asked_;
+  DocumentController::Answer answer_ = DocumentController::Answer::Reject;
+  ModelEditor* ed_ = nullptr;
+  ViewportWidget* view_ = nullptr;
+
+  // The four-bar open with the crank selected, the handles shown.
+  void selectCrank() {
+    QVERIFY(w_->modelTree()->selectBody("crank"));
+    test::settle(*w_);
+    QCOMPARE(int(view_->handles(false).handles.size()), 1);
+  }
+
+ private slots:
+  void init() {
+    QVERIFY(dir_.isValid());
+    path_ = dir_.filePath("four-bar.mech");
+    QFile::remove(path_);
+    QVERIFY(QFile::copy(MECHSTUDIO_SOURCE_DIR "/models/four-bar.mech", path_));
+    QFile::setPermissions(path_, QFile::ReadOwner | QFile::WriteOwner);
+    test::openAnsweredWindow(w_, path_, asked_, answer_);
+    ed_ = w_->editorPanel()->editor();
+    view_ = w_->viewport();
+    test::settle(*w_);
+  }
+  void cleanup() { test::closeAnsweredWindow(w_, path_, answer_); }
+
+  // Dragging the crank's ring writes its joint's position, nothing else; undo restores the text.
+  void ringDragChangesOnlyTheJointPosition() {
+    selectCrank();
+    const QString before = ed_->toPlainText();
+    const MechParseResult p = parsed(before);
+    const int k = jointIndex(p, "crank-shaft");
+    const int undoBefore = ed_->undoStack()->count();
+    // From the ring's start round a twentieth of it: 2π/20 rad about its axis.
+    QPointF from, to;
+    QVERIFY(view_->handlePoint(false, 0, 0.0, from));
+    QVERIFY(view_->handlePoint(false, 0, 0.05, to));
+    drag(view_, from, to, Qt::LeftButton);
+    test::settle(*w_);
+    const QString after = ed_->toPlainText();
+    const QString form = onlyFormChanged(before, after, p.map.joints[size_t(k)].properties.at("position").form);
+    QVERIFY2(form.startsWith("(position "), qPrintable(after));
+    const double turned = parsed(after).model.joints[size_t(k)].initialPosition[0] - p.model.joints[size_t(k)].initialPosition[0];
+    qInfo("ring dragged 1/20 of a turn: %s (%.6f rad)", qPrintable(form), turned);
+    QVERIFY(std::abs(std::abs(turned) - 2 * M_PI / 20) <= 0.01);
+    // One undo step, applied: the simulated model is the text.
+    QCOMPARE(ed_->undoStack()->count(), undoBefore + 1);
+    QCOMPARE(w_->documents()->appliedText(), after.toStdString());
+    QVERIFY(w_->statusBar()->currentMessage().contains("joint 'crank-shaft' angle"));
+    // The handles are back, for the model as edited.
+    QCOMPARE(int(view_->handles(false).handles.size()), 1);
+    ed_->undoStack()->undo();
+    QCOMPARE(ed_->toPlainText(), before);
+  }
+
+  // With Shift the crank's anchor moves along the ground's y axis: only its (parent-anchor …).
+  void shiftDragChangesOnlyTheAnchor() {
+    selectCrank();
+    const QString before = ed_->toPlainText();
+    const MechParseResult p = parsed(before);
+    const int k = jointIndex(p, "crank-shaft");
+    QCOMPARE(int(view_->handles(true).handles.size()), 3);
+    QPointF from, to;
+    QVERIFY(view_->handlePoint(true, 1, 0.4, from));  // the y arrow
+    QVERIFY(view_->handlePoint(true, 1, 0.8, to));
+    drag(view_, from, to, Qt::LeftButton, Qt::ShiftModifier);
+    test::settle(*w_);
+    const QString after = ed_->toPlainText();
+    const QString form = onlyFormChanged(before, after, p.map.joints[size_t(k)].properties.at("parent-anchor").form);
+    QVERIFY2(form.startsWith("(parent-anchor 0 "), qPrintable(after));
+    const Vec3 moved = parsed(after).model.joints[size_t(k)].parentAnchor - p.model.joints[size_t(k)].parentAnchor;
+    qInfo("anchor dragged along y: %s", qPrintable(form));
+    QVERIFY(moved.y() > 0.005);
+    QCOMPARE(moved.x(), 0.0);
+    QCOMPARE(moved.z(), 0.0);
+  }
+
+  // Esc during a drag: the preview is undone and nothing is edited.
+  void escapeCancelsTheDrag() {
+    selectCrank();
+    const QString before = ed_->toPlainText();
+    QPointF from, to;
+    QVERIFY(view_->handlePoint(false, 0, 0.0, from));
+    QVERIFY(view_->handlePoint(false, 0, 0.1, to));
+    test::mouse(view_, QEvent::MouseButtonPress, from, Qt::LeftButton, Qt::LeftButton);
+    test::mouse(view_, QEvent::MouseMove, to, Qt::NoButton, Qt::LeftButton);
+    QTest::keyClick(view_, Qt::Key_Escape);
+    test::mouse(view_, QEvent::MouseButtonRelease, to, Qt::LeftButton, Qt::NoButton);
+    test::settle(*w_);
+    QCOMPARE(ed_->toPlainText(), before);
+  }
+
+  // Handles only on the initial state of the applied text: not while running or after typing.
+  void handlesHideWhileRunningOrEdited() {
+    selectCrank();
+    test::stepN(*w_, 3);
+    QVERIFY(view_->handles(false).handles.empty());
+    w_->sim().reset();
+    test::settle(*w_);
+    QCOMPARE(int(view_->handles(false).handles.size()), 1);
+    // A comment typed: the text is no longer the model in the view.
+    QTextCursor c(ed_->document());
+    c.movePosition(QTextCursor::End);
+    c.insertText("\n; typed");
+    ed_->checkNow();
+    test::settle(*w_);
+    QVERIFY(view_->handles(false).handles.empty());
+    QVERIFY(w_->documents()->applyEditor());
+    test::settle(*w_);
+    QCOMPARE(int(view_->handles(false).handles.size()), 1);
+  }
+};
+
+MECHSTUDIO_GUI_TEST_MAIN(TestHandles)
+#include "tst_handles.moc"

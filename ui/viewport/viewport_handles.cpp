@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-3.0-or-later
+// ViewportWidget's move and rotate handles (issue 34): the API, the handle under the mouse, the
+// preview of a drag (the moving bodies and the overlays drawn moved, nothing edited until the
+// release) and the readout of its amount. The mouse dispatch is in viewport_widget.cpp; what the
+// handles are and what a drag writes, in io/mech_drag.h; their drawing in handles.h.
+#include <algorithm>
+#include <cmath>
+
+#include <QPainter>
+
+#include "core/quaternion.h"
+#include "viewport/viewport_impl.h"
+
+namespace ms::ui {
+
+using namespace viewport;
+
+namespace {
+
+// The rigid motion of handle h by `amount`: a translation along an arrow, a turn about a ring's axis
+// through its origin.
+void motionOf(const DragHandle& h, double amount, Vec3& translation, Vec4& turn) {
+  translation = h.rotate ? Vec3::Zero() : Vec3(amount * h.direction);
+  turn = h.rotate ? quat::fromAxisAngle(h.direction, amount) : quat::identity();
+}
+
+}  // namespace
+
+void ViewportWidget::setHandles(const DragHandles& joint, const DragHandles& anchor) {
+  Impl& d = *d_;
+  if (d.gesture.handle) d.endPreview(), d.gesture.consumed = true;
+  d.jointHandles = joint;
+  d.anchorHandles = anchor;
+  d.hotHandle = -1;
+  d.showHandleSet(d.anchorShown);
+  update();
+}
+
+void ViewportWidget::clearHandles() { setHandles({}, {}); }
+
+const DragHandles& ViewportWidget::handles(bool anchorModifier) const {
+  return anchorModifier ? d_->anchorHandles : d_->jointHandles;
+}
+
+bool ViewportWidget::handlePoint(bool anchorModifier, int handle, double t, QPointF& widgetPos) {
+  Impl& d = *d_;
+  d.showHandleSet(anchorModifier);
+  d.ensureViewport();
+  d.refreshHandles();
+  const std::vector<DragHandle>& hs = d.handleLayer.handles();
+  if (handle < 0 || size_t(handle) >= hs.size()) return false;
+  const std::vector<Vec3>& line = d.handleLayer.outline(handle);
+  if (line.size() < 2) return false;
+  const double at = std::clamp(t, 0.0, 1.0) * double(line.size() - 1);
+  const size_t k = std::min(line.size() - 2, size_t(at));
+  const Vec3 p = line[k] + (at - double(k)) * (line[k + 1] - line[k]);
+  return worldToWidget(p, widgetPos);
+}
+
+void ViewportWidget::setAngleDegrees(bool on) {
+  d_->angleDegrees = on;
+  update();
+}
+
+void ViewportWidget::Impl::showHandleSet(bool anchor) {
+  if (anchor == anchorShown && handleLayer.handles().size() == shownHandles().handles.size()) return;
+  anchorShown = anchor;
+  handleLayer.set(shownHandles().handles);
+  hotHandle = -1;
+  w->update();
+}
+
+double ViewportWidget::Impl::worldPerPixel(const Vec3& p) const {
+  const Camera& cam = camera.camera();
+  const double depth = std::max(1e-6, (p - cam.eye).dot(camera.viewDir()));
+  return 2.0 * depth * std::tan(0.5 * kFovY * M_PI / 180.0) / std::max(1, w->height());
+}
+
+void ViewportWidget::Impl::refreshHandles() {
+  handleLayer.update([this](const Vec3& p) { return worldPerPixel(p); }, gesture.handle ? handleDrag.handle : hotHandle);
+}
+
+int ViewportWidget::Impl::pickHandle(const QPointF& pos) {
+  if (handleLayer.handles().empty()) return -1;
+  refreshHandles();
+  return handleLayer.pick([this](const Vec3& p, QPointF& out) { return w->worldToWidget(p, out); }, pos);
+}
+
+bool ViewportWidget::Impl::handleParameter(const QPointF& pos, double& value) {
+  Vec3 o, r;
+  const std::vector<DragHandle>& hs = handleLayer.handles();
+  if (handleDrag.handle < 0 || size_t(handleDrag.handle) >= hs.size() || !ray(pos, o, r)) return false;
+  return dragParameter(hs[size_t(handleDrag.handle)], handleDrag.reference, o, r, value);
+}
+
+void ViewportWidget::Impl::previewDrag() {
+  const DragHandles& set = shownHandles();
+  if (handleDrag.handle < 0 || size_t(handleDrag.handle) >= set.handles.size()) return;
+  const DragHandle& h = set.handles[size_t(handleDrag.handle)];
+  Vec3 t;
+  Vec4 r;
+  motionOf(h, handleDrag.amount, t, r);
+  Poses moved = poses;
+  for (int b : set.moving) {
+    if (b < 0 || size_t(b) >= moved.size()) continue;
+    BodyState& s = moved[size_t(b)];
+    s.x = h.origin + quat::rotate(r, s.x - h.origin) + t;
+    s.q = quat::mul(r, s.q);
+    bodies[size_t(b)].xform->setMatrix(poseMatrix(s.x, s.q));
+  }
+  overlays.update(moved, contacts);
+  handleLayer.setPreviewOffset(t, quat::rotation(r), h.origin);
+}
+
+void ViewportWidget::Impl::endPreview() {
+  for (size_t i = 0; i < bodies.size() && i < poses.size(); ++i) bodies[i].xform->setMatrix(poseMatrix(poses[i].x, poses[i].q));
+  overlays.update(poses, contacts);
+  handleLayer.setPreviewOffset(Vec3::Zero(), Mat3::Identity(), Vec3::Zero());
+  gesture.handle = false;
+  handleDrag = {};
+  w->update();
+}
+
+// The amount of a handle drag beside the mouse: what it changes and by how much.
+void ViewportWidget::paintHandleReadout(QPainter& p) {
+  const Impl& d = *d_;
+  if (!d.gesture.handle || d.handleDrag.handle < 0) return;
+  const DragHandle& h = d.shownHandles().handles[size_t(d.handleDrag.handle)];
+  const double a = d.handleDrag.amount;
+  const QString amount = !h.rotate       ? QString::asprintf("%+.4g m", a)
+                         : d.angleDegrees ? QString::asprintf("%+.4g°", a * 180.0 / M_PI)
+                                          : QString::asprintf("%+.4g rad", a);
+  const QString text = QString::fromStdString(h.label) + "  " + amount;
+  const QFontMetrics fm(p.font());
+  QRect box = fm.boundingRect(text).adjusted(-6, -3, 6, 3);
+  box.moveTopLeft((d.gesture.last + QPointF(16, 12)).toPoint());
+  if (box.right() > width()) box.moveRight(width() - 2);
+  if (box.bottom() > height()) box.moveBottom(height() - 2);
+  p.setRenderHint(QPainter::Antialiasing);
+  p.setPen(Qt::NoPen);
+  p.setBrush(QColor(20, 20, 24, 215));
+  p.drawRoundedRect(box, 4, 4);
+  p.setPen(QColor(255, 220, 90));
+  p.drawText(box, Qt::AlignCenter, text);
+}
+
+}  // namespace ms::ui
