@@ -77,6 +77,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(settings_, &SettingsPanel::stepSettingsChanged, this, [this](const StepSettings& s) { sim_.setStepSettings(s); });
   connect(settings_, &SettingsPanel::historyCapacityChanged, this, [this](int n) { sim_.setHistoryCapacity(n); });
   connect(settings_, &SettingsPanel::plotWindowChanged, this, [this](double s) { plots_->setTimeWindow(s); });
+  // Snapping of handle drags: Settings and the view's S key, both ways.
+  connect(settings_, &SettingsPanel::snappingChanged, this,
+          [this](bool on, double grid, double angle) { view_->setSnapping(on, grid, angle * M_PI / 180.0); });
+  connect(view_, &ViewportWidget::snappingToggled, this, [this](bool on) {
+    settings_->setSnapping(on, settings_->snapGrid(), settings_->snapAngleDegrees());
+    status_->showMessage(on ? "Snapping on (S toggles it)" : "Snapping off (S toggles it)", 3000);
+  });
   connect(settings_, &SettingsPanel::integratorChanged, this, [this](const IntegratorOptions& o) {
     shownIntegrator_ = o;
     sim_.setIntegrator(o);
@@ -342,6 +349,9 @@ void MainWindow::readSettings() {
   plots_->setTimeWindow(settings_->plotWindow());
   settings_->setPackagePaths(s.value("packagePaths").toStringList());
   settings_->setLoadSettings(s.value("import/groundUnderFloatingBase", true).toBool(), s.value("import/selfCollision", 0).toInt());
+  settings_->setSnapping(s.value("edit/snap", true).toBool(), s.value("edit/snapGrid", 0.01).toDouble(),
+                         s.value("edit/snapAngle", 5.0).toDouble());
+  view_->setSnapping(settings_->snapping(), settings_->snapGrid(), settings_->snapAngleDegrees() * M_PI / 180.0);
   for (QAction* a : viewMenu_->actions())
     if (a->objectName().startsWith("overlay-")) a->setChecked(s.value("view/" + a->objectName(), a->isChecked()).toBool());
   if (s.contains("geometry")) restoreGeometry(s.value("geometry").toByteArray());
@@ -370,6 +380,9 @@ void MainWindow::writeSettings() const {
   s.setValue("packagePaths", settings_->packagePaths());
   s.setValue("import/groundUnderFloatingBase", settings_->groundUnderFloatingBase());
   s.setValue("import/selfCollision", settings_->selfCollision());
+  s.setValue("edit/snap", settings_->snapping());
+  s.setValue("edit/snapGrid", settings_->snapGrid());
+  s.setValue("edit/snapAngle", settings_->snapAngleDegrees());
   for (QAction* a : viewMenu_->actions())
     if (a->objectName().startsWith("overlay-")) s.setValue("view/" + a->objectName(), a->isChecked());
   s.setValue("geometry", saveGeometry());

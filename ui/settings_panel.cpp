@@ -178,6 +178,32 @@ SettingsPanel::SettingsPanel(QWidget* parent) : QWidget(parent) {
     if (!updating_) Q_EMIT loadSettingsChanged();
   });
 
+  // Snapping of handle drags in the 3D view (the S key there toggles it).
+  snap_ = new QCheckBox("Snap handle drags (S in the 3D view)");
+  snap_->setObjectName("settings-snap");
+  snap_->setChecked(true);
+  snap_->setToolTip("A drag of a move or rotate handle puts the number it changes on a multiple of the grid step (m) or "
+                    "the angle step; off, the number follows the mouse.");
+  form->addRow("Editing", snap_);
+  snapGrid_ = spin(0.0001, 10, 4, 0.005, " m");
+  snapGrid_->setObjectName("settings-snap-grid");
+  snapGrid_->setValue(0.01);
+  snapAngle_ = spin(0.1, 90, 1, 1, "°");
+  snapAngle_->setObjectName("settings-snap-angle");
+  snapAngle_->setValue(5);
+  auto* steps = new QWidget;
+  auto* stepsRow = new QHBoxLayout(steps);
+  stepsRow->setContentsMargins(0, 0, 0, 0);
+  stepsRow->addWidget(snapGrid_);
+  stepsRow->addWidget(snapAngle_);
+  form->addRow("Snap steps", steps);
+  const auto snapChanged = [this] {
+    if (!updating_) Q_EMIT snappingChanged(snapping(), snapGrid(), snapAngleDegrees());
+  };
+  connect(snap_, &QCheckBox::toggled, this, snapChanged);
+  connect(snapGrid_, qOverload<double>(&QDoubleSpinBox::valueChanged), this, snapChanged);
+  connect(snapAngle_, qOverload<double>(&QDoubleSpinBox::valueChanged), this, snapChanged);
+
   problem_ = new QLabel;
   problem_->setStyleSheet("color: #c0392b;");
   problem_->setWordWrap(true);
@@ -275,6 +301,17 @@ void SettingsPanel::setLoadSettings(bool groundUnderFloatingBase, int selfCollis
   updating_ = false;
 }
 bool SettingsPanel::groundUnderFloatingBase() const { return ground_->isChecked(); }
+
+void SettingsPanel::setSnapping(bool on, double gridStep, double angleStepDegrees) {
+  updating_ = true;
+  snap_->setChecked(on);
+  if (gridStep > 0) snapGrid_->setValue(gridStep);
+  if (angleStepDegrees > 0) snapAngle_->setValue(angleStepDegrees);
+  updating_ = false;
+}
+bool SettingsPanel::snapping() const { return snap_->isChecked(); }
+double SettingsPanel::snapGrid() const { return snapGrid_->value(); }
+double SettingsPanel::snapAngleDegrees() const { return snapAngle_->value(); }
 int SettingsPanel::selfCollision() const { return selfCollision_->currentIndex(); }
 
 // Names the entries that are not directories (they are kept: a drive may be mounted later).

@@ -5,7 +5,7 @@
 // the plots' time window, and the package paths for URDF package:// meshes (directories separated
 // by ':' as in ROS_PACKAGE_PATH, used when a URDF is opened or reloaded; a directory that does not
 // exist is named under the field), and how imported robots are read (a ground under a floating-base
-// URDF robot; self-collision within a mechanism). Every field is validated as it is typed (invalid text is marked
+// URDF robot; self-collision within a mechanism), and the snapping of handle drags in the 3D view. Every field is validated as it is typed (invalid text is marked
 // and explained, never applied); valid changes are emitted at once.
 #pragma once
 
@@ -52,6 +52,12 @@ class SettingsPanel : public QWidget {
   QCheckBox* groundCheck() const { return ground_; }
   QComboBox* selfCollisionCombo() const { return selfCollision_; }
 
+  // Snapping of handle drags in the 3D view: on/off, the grid step (m) and the angle step (degrees).
+  // Shown without emitting.
+  void setSnapping(bool on, double gridStep, double angleStepDegrees);
+  bool snapping() const;
+  double snapGrid() const;
+  double snapAngleDegrees() const;
   // The tolerance field (tests type into it).
   QLineEdit* toleranceField() const { return tolerance_; }
   QLineEdit* complementarityField() const { return complementarity_; }
@@ -77,6 +83,8 @@ class SettingsPanel : public QWidget {
   void packagePathsChanged(const QStringList& dirs);
   // The ground or self-collision setting changed (the open model is read again with it).
   void loadSettingsChanged();
+  // Snapping of handle drags changed (setSnapping's arguments).
+  void snappingChanged(bool on, double gridStep, double angleStepDegrees);
   // A valid integrator choice (applied by the simulation thread at its next sync point).
   void integratorChanged(const ms::IntegratorOptions& options);
 
@@ -101,6 +109,8 @@ class SettingsPanel : public QWidget {
   QLabel* packagePathsProblem_;
   QCheckBox* ground_;
   QComboBox* selfCollision_;
+  QCheckBox* snap_;
+  QDoubleSpinBox *snapGrid_, *snapAngle_;
   QLabel* problem_;
   bool updating_ = false;
 };

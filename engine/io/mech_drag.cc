@@ -100,12 +100,14 @@ BodyState moved(BodyState b, const DragHandle& h, double amount) {
   return b;
 }
 
-DragHandle handle(bool rotate, const Vec3& origin, const Vec3& direction, std::string label) {
+DragHandle handle(bool rotate, const Vec3& origin, const Vec3& direction, std::string label,
+                  double value = std::numeric_limits<double>::quiet_NaN()) {
   DragHandle h;
   h.rotate = rotate;
   h.origin = origin;
   h.direction = direction.normalized();
   h.label = std::move(label);
+  h.value = value;
   return h;
 }
 
@@ -136,7 +138,8 @@ DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode) {
   // A free body: arrows along and rings about the world axes through its centre of mass.
   if (h.joint < 0) {
     const Vec3 x = c.state.bodies[size_t(body)].x;
-    for (int i = 0; i < 3; ++i) h.handles.push_back(handle(false, x, Vec3::Unit(i), bodyName + " " + kAxisNames[i]));
+    const Vec3& written = parse.model.bodies[size_t(body)].position;
+    for (int i = 0; i < 3; ++i) h.handles.push_back(handle(false, x, Vec3::Unit(i), bodyName + " " + kAxisNames[i], written[i]));
     for (int i = 0; i < 3; ++i)
       h.handles.push_back(handle(true, x, Vec3::Unit(i), bodyName + " rotation about " + kAxisNames[i]));
     return h;
@@ -148,7 +151,8 @@ DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode) {
   // The anchor: arrows along the parent frame's axes, at the joint's point on the parent.
   if (mode == DragMode::Anchor) {
     for (int i = 0; i < 3; ++i)
-      h.handles.push_back(handle(false, parentPoint(g, c.state), Ra.col(i), jointName + " parent-anchor " + kAxisNames[i]));
+      h.handles.push_back(
+          handle(false, parentPoint(g, c.state), Ra.col(i), jointName + " parent-anchor " + kAxisNames[i], d.parentAnchor[i]));
     return h;
   }
   // The joint's freedom: its free translations (C_T rows), then its free rotation(s), in the joint
@@ -156,10 +160,12 @@ DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode) {
   // joint's point on the child (rotations turn about it: the translations then stay).
   const Vec3 origin = childPoint(g, c.state);
   const Mat3 frame = Ra * g.Ro;
+  const std::vector<double> given = expandedCoordinates(d.initialPosition, size_t(g.fT + g.fR));
   for (int r = 0; r < g.fT; ++r)
     h.handles.push_back(handle(false, origin, frame * g.CT.row(r).transpose(),
-                               jointName + (g.fT == 1 ? std::string(" position") : " translation " + std::to_string(r + 1))));
-  if (g.fR == 1) h.handles.push_back(handle(true, origin, frame * g.axes.col(2), jointName + " angle"));
+                               jointName + (g.fT == 1 ? std::string(" position") : " translation " + std::to_string(r + 1)),
+                               given[size_t(r)]));
+  if (g.fR == 1) h.handles.push_back(handle(true, origin, frame * g.axes.col(2), jointName + " angle", given[size_t(g.fT)]));
   if (g.fR == 3)
     for (int i = 0; i < 3; ++i)
       h.handles.push_back(handle(true, origin, frame.col(i), jointName + " rotation about " + kAxisNames[i]));

@@ -17,6 +17,7 @@
 // reason (mech_edit.h setBodyValues / setJointValues).
 #pragma once
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct DragHandle {
   Vec3 origin = Vec3::Zero();           // world, at the model's initial state
   Vec3 direction = Vec3::UnitX();       // world, unit
   std::string label;                    // what a drag changes: "joint 'crank-shaft' angle", …
+  // The written number the drag changes by its amount (m or rad) — an anchor's or a free body's
+  // coordinate, a joint's translation or angle — so a view can snap the result; NaN when the drag
+  // changes several at once (a rotation vector, a free body's orientation).
+  double value = std::numeric_limits<double>::quiet_NaN();
 };
 
 struct DragHandles {

@@ -74,6 +74,7 @@ void TestMechDrag::crankRingChangesOnlyItsAngle() {
   QVERIFY((h.handles[0].direction.cwiseAbs() - Vec3::UnitX()).norm() <= 1e-12);
   QVERIFY(h.handles[0].origin.norm() <= 1e-12);  // A, the world origin
   QCOMPARE(h.handles[0].label, std::string("joint 'crank-shaft' angle"));
+  QCOMPARE(h.handles[0].value, -0.3184);  // the written angle a view snaps
   // The crank carries the coupler (its subtree); the rocker hangs on the ground.
   QCOMPARE(int(h.moving.size()), 2);
   const MechEdit e = dragEdit(p.doc, p.result, h, 0, 0.1);
@@ -92,6 +93,7 @@ void TestMechDrag::anchorArrowChangesOnlyTheAnchor() {
   QCOMPARE(int(h.handles.size()), 3);
   for (const DragHandle& a : h.handles) QVERIFY(!a.rotate);
   QCOMPARE(h.handles[1].label, std::string("joint 'crank-shaft' parent-anchor y"));
+  QCOMPARE(h.handles[1].value, -0.2);
   const MechEdit e = dragEdit(p.doc, p.result, h, 1, 0.05);
   QVERIFY2(e.ok, e.error.c_str());
   QCOMPARE(p.result.model.joints[1].name, std::string("crank-shaft"));
@@ -126,6 +128,9 @@ void TestMechDrag::everyJointTypeMovesAlongItsHandles() {
     const State s0 = initial(p);
     for (size_t i = 0; i < h.handles.size(); ++i) {
       const DragHandle& d = h.handles[i];
+      // The written number it changes: coordinate i, except within a rotation vector.
+      if (kind.freeRotational() == 3 && int(i) >= kind.freeTranslational()) QVERIFY(std::isnan(d.value));
+      else QCOMPARE(d.value, 0.1 + 0.05 * double(i));
       const double amount = d.rotate ? 0.3 : 0.07;
       const MechEdit e = dragEdit(p.doc, p.result, h, int(i), amount);
       QVERIFY2(e.ok, (kind.name + std::string(": ") + e.error).c_str());

@@ -16,13 +16,13 @@
 #include "editor/model_tree.h"
 #include "io/mech_reader.h"
 #include "main_window.h"
+#include "settings_panel.h"
 #include "ui_test_util.h"
 #include "viewport/viewport_widget.h"
 #include "window_test_util.h"
 
 using namespace ms;
 using namespace ms::ui;
-using ms::ui::test::drag;
 
 namespace {
 
@@ -42,6 +42,17 @@ QString onlyFormChanged(const QString& beforeText, const QString& afterText, con
       after.compare(after.size() - tail, tail, before, span.end, tail) != 0)
     return QString();
   return QString::fromStdString(after.substr(span.begin, after.size() - tail - span.begin));
+}
+
+// Press at `from`, move to `to` in steps, save the window as `shot` (in the test's output folder:
+// what the user sees mid-drag), release.
+void dragWithShot(QWidget* window, QWidget* view, QPointF from, QPointF to, Qt::KeyboardModifiers mods, const QString& shot) {
+  test::mouse(view, QEvent::MouseButtonPress, from, Qt::LeftButton, Qt::LeftButton, mods);
+  for (int i = 1; i <= 6; ++i)
+    test::mouse(view, QEvent::MouseMove, from + (to - from) * (i / 6.0), Qt::NoButton, Qt::LeftButton, mods);
+  QCoreApplication::processEvents();
+  window->grab().save(test::outputPath(shot));
+  test::mouse(view, QEvent::MouseButtonRelease, to, Qt::LeftButton, Qt::NoButton, mods);
 }
 
 int jointIndex(const MechParseResult& p, const std::string& name) {
@@ -79,6 +90,8 @@ class TestHandles : public QObject {
     test::openAnsweredWindow(w_, path_, asked_, answer_);
     ed_ = w_->editorPanel()->editor();
     view_ = w_->viewport();
+    // Snapping as on a fresh installation (an earlier test may have left it off in the settings).
+    view_->setSnapping(true, 0.01, 5 * M_PI / 180);
     test::settle(*w_);
   }
   void cleanup() { test::closeAnsweredWindow(w_, path_, answer_); }
@@ -94,14 +107,13 @@ class TestHandles : public QObject {
     QPointF from, to;
     QVERIFY(view_->handlePoint(false, 0, 0.0, from));
     QVERIFY(view_->handlePoint(false, 0, 0.05, to));
-    drag(view_, from, to, Qt::LeftButton);
+    dragWithShot(w_.get(), view_, from, to, Qt::NoModifier, "handles-ring.png");
     test::settle(*w_);
     const QString after = ed_->toPlainText();
     const QString form = onlyFormChanged(before, after, p.map.joints[size_t(k)].properties.at("position").form);
-    QVERIFY2(form.startsWith("(position "), qPrintable(after));
-    const double turned = parsed(after).model.joints[size_t(k)].initialPosition[0] - p.model.joints[size_t(k)].initialPosition[0];
-    qInfo("ring dragged 1/20 of a turn: %s (%.6f rad)", qPrintable(form), turned);
-    QVERIFY(std::abs(std::abs(turned) - 2 * M_PI / 20) <= 0.01);
+    // From -0.3184 rad (-18.2°) by 18° either way, snapped to a multiple of 5°: 0 or -35°.
+    qInfo("ring dragged 1/20 of a turn, snapped: %s", qPrintable(form));
+    QVERIFY2(form == "(position 0)" || form == "(position -0.610865238198)", qPrintable(form));
     // One undo step, applied: the simulated model is the text.
     QCOMPARE(ed_->undoStack()->count(), undoBefore + 1);
     QCOMPARE(w_->documents()->appliedText(), after.toStdString());
@@ -122,16 +134,40 @@ class TestHandles : public QObject {
     QPointF from, to;
     QVERIFY(view_->handlePoint(true, 1, 0.4, from));  // the y arrow
     QVERIFY(view_->handlePoint(true, 1, 0.8, to));
-    drag(view_, from, to, Qt::LeftButton, Qt::ShiftModifier);
+    dragWithShot(w_.get(), view_, from, to, Qt::ShiftModifier, "handles-anchor.png");
     test::settle(*w_);
     const QString after = ed_->toPlainText();
     const QString form = onlyFormChanged(before, after, p.map.joints[size_t(k)].properties.at("parent-anchor").form);
     QVERIFY2(form.startsWith("(parent-anchor 0 "), qPrintable(after));
     const Vec3 moved = parsed(after).model.joints[size_t(k)].parentAnchor - p.model.joints[size_t(k)].parentAnchor;
-    qInfo("anchor dragged along y: %s", qPrintable(form));
+    qInfo("anchor dragged along y, snapped to the 0.01 m grid: %s", qPrintable(form));
     QVERIFY(moved.y() > 0.005);
     QCOMPARE(moved.x(), 0.0);
     QCOMPARE(moved.z(), 0.0);
+    // On the grid: y written with at most two decimals.
+    const double y = parsed(after).model.joints[size_t(k)].parentAnchor.y();
+    QCOMPARE(y, std::round(y * 100) / 100);
+  }
+
+  // S toggles snapping: the crank then turns as far as the mouse went (1/20 of a turn, 0.314 rad).
+  void snappingOffFollowsTheMouse() {
+    selectCrank();
+    QTest::keyClick(view_, Qt::Key_S);
+    QVERIFY(!view_->snapping());
+    QVERIFY(!w_->settingsPanel()->snapping());  // the setting follows the key
+    const QString before = ed_->toPlainText();
+    const MechParseResult p = parsed(before);
+    const int k = jointIndex(p, "crank-shaft");
+    QPointF from, to;
+    QVERIFY(view_->handlePoint(false, 0, 0.0, from));
+    QVERIFY(view_->handlePoint(false, 0, 0.05, to));
+    test::drag(view_, from, to, Qt::LeftButton);
+    test::settle(*w_);
+    const double turned = parsed(ed_->toPlainText()).model.joints[size_t(k)].initialPosition[0] - p.model.joints[size_t(k)].initialPosition[0];
+    qInfo("ring dragged 1/20 of a turn without snapping: %.6f rad", turned);
+    QVERIFY(std::abs(std::abs(turned) - 2 * M_PI / 20) <= 0.005);
+    QTest::keyClick(view_, Qt::Key_S);
+    QVERIFY(view_->snapping());
   }
 
   // Esc during a drag: the preview is undone and nothing is edited.

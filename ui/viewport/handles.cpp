@@ -75,6 +75,7 @@ HandleLayer::HandleLayer() {
   setOverlayState(root_->getOrCreateStateSet(), kHandleWidth, 1.0f);
   // After every other overlay (bin 100): the handles are drawn on top of everything.
   root_->getOrCreateStateSet()->setRenderBinDetails(120, "RenderBin");
+  root_->getOrCreateStateSet()->setMode(GL_LINE_SMOOTH, osg::StateAttribute::OFF);
   lineVerts_ = new osg::Vec3Array;
   lineColors_ = new osg::Vec4Array;
   lines_ = makeDynamicGeometry(lineVerts_, lineColors_, osg::Array::BIND_PER_VERTEX);
@@ -91,6 +92,7 @@ HandleLayer::HandleLayer() {
 
 void HandleLayer::set(const std::vector<DragHandle>& handles) {
   handles_ = handles;
+  ++generation_;
   outlines_.assign(handles_.size(), {});
   offset_.setZero();
   pivot_.setZero();
@@ -101,6 +103,7 @@ void HandleLayer::setPreviewOffset(const Vec3& translation, const Mat3& rotation
   offset_ = translation;
   turn_ = rotation;
   pivot_ = pivot;
+  ++generation_;
 }
 
 void HandleLayer::update(const std::function<double(const Vec3&)>& worldPerPixel, int hot) {

@@ -40,6 +40,8 @@ class HandleLayer {
   // The handles drawn (empty: none).
   void set(const std::vector<DragHandle>& handles);
   const std::vector<DragHandle>& handles() const { return handles_; }
+  // Counts set() and setPreviewOffset() calls (a drawing built before is out of date).
+  long generation() const { return generation_; }
   // Moves the handles by a rigid motion while a drag previews it (origin offset, rotation about the
   // dragged ring), or back (identity).
   void setPreviewOffset(const Vec3& translation, const Mat3& rotation, const Vec3& pivot);
@@ -60,6 +62,7 @@ class HandleLayer {
   std::vector<std::vector<Vec3>> outlines_;
   Vec3 offset_ = Vec3::Zero(), pivot_ = Vec3::Zero();
   Mat3 turn_ = Mat3::Identity();
+  long generation_ = 0;
 };
 
 }  // namespace ms::ui::viewport

@@ -62,11 +62,29 @@ void ViewportWidget::setAngleDegrees(bool on) {
   update();
 }
 
+void ViewportWidget::setSnapping(bool on, double gridStep, double angleStep) {
+  Impl& d = *d_;
+  d.snapOn = on;
+  if (gridStep > 0) d.snapGrid = gridStep;
+  if (angleStep > 0) d.snapAngle = angleStep;
+  update();
+}
+
+bool ViewportWidget::snapping() const { return d_->snapOn; }
+
+double ViewportWidget::Impl::snap(const DragHandle& h, double raw) const {
+  const double step = h.rotate ? snapAngle : snapGrid;
+  if (!snapOn || !(step > 0)) return raw;
+  if (!std::isfinite(h.value)) return std::round(raw / step) * step;
+  return std::round((h.value + raw) / step) * step - h.value;
+}
+
 void ViewportWidget::Impl::showHandleSet(bool anchor) {
   if (anchor == anchorShown && handleLayer.handles().size() == shownHandles().handles.size()) return;
   anchorShown = anchor;
   handleLayer.set(shownHandles().handles);
   hotHandle = -1;
+  refreshHandles();  // the drawing too (frames skip the layer while it has no handles)
   w->update();
 }
 
@@ -77,7 +95,19 @@ double ViewportWidget::Impl::worldPerPixel(const Vec3& p) const {
 }
 
 void ViewportWidget::Impl::refreshHandles() {
-  handleLayer.update([this](const Vec3& p) { return worldPerPixel(p); }, gesture.handle ? handleDrag.handle : hotHandle);
+  const Camera& cam = camera.camera();
+  const int hot = gesture.handle ? handleDrag.handle : hotHandle;
+  // What the drawing depends on (no allocation once the vector has its size).
+  handlesBuiltFor.clear();
+  for (const Vec3* v : {&cam.eye, &cam.center, &cam.up}) handlesBuiltFor.insert(handlesBuiltFor.end(), v->data(), v->data() + 3);
+  handlesBuiltFor.push_back(double(w->width()));
+  handlesBuiltFor.push_back(double(w->height()));
+  handlesBuiltFor.push_back(double(hot));
+  handlesBuiltFor.push_back(gesture.handle ? handleDrag.amount : 0.0);
+  handlesBuiltFor.push_back(double(handleLayer.generation()));
+  if (handlesBuiltFor == handlesDrawnFor) return;
+  handlesDrawnFor = handlesBuiltFor;
+  handleLayer.update([this](const Vec3& p) { return worldPerPixel(p); }, hot);
 }
 
 int ViewportWidget::Impl::pickHandle(const QPointF& pos) {
@@ -126,11 +156,16 @@ void ViewportWidget::paintHandleReadout(QPainter& p) {
   const Impl& d = *d_;
   if (!d.gesture.handle || d.handleDrag.handle < 0) return;
   const DragHandle& h = d.shownHandles().handles[size_t(d.handleDrag.handle)];
+  // A length or angle in the unit setting, with its sign when it is a change.
+  const auto format = [&](double v, bool change) {
+    const char* sign = change ? "%+.4g" : "%.4g";
+    if (!h.rotate) return QString::asprintf(sign, v) + " m";
+    return d.angleDegrees ? QString::asprintf(sign, v * 180.0 / M_PI) + "°" : QString::asprintf(sign, v) + " rad";
+  };
   const double a = d.handleDrag.amount;
-  const QString amount = !h.rotate       ? QString::asprintf("%+.4g m", a)
-                         : d.angleDegrees ? QString::asprintf("%+.4g°", a * 180.0 / M_PI)
-                                          : QString::asprintf("%+.4g rad", a);
-  const QString text = QString::fromStdString(h.label) + "  " + amount;
+  QString text = QString::fromStdString(h.label) + "  ";
+  text += std::isfinite(h.value) ? QString("%1 (%2)").arg(format(h.value + a, false), format(a, true)) : format(a, true);
+  if (d.snapOn) text += "  · snap";
   const QFontMetrics fm(p.font());
   QRect box = fm.boundingRect(text).adjusted(-6, -3, 6, 3);
   box.moveTopLeft((d.gesture.last + QPointF(16, 12)).toPoint());

@@ -63,7 +63,7 @@ struct ViewportWidget::Impl {
   struct HandleDrag {
     int handle = -1;
     Vec3 reference = Vec3::UnitX();
-    double start = 0, last = 0, amount = 0;
+    double start = 0, last = 0, raw = 0, amount = 0;  // amount: raw, snapped (snap())
   };
 
   explicit Impl(ViewportWidget* widget);
@@ -122,10 +122,17 @@ struct ViewportWidget::Impl {
   viewport::HandleLayer handleLayer;
   int hotHandle = -1;
   HandleDrag handleDrag;
+  // Snapping of handle drags (setSnapping; S toggles it): the written value lands on a multiple of
+  // the grid step (arrows) or the angle step (rings); without a single written value, the amount.
+  bool snapOn = true;
+  double snapGrid = 0.01, snapAngle = 5.0 * M_PI / 180.0;
+  double snap(const DragHandle& h, double raw) const;
   const DragHandles& shownHandles() const { return anchorShown ? anchorHandles : jointHandles; }
   void showHandleSet(bool anchor);
-  // The layer rebuilt for the current camera (before each frame).
+  // The layer rebuilt for the current camera (before each frame) when the camera, the widget's
+  // size, the handles, the highlighted one or the preview changed since the last build.
   void refreshHandles();
+  std::vector<double> handlesBuiltFor, handlesDrawnFor;
   // World length of one logical pixel at depth of point p.
   double worldPerPixel(const Vec3& p) const;
   // The handle under a widget position (-1: none).

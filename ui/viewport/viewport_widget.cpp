@@ -377,12 +377,14 @@ void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
     double v = 0;
     if (d.handleParameter(pos, v)) {
       Impl::HandleDrag& h = d.handleDrag;
-      if (d.handleLayer.handles()[size_t(h.handle)].rotate) {
-        h.amount += std::remainder(v - h.last, 2 * M_PI);
+      const DragHandle& handle = d.handleLayer.handles()[size_t(h.handle)];
+      if (handle.rotate) {
+        h.raw += std::remainder(v - h.last, 2 * M_PI);
         h.last = v;
       } else {
-        h.amount = v - h.start;
+        h.raw = v - h.start;
       }
+      h.amount = d.snap(handle, h.raw);
       d.previewDrag();
     }
     g.last = pos;
@@ -482,7 +484,8 @@ void ViewportWidget::wheelEvent(QWheelEvent* e) {
   update();
 }
 
-// Keys: F/Home fit, 1 front, 3 side, 7 top, 5 iso (numeric-keypad convention), Esc deselects.
+// Keys: F/Home fit, 1 front, 3 side, 7 top, 5 iso (numeric-keypad convention), Esc deselects (or
+// cancels a handle drag), S toggles the snapping of handle drags, Shift shows the anchor's handles.
 void ViewportWidget::keyPressEvent(QKeyEvent* e) {
   switch (e->key()) {
     case Qt::Key_F:
@@ -491,6 +494,12 @@ void ViewportWidget::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_3: setViewPreset(ViewPreset::Side); break;
     case Qt::Key_7: setViewPreset(ViewPreset::Top); break;
     case Qt::Key_5: setViewPreset(ViewPreset::Iso); break;
+    case Qt::Key_S:
+      // Snapping on/off (a drag in progress follows at its next move).
+      d_->snapOn = !d_->snapOn;
+      emit snappingToggled(d_->snapOn);
+      update();
+      break;
     case Qt::Key_Shift:
       // The anchor's handles while Shift is held (not during a drag).
       if (!d_->gesture.active) d_->showHandleSet(true);

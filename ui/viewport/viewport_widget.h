@@ -121,6 +121,11 @@ class ViewportWidget : public QWidget {
   bool handlePoint(bool anchorModifier, int handle, double t, QPointF& widgetPos);
   // Angles of the drag readout in degrees (default radians), as the unit setting says.
   void setAngleDegrees(bool on);
+  // Snapping of handle drags (on by default; the S key toggles it and emits snappingToggled): the
+  // written value lands on a multiple of `gridStep` (m, arrows) or `angleStep` (rad, rings); a drag
+  // that changes several numbers at once (a rotation vector) moves by multiples of the step.
+  void setSnapping(bool on, double gridStep, double angleStep);
+  bool snapping() const;
 
   // The current frame as an image (renders first).
   QImage renderToImage();
@@ -137,6 +142,8 @@ class ViewportWidget : public QWidget {
   // A handle drag ended: handle `handle` of `handles` moved by `amount` (m along an arrow, rad about
   // a ring). The receiver edits the text (io/mech_drag.h dragEdit); the preview is undone.
   void handleDragged(const ms::DragHandles& handles, int handle, double amount);
+  // The S key turned snapping on or off.
+  void snappingToggled(bool on);
 
  protected:
   void paintEvent(QPaintEvent* e) override;
