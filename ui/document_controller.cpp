@@ -482,43 +482,98 @@ bool DocumentController::assembleEditor(QString* error, QString* summary) {
   return true;
 }
 
-bool DocumentController::dragHandlesFor(const std::string& body, DragHandles& joint, DragHandles& anchor, QString* why) {
-  ModelEditor* ed = editor_->editor();
+bool DocumentController::canBuild(QString* why) const {
+  const ModelEditor* ed = editor_->editor();
   const auto parsed = ed->lastValidModel();
   const auto no = [&](const QString& reason) {
     if (why) *why = reason;
     return false;
   };
   if (ed->isReadOnly() || ed->language() != ModelLanguage::Mech || !parsed || !parsed->importedFrom.isEmpty())
-    return no("the handles edit a .mech text: save the model as .mech (File > Save As…) and open that");
-  if (ed->modelStale() || ed->checkPending()) return no("the text has errors, or is being checked");
-  if (parsed->text != appliedText_) return no("the text differs from the model in the view: apply it first");
-  const std::vector<BodyDesc>& bodies = parsed->result.model.bodies;
-  const auto it = std::find_if(bodies.begin(), bodies.end(), [&](const BodyDesc& b) { return b.name == body; });
-  if (it == bodies.end()) return no("no such body in the text");
-  const int index = int(it - bodies.begin());
+    return no("The view's tools edit a .mech text: save the model as .mech (File > Save As…) and open that.");
+  if (ed->modelStale() || ed->checkPending()) return no("The text has errors, or is being checked: fix it first.");
+  if (parsed->text != appliedText_) return no("The text differs from the model in the view: apply it first (Ctrl+Return).");
+  return true;
+}
+
+bool DocumentController::dragHandlesFor(const std::string& body, DragHandles& joint, DragHandles& anchor, QString* why) {
+  if (!canBuild(why)) return false;
+  const auto parsed = editor_->editor()->lastValidModel();
+  const int index = parsed->result.model.bodyIndex(body);
+  if (index < 0) {
+    if (why) *why = "no such body in the text";
+    return false;
+  }
   joint = dragHandles(parsed->result, index, DragMode::Joint);
   anchor = dragHandles(parsed->result, index, DragMode::Anchor);
   return true;
 }
 
-bool DocumentController::dragHandle(const DragHandles& handles, int handle, double amount, QString* error) {
-  ModelEditor* ed = editor_->editor();
+bool DocumentController::editAndApply(const std::function<MechEdit(const sexpr::Document&, const MechParseResult&)>& edit,
+                                      const QString& label, const QString& done, QString* error) {
   const auto fail = [&](const QString& why) {
     w_.status()->showBanner(why, true);
     if (error) *error = why;
     return false;
   };
-  if (handle < 0 || size_t(handle) >= handles.handles.size()) return fail("No such handle.");
-  const QString label = QString::fromStdString(handles.handles[size_t(handle)].label);
+  QString why;
+  if (!canBuild(&why)) return fail(why);
   QString err;
-  const bool ok = ed->applyEdit([&](const sexpr::Document& doc, const MechParseResult& p) { return dragEdit(doc, p, handles, handle, amount); },
-                                "Drag " + label, &err);
-  if (!ok) return fail("Not moved: " + (err.isEmpty() ? QString("the edit changed nothing") : err));
+  if (!editor_->editor()->applyEdit(edit, label, &err))
+    return fail(label + ": not done — " + (err.isEmpty() ? QString("the edit changed nothing") : err));
   if (!applyEditor(error)) return false;
-  const bool rotate = handles.handles[size_t(handle)].rotate;
-  w_.status()->showMessage(QString("Moved: %1 by %2 %3").arg(label).arg(amount, 0, 'g', 4).arg(rotate ? "rad" : "m"), 10000);
+  w_.status()->showMessage(done, 10000);
   return true;
+}
+
+bool DocumentController::dragHandle(const DragHandles& handles, int handle, double amount, QString* error) {
+  if (handle < 0 || size_t(handle) >= handles.handles.size()) {
+    if (error) *error = "no such handle";
+    return false;
+  }
+  const DragHandle& h = handles.handles[size_t(handle)];
+  const QString label = QString::fromStdString(h.label);
+  return editAndApply([&](const sexpr::Document& doc, const MechParseResult& p) { return dragEdit(doc, p, handles, handle, amount); },
+                      "Drag " + label, QString("Moved: %1 by %2 %3").arg(label).arg(amount, 0, 'g', 4).arg(h.rotate ? "rad" : "m"),
+                      error);
+}
+
+bool DocumentController::addBody(ShapeDesc::Kind kind, const std::string& parent, const Vec3& point, const Vec3& normal,
+                                 JointType joint, QString* error, std::string* added) {
+  // The new body's shape, at the size a palette offers.
+  ShapeDesc shape;
+  shape.kind = kind;
+  const char* stem = "box";
+  switch (kind) {
+    case ShapeDesc::Kind::Sphere: shape.size = Vec3(0.05, 0, 0), stem = "sphere"; break;
+    case ShapeDesc::Kind::Capsule: shape.size = Vec3(0.02, 0.2, 0), stem = "capsule"; break;
+    case ShapeDesc::Kind::Cylinder: shape.size = Vec3(0.03, 0.1, 0), stem = "cylinder"; break;
+    default: shape.kind = ShapeDesc::Kind::Box, shape.size = Vec3(0.1, 0.1, 0.1); break;
+  }
+  const auto parsed = editor_->editor()->lastValidModel();
+  const std::string name = parsed ? freeBodyName(parsed->result.model, stem) : std::string(stem) + "1";
+  if (added) *added = name;
+  return editAndApply(
+      [&](const sexpr::Document& doc, const MechParseResult& p) {
+        return addBodyAt(doc, p, name, shape, parent.empty() ? -1 : p.model.bodyIndex(parent), joint, point, normal);
+      },
+      "Add body", QString("Added body '%1' %2").arg(QString::fromStdString(name))
+                      .arg(parent.empty() ? QString("on the ground") : QString("jointed to '%1'").arg(QString::fromStdString(parent))),
+      error);
+}
+
+bool DocumentController::connectBodies(const std::string& a, const Vec3& pointA, const std::string& b, const Vec3& pointB,
+                                       const Vec3& axis, JointType type, QString* error) {
+  const auto parsed = editor_->editor()->lastValidModel();
+  const std::string name = parsed ? freeBodyName(parsed->result.model, "joint") : std::string("joint1");
+  return editAndApply(
+      [&](const sexpr::Document& doc, const MechParseResult& p) {
+        return ms::connectBodies(doc, p, name, type, a.empty() ? -1 : p.model.bodyIndex(a), pointA, p.model.bodyIndex(b), pointB, axis);
+      },
+      "Connect", QString("Joined '%1' and '%2' by %3 joint '%4'")
+                     .arg(QString::fromStdString(a.empty() ? std::string("the ground") : a), QString::fromStdString(b),
+                          QString(jointKind(type).name), QString::fromStdString(name)),
+      error);
 }
 
 bool DocumentController::applyEditor(QString* error) {

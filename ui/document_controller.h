@@ -85,6 +85,18 @@ class DocumentController : public QObject {
   // then applied; what changed is shown in the status bar; a refusal (an expression, a generated
   // element) in the banner (*error), the text unchanged.
   bool dragHandle(const DragHandles& handles, int handle, double amount, QString* error = nullptr);
+  // Whether the view's tools may edit the text: it is an editable .mech text, read without errors
+  // and applied (*why otherwise).
+  bool canBuild(QString* why = nullptr) const;
+  // The building tools (issue 34; io/mech_edit.h addBodyAt, connectBodies), each one undoable edit,
+  // applied: a new body of `kind` ("box1", "sphere2", … at the palette's size) on body `parent`
+  // ("" : the ground) at world point `point` with outward `normal`, jointed to a body by a `joint`
+  // joint; a joint ("joint1", …) of `type` between body `a` ("": the ground) at `pointA` and body
+  // `b` at `pointB` about world `axis`. Refusals in the banner (*error), the text unchanged.
+  bool addBody(ShapeDesc::Kind kind, const std::string& parent, const Vec3& point, const Vec3& normal, JointType joint,
+               QString* error = nullptr, std::string* added = nullptr);
+  bool connectBodies(const std::string& a, const Vec3& pointA, const std::string& b, const Vec3& pointB, const Vec3& axis,
+                     JointType type, QString* error = nullptr);
 
   // Questions to the user (a QMessageBox unless a test injects its answers).
   enum class Question {
@@ -175,6 +187,10 @@ class DocumentController : public QObject {
   std::optional<bool> sessionGround_;           // --no-ground (not saved)
   int sessionSelfCollision_ = 0;                // --self-collision on|off: 1 / 2 (not saved)
   QStringList recent_;
+  // One undoable edit of the editor's text (refused unless canBuild()), then applied; `done` in the
+  // status bar, a refusal in the banner.
+  bool editAndApply(const std::function<MechEdit(const sexpr::Document&, const MechParseResult&)>& edit, const QString& label,
+                    const QString& done, QString* error);
   std::string appliedText_;  // the text of the model now in the simulation (auto-apply skips it)
   QFileSystemWatcher* watcher_ = nullptr;
   QTimer reloadDebounce_;

@@ -4,6 +4,8 @@
 #include "main_window.h"
 
 #include <QAction>
+#include <QActionGroup>
+#include <QComboBox>
 #include <QCloseEvent>
 #include <QDockWidget>
 #include <QDragEnterEvent>
@@ -335,7 +337,65 @@ void MainWindow::buildToolbar() {
   tb->addSeparator();
   tb->addAction(recorder_->screenshotAction());
   tb->addAction(recorder_->recordAction());
+  buildBuildToolbar();
 }
+
+// Build: one tool at a time (the view's clicks select, add a body, or join two); the joint type
+// of the bodies added onto others and of Connect.
+void MainWindow::buildBuildToolbar() {
+  addToolBarBreak();
+  QToolBar* tb = addToolBar("Build");
+  tb->setObjectName("toolbar-build");
+  tools_ = new QActionGroup(this);
+  tools_->setExclusive(true);
+  const auto tool = [&](const QString& text, const QString& name, const QString& tip, ViewportWidget::Tool t, ShapeDesc::Kind kind) {
+    QAction* a = tb->addAction(text);
+    a->setObjectName(name);
+    a->setToolTip(tip);
+    a->setCheckable(true);
+    tools_->addAction(a);
+    connect(a, &QAction::triggered, this, [this, t, kind] {
+      addKind_ = kind;
+      view_->setTool(t);
+    });
+    return a;
+  };
+  tool("Select", "tool-select", "Clicks select bodies; drag a selected body's handles to move it (Shift: its joint's anchor)",
+       ViewportWidget::Tool::Select, ShapeDesc::Kind::Box)
+      ->setChecked(true);
+  const char* dropTip = "Click the ground to drop a free %1 there, or a body to join one to it at that point (its axis the "
+                        "surface's normal; the joint type at the right)";
+  tool("Box", "tool-add-box", QString(dropTip).arg("box"), ViewportWidget::Tool::Add, ShapeDesc::Kind::Box);
+  tool("Sphere", "tool-add-sphere", QString(dropTip).arg("sphere"), ViewportWidget::Tool::Add, ShapeDesc::Kind::Sphere);
+  tool("Capsule", "tool-add-capsule", QString(dropTip).arg("capsule"), ViewportWidget::Tool::Add, ShapeDesc::Kind::Capsule);
+  tool("Cylinder", "tool-add-cylinder", QString(dropTip).arg("cylinder"), ViewportWidget::Tool::Add, ShapeDesc::Kind::Cylinder);
+  tool("Connect", "tool-connect",
+       "Click a point on one body (or the ground), then on another body: a joint there (the first surface's normal "
+       "is its axis). A body that already hangs on a joint gets a loop joint: Edit > Assemble closes it.",
+       ViewportWidget::Tool::Connect, ShapeDesc::Kind::Box);
+  jointType_ = new QComboBox;
+  jointType_->setObjectName("tool-joint-type");
+  jointType_->setToolTip("The joint of bodies added onto others and of Connect");
+  for (JointType t : {JointType::Revolute, JointType::Prismatic, JointType::Spherical, JointType::Cylindrical, JointType::Fixed,
+                      JointType::Planar, JointType::Floating})
+    jointType_->addItem(jointKind(t).name, int(t));
+  tb->addWidget(jointType_);
+  // The view asks; the document controller edits and applies; a new body is selected (its handles).
+  connect(view_, &ViewportWidget::addRequested, this, [this](int body, const Vec3& point, const Vec3& normal) {
+    std::string added;
+    const std::string parent = body >= 0 && body < int(bodyNames_.size()) ? bodyNames_[size_t(body)] : std::string();
+    if (documents_->addBody(addKind_, parent, point, normal, chosenJointType(), nullptr, &added))
+      tree_->selectBody(QString::fromStdString(added));
+  });
+  connect(view_, &ViewportWidget::connectRequested, this,
+          [this](int a, const Vec3& pointA, const Vec3& normalA, int b, const Vec3& pointB) {
+            const auto name = [this](int i) { return i >= 0 && i < int(bodyNames_.size()) ? bodyNames_[size_t(i)] : std::string(); };
+            documents_->connectBodies(name(a), pointA, name(b), pointB, normalA, chosenJointType());
+          });
+  connect(view_, &ViewportWidget::buildingMessage, this, [this](const QString& text) { status_->showMessage(text, 8000); });
+}
+
+JointType MainWindow::chosenJointType() const { return JointType(jointType_->currentData().toInt()); }
 
 // ---- settings (QSettings) ----------------------------------------------------------------------
 
@@ -431,7 +491,9 @@ bool MainWindow::saveScreenshot(const QString& path, QString* error) { return re
 
 void MainWindow::systemLoaded(std::shared_ptr<const CompiledSystem> sys, const QString& dir, bool keepCamera, bool edited) {
   settings_->setStepSettings(sim_.stepSettings());
-  view_->setModel(sys, dir, keepCamera);
+  // A model built from nothing is framed once it has a body (the empty one kept the default view).
+  const bool firstBody = loadedSystem_ && loadedSystem_->bodies.empty() && !sys->bodies.empty();
+  view_->setModel(sys, dir, keepCamera && !firstBody);
   if (view_->followBody() < 0) followAct_->setChecked(false);
   bodyNames_.clear();
   for (const CompiledBody& b : sys->bodies) bodyNames_.push_back(b.name);
@@ -532,6 +594,11 @@ void MainWindow::pullFromSimulation() {
 }
 
 void MainWindow::updateHandles() {
+  // The tools act on the applied text's initial state only.
+  QString why;
+  const bool canBuild = documents_->canBuild(&why);
+  view_->setBuildingAllowed(atStart_ && canBuild,
+                            canBuild ? QString("The tools edit the model's initial state: reset to t = 0 (Reset).") : why);
   const int body = view_->selectedBody();
   const std::string name = body >= 0 && body < int(bodyNames_.size()) ? bodyNames_[size_t(body)] : std::string();
   const long generation = sim_.snapshot().generation;

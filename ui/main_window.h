@@ -31,6 +31,9 @@ class QAction;
 class QDockWidget;
 class QMenu;
 
+class QActionGroup;
+class QComboBox;
+
 namespace ms::ui {
 
 class ComparisonPanel;
@@ -177,6 +180,12 @@ class MainWindow : public QMainWindow {
   int tickCount_ = 0;
   bool restoredLayout_ = false, defaultLayoutApplied_ = false;
   std::vector<StepSample> sampleBuffer_;
+  // The Build toolbar (issue 34): Select, the shapes the Add tool drops, Connect, the joint type.
+  void buildBuildToolbar();
+  QActionGroup* tools_ = nullptr;
+  QComboBox* jointType_ = nullptr;
+  ShapeDesc::Kind addKind_ = ShapeDesc::Kind::Box;
+  JointType chosenJointType() const;
   // Handles: whether the view shows the initial state, and what the handles shown were made for.
   bool atStart_ = false;
   std::string handlesBody_;

@@ -76,15 +76,8 @@ Vec3 childPoint(const JointGeometry& g, const State& state) {
   return b.x + quat::rotate(b.q, g.pb);
 }
 
-// A written number without the rounding noise of the arithmetic that made it (12 significant
-// digits: -0.2 + 0.05 is written -0.15, not -0.15000000000000002); far below a drag's resolution.
-double tidy(double v) {
-  if (v == 0 || !std::isfinite(v)) return v;
-  const double scale = std::pow(10.0, 11 - std::floor(std::log10(std::abs(v))));
-  return std::round(v * scale) / scale;
-}
 std::vector<double> tidy(std::vector<double> v) {
-  for (double& x : v) x = tidy(x);
+  for (double& x : v) x = tidyNumber(x);
   return v;
 }
 

@@ -3,11 +3,15 @@
 // byte-span replacements of the text, applied from the end backwards and re-parsed once.
 #include "io/mech_edit.h"
 
+#include "core/check.h"
 #include "core/quaternion.h"
 #include "io/mech_writer.h"
+#include "system/compiled_system.h"
+#include "system/initial_conditions.h"
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <vector>
 
@@ -524,6 +528,207 @@ MechEdit setJointCoordinates(const sexpr::Document& doc, const MechParseResult& 
     splices.pop_back();
   }
   return apply(doc, splices);
+}
+
+// ---- building in the 3D view: add a body, connect two -------------------------------------------
+
+namespace {
+
+using Poses = std::vector<BodyState, Eigen::aligned_allocator<BodyState>>;
+
+// The initial poses of the parsed model (throws UserError when it does not compile).
+Poses initialPoses(const Model& model) {
+  const auto sys = compile(model);
+  return makeInitialState(*sys, sys->model).bodies;
+}
+
+// Half the extent of `shape` (at the body's origin, unturned) along unit direction n of its frame.
+double halfExtent(const ShapeDesc& shape, const Vec3& n) {
+  const Vec3 a = n.cwiseAbs();
+  switch (shape.kind) {
+    case ShapeDesc::Kind::Box: return 0.5 * a.dot(shape.size);
+    case ShapeDesc::Kind::Sphere: return shape.size.x();
+    case ShapeDesc::Kind::Capsule: return shape.size.x() + 0.5 * shape.size.y() * a.z();
+    case ShapeDesc::Kind::Cylinder: return 0.5 * shape.size.y() * a.z() + shape.size.x() * std::sqrt(std::max(0.0, 1 - a.z() * a.z()));
+    default: return 0;
+  }
+}
+
+std::string shapeText(const ShapeDesc& shape) {
+  switch (shape.kind) {
+    case ShapeDesc::Kind::Box:
+      return "(shape box " + sexpr::formatNumber(shape.size.x()) + " " + sexpr::formatNumber(shape.size.y()) + " " +
+             sexpr::formatNumber(shape.size.z()) + ")";
+    case ShapeDesc::Kind::Sphere: return "(shape sphere " + sexpr::formatNumber(shape.size.x()) + ")";
+    case ShapeDesc::Kind::Capsule:
+      return "(shape capsule " + sexpr::formatNumber(shape.size.x()) + " " + sexpr::formatNumber(shape.size.y()) + ")";
+    case ShapeDesc::Kind::Cylinder:
+      return "(shape cylinder " + sexpr::formatNumber(shape.size.x()) + " " + sexpr::formatNumber(shape.size.y()) + ")";
+    default: return "";
+  }
+}
+
+std::string vec3Text(const char* keyword, const Vec3& v) {
+  return std::string("(") + keyword + " " + sexpr::formatNumber(tidyNumber(v.x())) + " " + sexpr::formatNumber(tidyNumber(v.y())) +
+         " " + sexpr::formatNumber(tidyNumber(v.z())) + ")";
+}
+
+// A point (world) in the frame of body b (-1: the world).
+Vec3 inFrame(const Poses& poses, int b, const Vec3& world) {
+  if (b < 0) return world;
+  return quat::rotate(quat::conj(poses[size_t(b)].q), world - poses[size_t(b)].x);
+}
+Vec3 directionInFrame(const Poses& poses, int b, const Vec3& world) {
+  return b < 0 ? world : quat::rotate(quat::conj(poses[size_t(b)].q), world);
+}
+
+// The body at `b`'s position in each keyframe, moving rigidly with body `with` (-1: at rest where
+// `pose` is): a keyframe entry per keyframe, to append to their forms.
+bool keyframeSplices(const sexpr::Document& doc, const MechParseResult& p, const Poses& poses,
+                     const std::string& name, const BodyState& pose, int with, std::vector<Splice>& out, std::string& why) {
+  const Model& m = p.model;
+  for (size_t k = 0; k < m.keyframes.size(); ++k) {
+    const KeyframeDesc& kf = m.keyframes[k];
+    KeyframeBody b;
+    b.body = name;
+    b.position = pose.x;
+    b.orientation = pose.q;
+    if (with >= 0) {
+      const auto it = std::find_if(kf.bodies.begin(), kf.bodies.end(),
+                                   [&](const KeyframeBody& e) { return e.body == m.bodies[size_t(with)].name; });
+      if (it == kf.bodies.end()) {
+        why = "keyframe '" + kf.name + "' has no state for body '" + m.bodies[size_t(with)].name + "'";
+        return false;
+      }
+      // The same pose relative to `with` as at the initial state.
+      const BodyState& w = poses[size_t(with)];
+      const Vec4 rel = quat::mul(quat::conj(w.q), pose.q);
+      b.position = it->position + quat::rotate(it->orientation, inFrame(poses, with, pose.x));
+      b.orientation = quat::mul(it->orientation, rel);
+      b.angularVelocity = it->angularVelocity;
+      b.velocity = it->velocity + it->angularVelocity.cross(b.position - it->position);
+    }
+    const SourceRef& kfForm = p.map.keyframes[k].form;
+    out.push_back(insertion(keyframeBodyText(b), kfForm.end, indentOf(doc.text(), kfForm.begin) + 2));
+  }
+  return true;
+}
+
+}  // namespace
+
+double tidyNumber(double v) {
+  if (!std::isfinite(v)) return v;
+  // Below 1e-12 of a metre or radian: zero (a point picked on a face at 1e-13 from it; no "-0").
+  if (std::abs(v) < 1e-12) return 0.0;
+  const double scale = std::pow(10.0, 11 - std::floor(std::log10(std::abs(v))));
+  return std::round(v * scale) / scale;
+}
+
+std::string freeBodyName(const Model& model, const std::string& stem) {
+  for (int i = 1;; ++i) {
+    const std::string name = stem + std::to_string(i);
+    if (model.bodyIndex(name) < 0 && model.jointIndex(name + "-joint") < 0 && model.jointIndex(name) < 0) return name;
+  }
+}
+
+MechEdit addBodyAt(const sexpr::Document& doc, const MechParseResult& p, const std::string& name, const ShapeDesc& shape,
+                   int parent, JointType joint, const Vec3& point, const Vec3& normal) {
+  const Model& m = p.model;
+  if (parent < -1 || parent >= int(m.bodies.size())) return refuse(doc, "no such body");
+  if (parent >= 0 && p.map.bodies[size_t(parent)].generated)
+    return refuse(doc, "body '" + m.bodies[size_t(parent)].name + "' is made by repeat/chain: edit its template");
+  if (!validName(name)) return refuse(doc, "'" + name + "' is not a valid name");
+  if (m.bodyIndex(name) >= 0) return refuse(doc, "a body named '" + name + "' exists already");
+  const std::string shapeForm = shapeText(shape);
+  if (shapeForm.empty() || !(shape.size.x() > 0)) return refuse(doc, "a new body needs a box, sphere, capsule or cylinder");
+  if (!(normal.norm() > 0) || !point.allFinite()) return refuse(doc, "no point to put the body at");
+  Poses poses;
+  try {
+    poses = initialPoses(m);
+  } catch (const UserError& e) {
+    return refuse(doc, e.what());
+  }
+  const Vec3 n = normal.normalized();
+  size_t end = 0;
+  int indent = 0;
+  if (!listOf(doc, p, parent, end, indent)) return refuse(doc, "the parent's form is not in the text");
+  std::vector<Splice> splices;
+  std::string why;
+  BodyState pose;
+  std::string form = "(body " + name + "\n  (mass 1)\n  " + shapeForm;
+  if (parent < 0) {
+    // A free body resting on the point: its centre half its extent out along the normal.
+    pose.x = point + halfExtent(shape, n) * n;
+    form += "\n  " + vec3Text("position", pose.x) + ")";
+  } else {
+    // Jointed to the parent at the point, the axis along the normal (in the parent's frame, which is
+    // the joint's: no offset); the new body turned as its parent, just outside the surface.
+    const Vec3 nParent = directionInFrame(poses, parent, n);
+    pose.q = poses[size_t(parent)].q;
+    pose.x = point + halfExtent(shape, nParent) * n;
+    const std::string jointName = name + "-joint";
+    if (m.jointIndex(jointName) >= 0) return refuse(doc, "a joint named '" + jointName + "' exists already");
+    const bool moves = jointKind(joint).freeCoordinates() > 0;
+    form += "\n  (joint " + std::string(jointKind(joint).name) + " " + jointName + "\n    " + vec3Text("axis", nParent) +
+            "\n    " + vec3Text("parent-anchor", inFrame(poses, parent, point)) + "\n    " +
+            vec3Text("child-anchor", -halfExtent(shape, nParent) * nParent) + (moves ? "\n    (position 0)" : "") + "))";
+  }
+  splices.push_back(insertion(form, end, indent));
+  if (!keyframeSplices(doc, p, poses, name, pose, parent, splices, why)) return refuse(doc, why);
+  return apply(doc, splices);
+}
+
+MechEdit connectBodies(const sexpr::Document& doc, const MechParseResult& p, const std::string& name, JointType type,
+                       int a, const Vec3& pointA, int b, const Vec3& pointB, const Vec3& axis) {
+  const Model& m = p.model;
+  const int nb = int(m.bodies.size());
+  if (a < -1 || a >= nb || b < 0 || b >= nb) return refuse(doc, "no such body");
+  if (a == b) return refuse(doc, "a body cannot be jointed to itself");
+  if (!validName(name)) return refuse(doc, "'" + name + "' is not a valid name");
+  if (m.jointIndex(name) >= 0) return refuse(doc, "a joint named '" + name + "' exists already");
+  if (!(axis.norm() > 0)) return refuse(doc, "the joint needs an axis");
+  Poses poses;
+  try {
+    poses = initialPoses(m);
+  } catch (const UserError& e) {
+    return refuse(doc, e.what());
+  }
+  // B's tree joint (nested in its form), and whether A lies inside B's form (B's subtree).
+  const ElementSource& srcB = p.map.bodies[size_t(b)];
+  bool bHasJoint = false;
+  for (size_t k = 0; k < m.joints.size(); ++k)
+    bHasJoint = bHasJoint || (m.joints[k].child == b && contains(srcB.form, p.map.joints[k].form));
+  const bool aInsideB = a >= 0 && contains(srcB.form, p.map.bodies[size_t(a)].form);
+  // The joint frame is B's orientation (offset q_A⁻¹ q_B), so B keeps its orientation at coordinate 0.
+  const Vec4 qa = a >= 0 ? poses[size_t(a)].q : quat::identity();
+  const Vec4 offset = quat::mul(quat::conj(qa), poses[size_t(b)].q);
+  const Vec3 axisJoint = directionInFrame(poses, b, axis.normalized());
+  const bool moves = jointKind(type).freeCoordinates() > 0;
+  std::string items = "\n  " + vec3Text("axis", axisJoint) + "\n  " +
+                      std::string("(offset ") + sexpr::formatNumber(tidyNumber(offset(0))) + " " +
+                      sexpr::formatNumber(tidyNumber(offset(1))) + " " + sexpr::formatNumber(tidyNumber(offset(2))) + " " +
+                      sexpr::formatNumber(tidyNumber(offset(3))) + ")\n  " +
+                      vec3Text("parent-anchor", inFrame(poses, a, pointA)) + "\n  " +
+                      vec3Text("child-anchor", inFrame(poses, b, pointB)) + (moves ? "\n  (position 0)" : "");
+  // B already hangs on a joint, or A is in its subtree: a loop joint (Assemble closes it).
+  if (bHasJoint || aInsideB || srcB.generated || (a >= 0 && p.map.bodies[size_t(a)].generated)) {
+    size_t end = 0;
+    int indent = 0;
+    if (!listOf(doc, p, -1, end, indent)) return refuse(doc, "the mechanism's form is not in the text");
+    const std::string form = "(loop-joint " + name + " " + jointKind(type).name + " " +
+                             (a < 0 ? std::string("world") : m.bodies[size_t(a)].name) + " " + m.bodies[size_t(b)].name + items + ")";
+    return apply(doc, {insertion(form, end, indent)});
+  }
+  // B is free: its form moves into A's (stays at the top level for the world) with the joint in it.
+  const std::string& t = doc.text();
+  if (!srcB.name.valid()) return refuse(doc, "body '" + m.bodies[size_t(b)].name + "' has no name token to add a joint after");
+  std::string formB = t.substr(srcB.form.begin, srcB.name.end - srcB.form.begin) + "\n  (joint " + jointKind(type).name + " " +
+                      name + reindent(items, 2) + ")" + t.substr(srcB.name.end, srcB.form.end - srcB.name.end);
+  formB = reindent(formB, -indentOf(t, srcB.form.begin));
+  size_t end = 0;
+  int indent = 0;
+  if (!listOf(doc, p, a, end, indent)) return refuse(doc, "the parent's form is not in the text");
+  return apply(doc, {removal(t, srcB.form), insertion(formB, end, indent)});
 }
 
 }  // namespace ms

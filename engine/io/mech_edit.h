@@ -62,5 +62,28 @@ MechEdit setBodyValues(const sexpr::Document& doc, const MechParseResult& parse,
                        const std::vector<double>& values);
 MechEdit setJointValues(const sexpr::Document& doc, const MechParseResult& parse, int joint, const std::string& keyword,
                         const std::vector<double>& values);
+// A number to write without the rounding noise of the arithmetic that made it: 12 significant digits
+// (-0.2 + 0.05 is written -0.15, not -0.15000000000000002), far below what a mouse gesture resolves.
+double tidyNumber(double v);
+
+// Building in the 3D view (issue 34). `stem` followed by the first number that names no body or
+// joint yet ("box1", "box2", …).
+std::string freeBodyName(const Model& model, const std::string& stem);
+// Adds body `name` (mass 1, shape `shape`: box, sphere, capsule or cylinder) where a click put it,
+// at world point `point` on a surface with outward normal `normal`: parent −1 (the ground or empty
+// space) a free body resting there, (position …) at the model's initial state; else jointed to body
+// `parent` by a `joint` joint at that point, its axis the normal, the new body turned as the parent
+// and just outside its surface (anchors in the bodies' frames, position 0). Keyframes get the body
+// where it starts, moving with its parent.
+MechEdit addBodyAt(const sexpr::Document& doc, const MechParseResult& parse, const std::string& name, const ShapeDesc& shape,
+                   int parent, JointType joint, const Vec3& point, const Vec3& normal);
+// Joins body `a` (−1: the world) at world point `pointA` and body `b` at `pointB` (both at the
+// model's initial state) by a joint `name` of type `type` about world direction `axis`; the joint
+// frame is b's present orientation (an offset), so b keeps it at coordinate 0. When b is free (no
+// joint of its own) and a is not inside it, b's form moves into a's with the joint; otherwise
+// (b already hangs on a joint) it is a loop joint, left open where the points differ (Assemble
+// closes it). Refused: a body jointed to itself, a name taken.
+MechEdit connectBodies(const sexpr::Document& doc, const MechParseResult& parse, const std::string& name, JointType type,
+                       int a, const Vec3& pointA, int b, const Vec3& pointB, const Vec3& axis);
 
 }  // namespace ms

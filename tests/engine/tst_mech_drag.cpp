@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: GPL-3.0-or-later
-// Moving a body with the mouse (issue 34; io/mech_drag.h, mech_edit's setBodyValues/setJointValues):
-// a drag on a handle changes one form of the text — the joint's (position …), its (parent-anchor …)
-// or a free body's (position …)/(rotation …) — and the model then starts with the body moved exactly
-// as the handle moved it, for every joint type; values written as expressions are not replaced.
+// Building with the mouse (issue 34). Moving (io/mech_drag.h, mech_edit's setBodyValues/
+// setJointValues): a drag on a handle changes one form of the text — the joint's (position …), its
+// (parent-anchor …) or a free body's (position …)/(rotation …) — and the model then starts with the
+// body moved exactly as the handle moved it, for every joint type; values written as expressions
+// are not replaced. Adding and connecting (mech_edit's addBodyAt, connectBodies): a body dropped on
+// the ground rests on it, one dropped on a body is jointed to it at the point; connecting a free
+// body nests it under the other with the joint, whose two points then coincide; connecting a body
+// that already hangs on a joint makes a loop joint; a body is never jointed to itself.
 #include <QTest>
 
 #include <cmath>
@@ -62,6 +66,8 @@ class TestMechDrag : public QObject {
   void everyJointTypeMovesAlongItsHandles();
   void freeBodyPoseIsWrittenOrAdded();
   void expressionsAndFixedJointsAreRefused();
+  void bodiesAreAddedWhereClicked();
+  void connectingNestsAFreeBodyOrClosesALoop();
 };
 
 void TestMechDrag::crankRingChangesOnlyItsAngle() {
@@ -185,6 +191,67 @@ void TestMechDrag::expressionsAndFixedJointsAreRefused() {
   // The coupler's velocity is an expression, but a drag writes its position only.
   const DragHandles coupler = dragHandles(bar.result, bodyIndex(bar, "coupler"), DragMode::Joint);
   QVERIFY(dragEdit(bar.doc, bar.result, coupler, 0, 0.2).ok);
+}
+
+void TestMechDrag::bodiesAreAddedWhereClicked() {
+  Parsed p = parse("(mechanism \"m\"\n  (gravity 0 0 -9.81))\n");
+  ShapeDesc box;
+  box.kind = ShapeDesc::Kind::Box;
+  box.size = Vec3(0.2, 0.1, 0.1);
+  // On the ground: a free body resting on it.
+  QCOMPARE(freeBodyName(p.result.model, "box"), std::string("box1"));
+  MechEdit e = addBodyAt(p.doc, p.result, "box1", box, -1, JointType::Revolute, Vec3(0.3, 0.1, 0), Vec3::UnitZ());
+  QVERIFY2(e.ok, e.error.c_str());
+  QVERIFY2(e.doc.text().find("(body box1\n    (mass 1)\n    (shape box 0.2 0.1 0.1)\n    (position 0.3 0.1 0.05))") != std::string::npos,
+           e.doc.text().c_str());
+  p = parse(e.doc.text());
+  QCOMPARE(freeBodyName(p.result.model, "box"), std::string("box2"));
+  // On the box's end face (x = 0.4): a sphere on a revolute joint about x, at that point.
+  ShapeDesc ball;
+  ball.kind = ShapeDesc::Kind::Sphere;
+  ball.size = Vec3(0.05, 0, 0);
+  e = addBodyAt(p.doc, p.result, "ball1", ball, 0, JointType::Revolute, Vec3(0.4, 0.1, 0.05), Vec3::UnitX());
+  QVERIFY2(e.ok, e.error.c_str());
+  p = parse(e.doc.text());
+  const int k = p.result.model.jointIndex("ball1-joint");
+  QVERIFY(k >= 0);
+  QCOMPARE(p.result.model.joints[size_t(k)].parent, 0);
+  QVERIFY((p.result.model.joints[size_t(k)].axis - Vec3::UnitX()).norm() <= 1e-15);
+  const State s = initial(p);
+  QVERIFY((s.bodies[1].x - Vec3(0.45, 0.1, 0.05)).norm() <= 1e-12);  // just outside the face
+  // A name taken, or no shape: refused, the text unchanged.
+  QVERIFY(!addBodyAt(p.doc, p.result, "box1", box, -1, JointType::Revolute, Vec3::Zero(), Vec3::UnitZ()).ok);
+  QVERIFY(!addBodyAt(p.doc, p.result, "x", ShapeDesc{}, -1, JointType::Revolute, Vec3::Zero(), Vec3::UnitZ()).ok);
+}
+
+void TestMechDrag::connectingNestsAFreeBodyOrClosesALoop() {
+  const Parsed p = parse("(mechanism \"m\"\n  (gravity 0 0 -9.81)\n"
+                         "  (body a (mass 1) (shape box 0.2 0.1 0.1) (position 0 0 1))\n"
+                         "  (body b (mass 1) (shape box 0.2 0.1 0.1) (position 0.5 0 1) (rotation 0 0 0.3)))\n");
+  // a's end (0.1, 0, 1) to b's end: b moves under a with the joint; the points then coincide.
+  const Vec3 pa(0.1, 0, 1), pb = Vec3(0.5, 0, 1) + quat::rotate(quat::fromRotationVector(Vec3(0, 0, 0.3)), Vec3(-0.1, 0, 0));
+  MechEdit e = connectBodies(p.doc, p.result, "hinge", JointType::Revolute, 0, pa, 1, pb, Vec3::UnitY());
+  QVERIFY2(e.ok, e.error.c_str());
+  const Parsed q = parse(e.doc.text());
+  const int k = q.result.model.jointIndex("hinge");
+  QVERIFY(k >= 0);
+  QCOMPARE(q.result.model.joints[size_t(k)].parent, q.result.model.bodyIndex("a"));
+  QCOMPARE(q.result.model.joints[size_t(k)].child, q.result.model.bodyIndex("b"));
+  const State s = initial(q);
+  const BodyState& b = s.bodies[size_t(q.result.model.bodyIndex("b"))];
+  const Vec3 bEnd = b.x + quat::rotate(b.q, Vec3(-0.1, 0, 0));
+  QVERIFY((bEnd - pa).norm() <= 1e-12);  // b's end on a's
+  // b keeps its orientation (the joint's offset), its hinge along world y.
+  QVERIFY(quat::toRotationVector(quat::mul(quat::conj(b.q), quat::fromRotationVector(Vec3(0, 0, 0.3)))).norm() <= 1e-12);
+  // b hangs on a now: joining it to the world is a loop joint, left open until assembled.
+  e = connectBodies(q.doc, q.result, "to-world", JointType::Spherical, -1, Vec3(0.6, 0, 1), q.result.model.bodyIndex("b"),
+                    Vec3(0.6, 0, 1), Vec3::UnitZ());
+  QVERIFY2(e.ok, e.error.c_str());
+  QVERIFY(e.doc.text().find("(loop-joint to-world spherical world b") != std::string::npos);
+  // A body jointed to itself: refused.
+  e = connectBodies(q.doc, q.result, "self", JointType::Revolute, 0, pa, 0, pa, Vec3::UnitY());
+  QVERIFY(!e.ok);
+  QCOMPARE(e.error, std::string("a body cannot be jointed to itself"));
 }
 
 QTEST_GUILESS_MAIN(TestMechDrag)

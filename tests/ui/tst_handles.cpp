@@ -3,6 +3,7 @@
 // the view holds the applied model's initial state; a drag with synthesised mouse events through
 // the view's own handlers is one undoable edit of exactly one form — the joint's (position …), or
 // with Shift its (parent-anchor …) — applied at once; Esc cancels; running or typing hides them.
+#include <QAction>
 #include <QApplication>
 #include <QTemporaryDir>
 #include <QStatusBar>
@@ -183,6 +184,76 @@ class TestHandles : public QObject {
     test::mouse(view_, QEvent::MouseButtonRelease, to, Qt::LeftButton, Qt::NoButton);
     test::settle(*w_);
     QCOMPARE(ed_->toPlainText(), before);
+  }
+
+  // Building from an empty model by clicks: a box dropped on the ground, a sphere on its top, a
+  // second box joined to the first with Connect; every click one undoable edit, applied; undoing
+  // them all gives the empty text back byte for byte.
+  void toolsBuildFromAnEmptyModel() {
+    const QString empty = dir_.filePath("empty.mech");
+    QFile f(empty);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("(mechanism \"empty\"\n  (gravity 0 0 -9.81))\n");
+    f.close();
+    QString err;
+    QVERIFY2(w_->documents()->openModel(empty, &err), qPrintable(err));
+    test::settle(*w_);
+    const QString before = ed_->toPlainText();
+    const auto use = [&](const char* tool) {
+      QAction* a = w_->findChild<QAction*>(tool);
+      QVERIFY(a);
+      a->trigger();
+    };
+    const auto clickAt = [&](const Vec3& world) {
+      QPointF at;
+      QVERIFY(view_->worldToWidget(world, at));
+      test::mouse(view_, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
+      test::mouse(view_, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+      test::settle(*w_);
+    };
+    // A box on the ground at the origin: it rests there.
+    use("tool-add-box");
+    clickAt(Vec3(0, 0, 0));
+    QVERIFY2(ed_->toPlainText().contains("(body box1\n    (mass 1)\n    (shape box 0.1 0.1 0.1)\n    (position "),
+             qPrintable(ed_->toPlainText()));
+    MechParseResult p = parsed(ed_->toPlainText());
+    const Vec3 box1 = p.model.bodies[0].position;
+    QVERIFY(std::abs(box1.z() - 0.05) <= 1e-9);
+    QVERIFY(box1.head<2>().norm() <= 0.01);  // where the click was, within the pick's resolution
+    // The new body is selected: its handles are shown.
+    QCOMPARE(int(view_->handles(false).handles.size()), 6);
+    w_->grab().save(test::outputPath("tools-add.png"));
+    // A sphere on its top face: jointed to it there, about the face's normal.
+    use("tool-add-sphere");
+    clickAt(box1 + Vec3(0.02, 0.01, 0.05));
+    p = parsed(ed_->toPlainText());
+    const int k = p.model.jointIndex("sphere1-joint");
+    QVERIFY2(k >= 0, qPrintable(ed_->toPlainText()));
+    QCOMPARE(p.model.joints[size_t(k)].parent, p.model.bodyIndex("box1"));
+    QVERIFY((p.model.joints[size_t(k)].axis - Vec3::UnitZ()).norm() <= 1e-6);
+    // A second box beside it, joined to the first with Connect (side faces).
+    use("tool-add-box");
+    clickAt(box1 + Vec3(0.3, 0, -0.05));
+    p = parsed(ed_->toPlainText());
+    const Vec3 box2 = p.model.bodies[size_t(p.model.bodyIndex("box2"))].position;
+    use("tool-connect");
+    clickAt(box1 + Vec3(0.05, 0, 0));   // box1's +x face
+    int first = -3;
+    Vec3 firstPoint;
+    QVERIFY(view_->connectFirst(first, firstPoint));
+    w_->grab().save(test::outputPath("tools-connect.png"));
+    clickAt(box2 + Vec3(-0.05, 0, 0));  // box2's −x face
+    p = parsed(ed_->toPlainText());
+    const int j = p.model.jointIndex("joint1");
+    QVERIFY2(j >= 0, qPrintable(ed_->toPlainText()));
+    QCOMPARE(p.model.joints[size_t(j)].parent, p.model.bodyIndex("box1"));
+    QCOMPARE(p.model.joints[size_t(j)].child, p.model.bodyIndex("box2"));
+    QVERIFY((p.model.joints[size_t(j)].axis - Vec3::UnitX()).norm() <= 1e-6);  // box1's face normal
+    QVERIFY(w_->statusBar()->currentMessage().contains("Joined 'box1' and 'box2'"));
+    // Four edits, four undo steps back to the empty model.
+    for (int i = 0; i < 4; ++i) ed_->undoStack()->undo();
+    QCOMPARE(ed_->toPlainText(), before);
+    use("tool-select");
   }
 
   // Handles only on the initial state of the applied text: not while running or after typing.

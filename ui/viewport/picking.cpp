@@ -30,7 +30,7 @@ Hit pickBody(osgViewer::View& view, const osg::Vec2d& p, size_t bodyCount) {
     for (auto it = hit.nodePath.rbegin(); it != hit.nodePath.rend(); ++it) {
       int body = -1;
       if ((*it)->getUserValue(kBodyKey, body) && body >= 0 && size_t(body) < bodyCount)
-        return {body, fromOsg(hit.getWorldIntersectPoint())};
+        return {body, fromOsg(hit.getWorldIntersectPoint()), fromOsg(hit.getWorldIntersectNormal()).normalized()};
     }
   }
   return {};

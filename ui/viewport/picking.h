@@ -21,6 +21,7 @@ inline constexpr const char* kBodyKey = "ms_body";
 struct Hit {
   int body = -1;
   Vec3 point = Vec3::Zero();
+  Vec3 normal = Vec3::UnitZ();  // the surface's outward normal there (world)
 };
 
 // World ray through a window position (device pixels, origin bottom left), unprojected with the

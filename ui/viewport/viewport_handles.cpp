@@ -80,9 +80,12 @@ double ViewportWidget::Impl::snap(const DragHandle& h, double raw) const {
 }
 
 void ViewportWidget::Impl::showHandleSet(bool anchor) {
-  if (anchor == anchorShown && handleLayer.handles().size() == shownHandles().handles.size()) return;
+  // Handles belong to the Select tool (the others click through them).
+  const bool drawn = tool == Tool::Select;
+  const size_t count = drawn ? (anchor ? anchorHandles : jointHandles).handles.size() : 0;
+  if (anchor == anchorShown && handleLayer.handles().size() == count) return;
   anchorShown = anchor;
-  handleLayer.set(shownHandles().handles);
+  handleLayer.set(drawn ? shownHandles().handles : std::vector<DragHandle>());
   hotHandle = -1;
   refreshHandles();  // the drawing too (frames skip the layer while it has no handles)
   w->update();

@@ -122,6 +122,18 @@ struct ViewportWidget::Impl {
   viewport::HandleLayer handleLayer;
   int hotHandle = -1;
   HandleDrag handleDrag;
+  // Building tools (setTool): the tool, whether it may act (and why not), the Connect gesture's
+  // first point (connectBody −2: none yet; −1: the ground).
+  Tool tool = Tool::Select;
+  bool buildingAllowed = false;
+  QString buildingWhy;
+  int connectBody = -2;
+  Vec3 connectPoint = Vec3::Zero(), connectNormal = Vec3::UnitZ();
+  // What a click at `pos` hits for the tools: a body, else the ground plane z = 0 (body −1); false
+  // when the ray meets neither.
+  bool toolPick(const QPointF& pos, Hit& hit);
+  // A left click (no drag) with a building tool.
+  void toolClick(const QPointF& pos);
   // Snapping of handle drags (setSnapping; S toggles it): the written value lands on a multiple of
   // the grid step (arrows) or the angle step (rings); without a single written value, the amount.
   bool snapOn = true;

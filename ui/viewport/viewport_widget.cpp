@@ -315,6 +315,7 @@ void ViewportWidget::paintEvent(QPaintEvent*) {
   if (frame_.isNull()) p.fillRect(rect(), palette().color(QPalette::Window));
   else p.drawImage(QPoint(0, 0), frame_);
   paintHandleReadout(p);
+  paintToolMarker(p);
 }
 
 // Left: a handle's drag, else orbit or select; Ctrl+left: grab a body; Shift+left (off the
@@ -439,6 +440,10 @@ void ViewportWidget::mouseReleaseEvent(QMouseEvent* e) {
   }
   // A left click without drag selects the body under the cursor (or nothing); a right click asks
   // for its context menu.
+  if (g.button == Qt::LeftButton && !g.dragging && !g.consumed && d.tool != Tool::Select) {
+    d.toolClick(e->position());
+    return;
+  }
   if (g.button == Qt::LeftButton && !g.dragging && !g.consumed) {
     const int body = d.pick(e->position()).body;
     setSelectedBody(body);
@@ -509,6 +514,12 @@ void ViewportWidget::keyPressEvent(QKeyEvent* e) {
       if (d_->gesture.handle) {
         d_->endPreview();
         d_->gesture.consumed = true;
+        break;
+      }
+      // Esc with a Connect gesture begun: start it over.
+      if (d_->connectBody >= -1) {
+        d_->connectBody = -2;
+        update();
         break;
       }
       if (d_->selected < 0) return QWidget::keyPressEvent(e);

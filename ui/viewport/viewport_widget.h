@@ -119,6 +119,19 @@ class ViewportWidget : public QWidget {
   // Where the fraction t ∈ [0, 1] along handle i's drawing (of the set for `anchorModifier`)
   // appears in the widget; false when it is not drawn or behind the camera.
   bool handlePoint(bool anchorModifier, int handle, double t, QPointF& widgetPos);
+  // Building tools (issue 34): Select (clicks select, the default); Add (a click on a body or the
+  // ground asks for a new body there: addRequested); Connect (a click on one body or the ground,
+  // then on another body, asks for a joint between the points: connectRequested; Esc starts over).
+  // Tools act only while handles may be shown (setBuildingAllowed).
+  enum class Tool { Select, Add, Connect };
+  void setTool(Tool tool);
+  Tool tool() const;
+  // Whether the view holds an editable model's initial state (the tools edit it); off, a click with
+  // a tool says why (buildingRefused).
+  void setBuildingAllowed(bool allowed, const QString& why = QString());
+  // The first point of a Connect gesture (body −1: the ground), if one is picked.
+  bool connectFirst(int& body, Vec3& point) const;
+
   // Angles of the drag readout in degrees (default radians), as the unit setting says.
   void setAngleDegrees(bool on);
   // Snapping of handle drags (on by default; the S key toggles it and emits snappingToggled): the
@@ -144,6 +157,13 @@ class ViewportWidget : public QWidget {
   void handleDragged(const ms::DragHandles& handles, int handle, double amount);
   // The S key turned snapping on or off.
   void snappingToggled(bool on);
+  // Add: a new body at world point `point` with outward normal `normal`, on body `body` (−1: the ground).
+  void addRequested(int body, const ms::Vec3& point, const ms::Vec3& normal);
+  // Connect: a joint between body `a` (−1: the ground) at `pointA`, whose surface normal there is
+  // `normalA` (the joint's axis), and body `b` at `pointB`.
+  void connectRequested(int a, const ms::Vec3& pointA, const ms::Vec3& normalA, int b, const ms::Vec3& pointB);
+  // What a tool's click did or why it did nothing (a status line).
+  void buildingMessage(const QString& text);
 
  protected:
   void paintEvent(QPaintEvent* e) override;
@@ -161,6 +181,8 @@ class ViewportWidget : public QWidget {
   void renderFrame();
   // The amount of a handle drag, written beside the mouse over the frame (viewport_handles.cpp).
   void paintHandleReadout(class QPainter& p);
+  // The first point of a Connect gesture, marked over the frame (viewport_tools.cpp).
+  void paintToolMarker(class QPainter& p);
 
   struct Impl;
   std::unique_ptr<viewport::OffscreenGl> gl_;  // declared first: outlives the scene's GL objects
