@@ -897,6 +897,63 @@ class TestViewport : public QObject {
     QVERIFY(pixelsChanged(all, w.renderToImage()) > 1000);
   }
 
+  // Contacts a body hides are dimmed, not drawn over it (issue 34): seen from above, a contact point
+  // under the resting box shows the box (at most a faint tint), one beside it the contact colour;
+  // seen from below the ground both show it.
+  void contactsBehindBodiesAreDimmed() {
+    auto sys = sceneSystem("box-drop");
+    Snapshot snap = snapshotOf(sys);
+    snap.state.bodies[0].x = ms::Vec3(0, 0, 0.25);  // resting on the ground
+    const ms::Vec3 under(0.1, 0.1, 0), beside(0.6, 0, 0);
+    snap.contacts = {{under, ms::Vec3::UnitZ(), ms::Vec3(0, 0, 5)}, {beside, ms::Vec3::UnitZ(), ms::Vec3(0, 0, 5)}};
+    ViewportWidget w;
+    QVERIFY(showView(w));
+    w.setModel(sys, QString(), false);
+    w.setOverlay(ViewportWidget::Overlay::ContactPoints, true);
+    w.setOverlay(ViewportWidget::Overlay::Grid, false);
+    w.setSnapshot(snap);
+    // A pixel's colour where point p is drawn, and the largest channel difference of two colours.
+    const auto at = [&](const QImage& img, const ms::Vec3& p) {
+      QPointF xy;
+      if (!w.worldToWidget(p, xy)) return QColor();
+      return img.pixelColor((xy * w.devicePixelRatioF()).toPoint());
+    };
+    const auto diff = [](const QColor& a, const QColor& b) {
+      return std::max({std::abs(a.red() - b.red()), std::abs(a.green() - b.green()), std::abs(a.blue() - b.blue())});
+    };
+    const QColor contact(255, 51, 51);
+    // The pixel nearest the contact colour within 4 pixels of where p is drawn (a point is a disc).
+    const auto off = [&](const QImage& img, const ms::Vec3& p) {
+      QPointF xy;
+      if (!w.worldToWidget(p, xy)) return 255;
+      const QPoint c = (xy * w.devicePixelRatioF()).toPoint();
+      int best = 255;
+      for (int dy = -4; dy <= 4; ++dy)
+        for (int dx = -4; dx <= 4; ++dx)
+          if (img.valid(c + QPoint(dx, dy))) best = std::min(best, diff(img.pixelColor(c + QPoint(dx, dy)), contact));
+      return best;
+    };
+    // From above (a camera looking down at the box, slightly tilted): the hidden contact tints the
+    // box's top, at most half way to the contact colour, and stays visible.
+    w.setCamera({ms::Vec3(0.3, -0.3, 3), ms::Vec3(0.3, 0, 0), ms::Vec3::UnitY()});
+    QImage img = w.renderToImage();
+    QVERIFY(img.save(ms::ui::test::outputPath("viewport-contacts-above.png")));
+    w.setOverlay(ViewportWidget::Overlay::ContactPoints, false);
+    const QColor box = at(w.renderToImage(), under);
+    w.setOverlay(ViewportWidget::Overlay::ContactPoints, true);
+    const double tint = double(diff(at(img, under), box)) / std::max(1, diff(contact, box));
+    qInfo("from above: the contact beside the box %d off its colour; the one under it tints the box by %.2f", off(img, beside), tint);
+    QVERIFY(off(img, beside) <= 30);
+    QVERIFY(tint >= 0.1 && tint <= 0.5);
+    // From below the ground plane (nothing between the camera and either contact).
+    w.setCamera({ms::Vec3(0.3, -0.3, -3), ms::Vec3(0.3, 0, 0), ms::Vec3::UnitY()});
+    img = w.renderToImage();
+    QVERIFY(img.save(ms::ui::test::outputPath("viewport-contacts-below.png")));
+    qInfo("from below: %d and %d off", off(img, under), off(img, beside));
+    QVERIFY(off(img, under) <= 30);
+    QVERIFY(off(img, beside) <= 30);
+  }
+
   // CameraController::fit: a ball is framed from the current view direction, wholly in view and
   // filling it (its outline reaches within 15 % of the nearer image border), in wide and tall views.
   void cameraControllerFitFramesBall() {

@@ -78,6 +78,26 @@ osg::ref_ptr<osg::Geode> layerOf(osg::Geometry* g) {
   return geode;
 }
 
+// How much of a contact's colour shows where a body hides it.
+constexpr float kHiddenAlpha = 0.15f;
+
+// A layer drawing `g` depth-tested (a contact on a body's surface biased towards the camera, so the
+// surface it lies on does not hide it) after a faint copy of it (the same vertices and primitives)
+// drawn over everything: the parts a body hides stay visible, dimmed.
+osg::ref_ptr<osg::Geode> withHidden(osg::Geometry* g, osg::Vec3Array* verts, osg::DrawArrays* prims, const osg::Vec4& color) {
+  osg::ref_ptr<osg::Geode> geode = layerOf(g);
+  osg::ref_ptr<osg::Geometry> faint =
+      makeDynamicGeometry(verts, singleColor(osg::Vec4(color.r(), color.g(), color.b(), kHiddenAlpha)), osg::Array::BIND_OVERALL);
+  faint->addPrimitiveSet(prims);
+  geode->addDrawable(faint);
+  osg::StateSet* ss = g->getOrCreateStateSet();
+  ss->setMode(GL_DEPTH_TEST, osg::StateAttribute::ON);
+  ss->setAttributeAndModes(new osg::Depth(osg::Depth::LEQUAL, 0.0, 0.99996, false));  // ~3 cm nearer at 3 m
+  ss->setRenderBinDetails(101, "RenderBin");
+  faint->getOrCreateStateSet()->setRenderBinDetails(100, "RenderBin");
+  return geode;
+}
+
 }  // namespace
 
 // Breadth first from the world over joints without free coordinates.
@@ -128,17 +148,19 @@ OverlayLayers::OverlayLayers() {
   comGeom_->addPrimitiveSet(comPoints_);
   layers_[CentersOfMass] = layerOf(comGeom_);
 
-  // Contact points and force arrows (shaft + two head strokes), resized per snapshot.
+  // Contact points and force arrows (shaft + two head strokes), resized per snapshot. Each is drawn
+  // twice from the same vertices (withHidden): depth-tested in its colour, and faint over
+  // everything, so what a body hides is dimmed, not drawn over it.
   contactPointVerts_ = new osg::Vec3Array;
   contactPointGeom_ = makeDynamicGeometry(contactPointVerts_, singleColor(kContact), osg::Array::BIND_OVERALL);
   contactPointPrims_ = new osg::DrawArrays(GL_POINTS, 0, 0);
   contactPointGeom_->addPrimitiveSet(contactPointPrims_);
-  layers_[ContactPoints] = layerOf(contactPointGeom_);
+  layers_[ContactPoints] = withHidden(contactPointGeom_, contactPointVerts_, contactPointPrims_, kContact);
   contactForceVerts_ = new osg::Vec3Array;
   contactForceGeom_ = makeDynamicGeometry(contactForceVerts_, singleColor(kForce), osg::Array::BIND_OVERALL);
   contactForcePrims_ = new osg::DrawArrays(GL_LINES, 0, 0);
   contactForceGeom_->addPrimitiveSet(contactForcePrims_);
-  layers_[ContactForces] = layerOf(contactForceGeom_);
+  layers_[ContactForces] = withHidden(contactForceGeom_, contactForceVerts_, contactForcePrims_, kForce);
 
   // Links: rods as wide lines, then the pivot rings, then the joint dots on top of them.
   linkVerts_ = new osg::Vec3Array;
@@ -363,6 +385,9 @@ void OverlayLayers::updateContacts(const std::vector<ContactDraw>& contacts) {
   contactForcePrims_->setCount(GLsizei(6 * n));
   touch(contactPointGeom_, contactPointVerts_);
   touch(contactForceGeom_, contactForceVerts_);
+  // The faint copies (withHidden) share the vertices; their bounds follow.
+  for (Layer l : {ContactPoints, ContactForces})
+    if (osg::Geode* geode = layers_[l]->asGeode(); geode && geode->getNumDrawables() > 1) geode->getDrawable(1)->dirtyBound();
 }
 
 std::vector<std::pair<Vec3, Vec3>> OverlayLayers::drawnContacts() const {
