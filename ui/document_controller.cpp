@@ -576,6 +576,17 @@ bool DocumentController::connectBodies(const std::string& a, const Vec3& pointA,
       error);
 }
 
+bool DocumentController::deleteBody(const std::string& body, QString* error) {
+  return editAndApply([&](const sexpr::Document& doc, const MechParseResult& p) { return ms::deleteBody(doc, p, p.model.bodyIndex(body)); },
+                      "Delete body", QString("Deleted body '%1' (Ctrl+Z brings it back)").arg(QString::fromStdString(body)), error);
+}
+
+bool DocumentController::duplicateBody(const std::string& body, QString* error) {
+  return editAndApply(
+      [&](const sexpr::Document& doc, const MechParseResult& p) { return ms::duplicateBody(doc, p, p.model.bodyIndex(body)); },
+      "Duplicate body", QString("Duplicated body '%1'").arg(QString::fromStdString(body)), error);
+}
+
 bool DocumentController::applyEditor(QString* error) {
   ModelEditor* ed = editor_->editor();
   if (ed->checkPending()) ed->checkNow();

@@ -97,6 +97,10 @@ class DocumentController : public QObject {
                QString* error = nullptr, std::string* added = nullptr);
   bool connectBodies(const std::string& a, const Vec3& pointA, const std::string& b, const Vec3& pointB, const Vec3& axis,
                      JointType type, QString* error = nullptr);
+  // Delete and Duplicate from the 3D view (its context menu, Delete and Ctrl+D): the tree's edits
+  // (io/mech_edit.h deleteBody, duplicateBody) of body `body`, applied.
+  bool deleteBody(const std::string& body, QString* error = nullptr);
+  bool duplicateBody(const std::string& body, QString* error = nullptr);
 
   // Questions to the user (a QMessageBox unless a test injects its answers).
   enum class Question {

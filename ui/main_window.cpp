@@ -393,6 +393,26 @@ void MainWindow::buildBuildToolbar() {
             documents_->connectBodies(name(a), pointA, name(b), pointB, normalA, chosenJointType());
           });
   connect(view_, &ViewportWidget::buildingMessage, this, [this](const QString& text) { status_->showMessage(text, 8000); });
+  // Delete and duplicate from the view (keys and context menu).
+  const auto nameOf = [this](int body) { return body >= 0 && body < int(bodyNames_.size()) ? bodyNames_[size_t(body)] : std::string(); };
+  connect(view_, &ViewportWidget::deleteRequested, this, [this, nameOf](int body) { documents_->deleteBody(nameOf(body)); });
+  connect(view_, &ViewportWidget::duplicateRequested, this, [this, nameOf](int body) { documents_->duplicateBody(nameOf(body)); });
+  // Right click on a body: Duplicate, Delete, then Plot ▸ its quantities and its joints'.
+  connect(view_, &ViewportWidget::bodyContextMenuRequested, this, [this, nameOf](int body, const QPoint& at) {
+    const std::unique_ptr<QMenu> menu = plotActions_->bodyPlotMenu(body);
+    if (!menu) return;
+    const std::string name = nameOf(body);
+    QAction* first = menu->actions().isEmpty() ? nullptr : menu->actions().first();
+    QAction* dup = new QAction("Duplicate", menu.get());
+    dup->setShortcut(QKeySequence("Ctrl+D"));
+    connect(dup, &QAction::triggered, this, [this, name] { documents_->duplicateBody(name); });
+    QAction* del = new QAction("Delete", menu.get());
+    del->setShortcut(QKeySequence::Delete);
+    connect(del, &QAction::triggered, this, [this, name] { documents_->deleteBody(name); });
+    menu->insertActions(first, {dup, del});
+    menu->insertSeparator(first);
+    menu->exec(at);
+  });
 }
 
 JointType MainWindow::chosenJointType() const { return JointType(jointType_->currentData().toInt()); }

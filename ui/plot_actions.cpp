@@ -30,11 +30,6 @@ PlotActions::PlotActions(MainWindow& window) : QObject(&window), w_(window) {
   connect(w_.modelTree(), &ModelTreePanel::plotRequested, this, [this](const QStringList& patterns) { plotOrWarn(patterns); });
   connect(w_.modelTree(), &ModelTreePanel::phasePortraitRequested, this,
           [this](const QStringList& x, const QStringList& y) { phaseOrWarn(x, y); });
-  // Right click on a body in the 3D view: Plot ▸ the body's quantities and those of its joints.
-  connect(w_.viewport(), &ViewportWidget::bodyContextMenuRequested, this, [this](int body, const QPoint& at) {
-    const std::unique_ptr<QMenu> menu = bodyPlotMenu(body);
-    if (menu) menu->exec(at);
-  });
 }
 
 void PlotActions::plotOrWarn(const QStringList& patterns) {

@@ -256,6 +256,28 @@ class TestHandles : public QObject {
     use("tool-select");
   }
 
+  // Delete and Ctrl+D in the view: the tree's edits of the selected body, applied; undo restores.
+  void deleteAndDuplicateFromTheView() {
+    selectCrank();
+    const QString before = ed_->toPlainText();
+    QTest::keyClick(view_, Qt::Key_D, Qt::ControlModifier);
+    test::settle(*w_);
+    QVERIFY(ed_->toPlainText().contains("(body crank-copy"));
+    QCOMPARE(w_->documents()->appliedText(), ed_->toPlainText().toStdString());
+    ed_->undoStack()->undo();
+    QCOMPARE(ed_->toPlainText(), before);
+    QVERIFY(w_->documents()->applyEditor());
+    test::settle(*w_);
+    QVERIFY(w_->modelTree()->selectBody("rocker"));
+    QTest::keyClick(view_, Qt::Key_Delete);
+    test::settle(*w_);
+    QVERIFY(!ed_->toPlainText().contains("(body rocker"));
+    QVERIFY(!ed_->toPlainText().contains("(loop-joint coupler-rocker"));  // what referred to it goes too
+    QVERIFY(w_->statusBar()->currentMessage().contains("Deleted body 'rocker'"));
+    ed_->undoStack()->undo();
+    QCOMPARE(ed_->toPlainText(), before);
+  }
+
   // Handles only on the initial state of the applied text: not while running or after typing.
   void handlesHideWhileRunningOrEdited() {
     selectCrank();

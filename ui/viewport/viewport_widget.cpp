@@ -490,7 +490,8 @@ void ViewportWidget::wheelEvent(QWheelEvent* e) {
 }
 
 // Keys: F/Home fit, 1 front, 3 side, 7 top, 5 iso (numeric-keypad convention), Esc deselects (or
-// cancels a handle drag), S toggles the snapping of handle drags, Shift shows the anchor's handles.
+// cancels a handle drag), S toggles the snapping of handle drags, Shift shows the anchor's handles,
+// Delete and Ctrl+D delete and duplicate the selected body.
 void ViewportWidget::keyPressEvent(QKeyEvent* e) {
   switch (e->key()) {
     case Qt::Key_F:
@@ -499,6 +500,14 @@ void ViewportWidget::keyPressEvent(QKeyEvent* e) {
     case Qt::Key_3: setViewPreset(ViewPreset::Side); break;
     case Qt::Key_7: setViewPreset(ViewPreset::Top); break;
     case Qt::Key_5: setViewPreset(ViewPreset::Iso); break;
+    case Qt::Key_Delete:
+      if (d_->selected < 0) return QWidget::keyPressEvent(e);
+      emit deleteRequested(d_->selected);
+      break;
+    case Qt::Key_D:
+      if (!(e->modifiers() & Qt::ControlModifier) || d_->selected < 0) return QWidget::keyPressEvent(e);
+      emit duplicateRequested(d_->selected);
+      break;
     case Qt::Key_S:
       // Snapping on/off (a drag in progress follows at its next move).
       d_->snapOn = !d_->snapOn;

@@ -164,6 +164,9 @@ class ViewportWidget : public QWidget {
   void connectRequested(int a, const ms::Vec3& pointA, const ms::Vec3& normalA, int b, const ms::Vec3& pointB);
   // What a tool's click did or why it did nothing (a status line).
   void buildingMessage(const QString& text);
+  // Delete (the Delete key) or Ctrl+D on the selected body.
+  void deleteRequested(int body);
+  void duplicateRequested(int body);
 
  protected:
   void paintEvent(QPaintEvent* e) override;
