@@ -517,7 +517,17 @@ bool DocumentController::editAndApply(const std::function<MechEdit(const sexpr::
     return false;
   };
   QString why;
-  if (!canBuild(&why)) return fail(why);
+  if (!canBuild(&why)) {
+    // A model read from another format: the first such gesture offers to convert it.
+    const auto parsed = editor_->editor()->lastValidModel();
+    if (parsed && !parsed->importedFrom.isEmpty() && ask(Question::ConvertToMech, source_) == Answer::Accept) {
+      QString written;
+      if (!convertToMech(error, &written)) return false;
+      w_.status()->showMessage(QString("Converted to %1: the view's tools edit it now — repeat the gesture").arg(QFileInfo(written).fileName()), 10000);
+      return false;
+    }
+    return fail(why);
+  }
   QString err;
   if (!editor_->editor()->applyEdit(edit, label, &err))
     return fail(label + ": not done — " + (err.isEmpty() ? QString("the edit changed nothing") : err));
@@ -574,6 +584,33 @@ bool DocumentController::connectBodies(const std::string& a, const Vec3& pointA,
                      .arg(QString::fromStdString(a.empty() ? std::string("the ground") : a), QString::fromStdString(b),
                           QString(jointKind(type).name), QString::fromStdString(name)),
       error);
+}
+
+bool DocumentController::convertToMech(QString* error, QString* written) {
+  const auto parsed = editor_->editor()->lastValidModel();
+  const auto fail = [&](const QString& why) {
+    w_.status()->showBanner(why, true);
+    if (error) *error = why;
+    return false;
+  };
+  if (!parsed) return fail("Nothing to convert: no model is read.");
+  std::string text;
+  try {
+    text = writeMech(parsed->result.model);
+  } catch (const UserError& e) {
+    return fail("Not converted: " + QString::fromUtf8(e.what()));
+  }
+  // Beside the file, under a name not taken.
+  const QFileInfo src(source_.startsWith("scene:") || source_.isEmpty() ? QDir::current().filePath("model") : source_);
+  QString path = src.dir().filePath(src.completeBaseName() + ".mech");
+  for (int i = 2; QFileInfo::exists(path); ++i) path = src.dir().filePath(QString("%1-%2.mech").arg(src.completeBaseName()).arg(i));
+  QSaveFile out(path);
+  if (!out.open(QIODevice::WriteOnly) || out.write(text.data(), qint64(text.size())) != qint64(text.size()) || !out.commit())
+    return fail(QString("Not converted: %1 cannot be written (%2)").arg(path, out.errorString()));
+  if (written) *written = path;
+  QString err;
+  if (!openModel(path, &err)) return fail("Converted to " + path + ", but it does not open: " + err);
+  return true;
 }
 
 bool DocumentController::deleteBody(const std::string& body, QString* error) {
@@ -836,6 +873,13 @@ DocumentController::Answer DocumentController::ask(Question q, const QString& fi
       box.setInformativeText("Reload the file (your edits are lost) or keep the editor's text?");
       accept = box.addButton("Reload", QMessageBox::DestructiveRole);
       reject = box.addButton("Keep my text", QMessageBox::RejectRole);
+      break;
+    case Question::ConvertToMech:
+      box.setWindowTitle("Convert to .mech");
+      box.setText(QString("%1 was read from another format; the 3D view's tools edit a .mech text.").arg(name));
+      box.setInformativeText("Convert it to .mech (written beside it, the original kept) and open that?");
+      accept = box.addButton("Convert", QMessageBox::AcceptRole);
+      box.addButton(QMessageBox::Cancel);
       break;
     case Question::ReplaceKeyframe:
       box.setWindowTitle("Replace keyframe");

@@ -97,6 +97,10 @@ class DocumentController : public QObject {
                QString* error = nullptr, std::string* added = nullptr);
   bool connectBodies(const std::string& a, const Vec3& pointA, const std::string& b, const Vec3& pointB, const Vec3& axis,
                      JointType type, QString* error = nullptr);
+  // A model read from URDF, MJCF or trep written as .mech beside its file (NAME.mech, or NAME-2.mech …
+  // when taken; scenes in the working directory) and opened: what the view's tools edit. The path
+  // written in *written; false (*error) when it cannot be written.
+  bool convertToMech(QString* error = nullptr, QString* written = nullptr);
   // Delete and Duplicate from the 3D view (its context menu, Delete and Ctrl+D): the tree's edits
   // (io/mech_edit.h deleteBody, duplicateBody) of body `body`, applied.
   bool deleteBody(const std::string& body, QString* error = nullptr);
@@ -107,7 +111,8 @@ class DocumentController : public QObject {
     RestoreRecovery,  // a recovery file newer than the model: Accept = restore, Reject = discard it
     CloseUnsaved,     // closing with unsaved edits: Accept = save, Reject = discard, Cancel
     ChangedOnDisk,    // the file changed on disk during unsaved edits: Accept = reload, Reject = keep
-    ReplaceKeyframe   // a keyframe of that name exists (the name is passed as `file`): Accept = replace
+    ReplaceKeyframe,  // a keyframe of that name exists (the name is passed as `file`): Accept = replace
+    ConvertToMech     // a view edit on a model read from URDF, MJCF or trep: Accept = convert to .mech and open it
   };
   enum class Answer { Accept, Reject, Cancel };
   using Asker = std::function<Answer(Question, const QString& file)>;

@@ -614,11 +614,9 @@ void MainWindow::pullFromSimulation() {
 }
 
 void MainWindow::updateHandles() {
-  // The tools act on the applied text's initial state only.
-  QString why;
-  const bool canBuild = documents_->canBuild(&why);
-  view_->setBuildingAllowed(atStart_ && canBuild,
-                            canBuild ? QString("The tools edit the model's initial state: reset to t = 0 (Reset).") : why);
+  // The tools act on the initial state only; the document controller says what else stands in the
+  // way (and offers to convert a model read from another format).
+  view_->setBuildingAllowed(atStart_, "The tools edit the model's initial state: reset to t = 0 (Reset).");
   const int body = view_->selectedBody();
   const std::string name = body >= 0 && body < int(bodyNames_.size()) ? bodyNames_[size_t(body)] : std::string();
   const long generation = sim_.snapshot().generation;

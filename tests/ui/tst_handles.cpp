@@ -5,6 +5,7 @@
 // with Shift its (parent-anchor …) — applied at once; Esc cancels; running or typing hides them.
 #include <QAction>
 #include <QApplication>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QStatusBar>
 #include <QTest>
@@ -18,6 +19,7 @@
 #include "io/mech_reader.h"
 #include "main_window.h"
 #include "settings_panel.h"
+#include "status_bar.h"
 #include "ui_test_util.h"
 #include "viewport/viewport_widget.h"
 #include "window_test_util.h"
@@ -276,6 +278,38 @@ class TestHandles : public QObject {
     QVERIFY(w_->statusBar()->currentMessage().contains("Deleted body 'rocker'"));
     ed_->undoStack()->undo();
     QCOMPARE(ed_->toPlainText(), before);
+  }
+
+  // A model read from URDF: the first tool click offers to convert it to .mech (written beside it);
+  // accepted, the .mech is open and the next click edits it.
+  void importedModelIsConvertedOnTheFirstGesture() {
+    const QString urdf = dir_.filePath("two-link-arm.urdf");
+    QFile::remove(urdf);
+    QVERIFY(QFile::copy(MECHSTUDIO_SOURCE_DIR "/models/urdf/two-link-arm.urdf", urdf));
+    QString err;
+    QVERIFY2(w_->documents()->openModel(urdf, &err), qPrintable(err));
+    test::settle(*w_);
+    answer_ = DocumentController::Answer::Accept;
+    asked_.clear();
+    w_->findChild<QAction*>("tool-add-box")->trigger();
+    QPointF at;
+    QVERIFY(view_->worldToWidget(Vec3(0.5, 0.5, 0), at));
+    const auto click = [&] {
+      test::mouse(view_, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
+      test::mouse(view_, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+      test::settle(*w_);
+    };
+    click();
+    QCOMPARE(asked_.count(DocumentController::Question::ConvertToMech), 1);
+    const QString mech = dir_.filePath("two-link-arm.mech");
+    QVERIFY(QFileInfo::exists(mech));
+    QCOMPARE(ed_->fileName(), mech);
+    QVERIFY(!ed_->toPlainText().contains("(body box1"));  // converted, not yet edited
+    click();
+    QCOMPARE(asked_.count(DocumentController::Question::ConvertToMech), 1);  // asked once
+    QVERIFY2(ed_->toPlainText().contains("(body box1"), qPrintable(w_->status()->bannerText()));
+    answer_ = DocumentController::Answer::Reject;
+    w_->findChild<QAction*>("tool-select")->trigger();
   }
 
   // Handles only on the initial state of the applied text: not while running or after typing.
