@@ -252,10 +252,10 @@ bool ExperimentController::openExperiment(const Lesson& lessonIn, QString* error
     QString why;
     if (!w_.plotActions()->plotSignals(names, &why)) w_.status()->showBanner("Plot: " + why, true);
   }
-  // The lesson's phase portrait (the copies overlaid).
-  if (!lesson->phaseX.empty()) {
+  // The lesson's phase portraits (the copies overlaid).
+  for (const auto& [x, y] : lesson->phases) {
     QString why;
-    if (!w_.plotActions()->plotPhasePortrait({QString::fromStdString(lesson->phaseX)}, {QString::fromStdString(lesson->phaseY)}, &why))
+    if (!w_.plotActions()->plotPhasePortrait({QString::fromStdString(x)}, {QString::fromStdString(y)}, &why))
       w_.status()->showBanner("Phase portrait: " + why, true);
   }
   if (lesson->camera) {
@@ -343,12 +343,9 @@ bool ExperimentController::saveExperiment(const QString& path, QString* error) {
     for (const QString& n : d->signalNames()) names.push_back(n.toStdString());
     if (!names.empty()) e.plots.push_back(names);
   }
-  e.phaseX.clear();
-  e.phaseY.clear();
-  if (!w_.plots()->phaseDocks().isEmpty()) {
-    e.phaseX = w_.plots()->phaseDocks().front()->xAxis().name.toStdString();
-    e.phaseY = w_.plots()->phaseDocks().front()->yAxis().name.toStdString();
-  }
+  // Every phase portrait open, in order.
+  e.phases.clear();
+  for (PhaseDock* d : w_.plots()->phaseDocks()) e.phases.emplace_back(d->xAxis().name.toStdString(), d->yAxis().name.toStdString());
   const ViewportWidget::Camera cam = w_.viewport()->camera();
   e.camera = LessonCamera{{{cam.eye.x(), cam.eye.y(), cam.eye.z()}},
                           {{cam.center.x(), cam.center.y(), cam.center.z()}},

@@ -165,6 +165,14 @@ class Reader {
         readPlot(n);
         continue;
       }
+      // (phase X Y) may repeat: one portrait each.
+      if (h == "phase") {
+        if (n.children.size() != 3 || !isName(n.children[1]) || !isName(n.children[2]))
+          error(n, "(phase ...) takes two signals, x and y, e.g. (phase joint1.angle joint1.angle_rate)" + argsGot(n));
+        else
+          out_.phases.emplace_back(n.children[1].text, n.children[2].text);
+        continue;
+      }
       if (!once(seen, n, "experiment")) continue;
       if (h == "title") text(n, out_.title);
       else if (h == "explanation") text(n, out_.explanation);
@@ -179,13 +187,6 @@ class Reader {
       else if (h == "log-scale") {
         if (n.children.size() != 1) error(n.children[1], "(log-scale) takes no arguments");
         else out_.logScale = true;
-      } else if (h == "phase") {
-        if (n.children.size() != 3 || !isName(n.children[1]) || !isName(n.children[2]))
-          error(n, "(phase ...) takes two signals, x and y, e.g. (phase joint1.angle joint1.angle_rate)" + argsGot(n));
-        else {
-          out_.phaseX = n.children[1].text;
-          out_.phaseY = n.children[2].text;
-        }
       } else if (h == "camera") readCamera(n);
     }
     if (!seen.count("model")) error(exp, "the experiment has no (model ...): give scene:NAME, a model file or (mechanism ...)");
@@ -574,7 +575,7 @@ std::string writeExperiment(const Lesson& l) {
     for (const std::string& sig : p) s += " " + name(sig);
     s += ")\n";
   }
-  if (!l.phaseX.empty() || !l.phaseY.empty()) s += in + "(phase " + name(l.phaseX) + " " + name(l.phaseY) + ")\n";
+  for (const auto& [x, y] : l.phases) s += in + "(phase " + name(x) + " " + name(y) + ")\n";
   if (l.camera)
     s += in + "(camera " + triple("eye", l.camera->eye) + " " + triple("center", l.camera->center) + " " +
          triple("up", l.camera->up) + ")\n";

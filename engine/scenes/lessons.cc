@@ -44,7 +44,7 @@ bool Lesson::operator==(const Lesson& o) const {
   return id == o.id && title == o.title && explanation == o.explanation && claim == o.claim && scene == o.scene &&
          modelFile == o.modelFile && modelText == o.modelText && params == o.params && keyframe == o.keyframe &&
          variants == o.variants && duration == o.duration && focus == o.focus && logScale == o.logScale &&
-         followUp == o.followUp && plots == o.plots && phaseX == o.phaseX && phaseY == o.phaseY && camera == o.camera &&
+         followUp == o.followUp && plots == o.plots && phases == o.phases && camera == o.camera &&
          follow == o.follow && figure == o.figure;
 }
 

@@ -66,8 +66,9 @@ struct Lesson {
   // Signal plots shown with the lesson, one per (plot …) form, each the signals it overlays
   // (names as in docs/signals.md).
   std::vector<std::vector<std::string>> plots;
-  // A phase portrait shown with the lesson: signal y against signal x (docs/signals.md); empty: none.
-  std::string phaseX, phaseY;
+  // Phase portraits shown with the lesson, one per (phase X Y) form: signal y against signal x
+  // (docs/signals.md), in order.
+  std::vector<std::pair<std::string, std::string>> phases;
   std::optional<LessonCamera> camera;  // the view to open with; none: fit the model
   std::string follow;          // the body the 3D view follows ((follow BODY)); empty: none
   // A figure shown with the lesson ((figure "NAME.png")): a PNG of docs/images, built into the

@@ -63,8 +63,7 @@ Lesson everyForm() {
   l.focus = LessonFocus::AngularMomentum;
   l.logScale = true;
   l.plots = {{"joint1.angle", "joint2.angle"}, {"system.energy"}, {"a name with spaces"}};
-  l.phaseX = "joint1.angle";
-  l.phaseY = "joint1.angle_rate";
+  l.phases = {{"joint1.angle", "joint1.angle_rate"}, {"joint2.angle", "a name with spaces"}};
   l.camera = LessonCamera{{{1, -2.5, 3}}, {{0, 0, 0.5}}, {{0, 1, 0}}};
   l.explanation = std::string(300, 'x') + "  two spaces, then a very long paragraph " + std::string(40, 'y') +
                   " that must be split over several strings and joined back exactly ";
@@ -121,7 +120,8 @@ class TestExperimentFile : public QObject {
     QCOMPARE(int(tol.variants.size()), 7);
     QCOMPARE(tol.variants[6].tolerance, 1e-10);
     QCOMPARE(tol.variants[6].options.kind, IntegratorKind::RIQN);
-    QCOMPARE(QString::fromStdString(findLesson("energy").phaseY), QString("joint1.angle_rate"));
+    QCOMPARE(int(findLesson("energy").phases.size()), 1);
+    QCOMPARE(QString::fromStdString(findLesson("energy").phases[0].second), QString("joint1.angle_rate"));
     QVERIFY(findLesson("energy").explanation.find("oscillates but never grows") != std::string::npos);
   }
 

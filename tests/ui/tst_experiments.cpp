@@ -214,6 +214,7 @@ class TestExperiments : public QObject {
       QVERIFY(w.plotSignals({"joint1.angle", "joint2.angle"}, &err));
       QVERIFY(w.plotSignals({"joint1.force.?"}, &err));
       QVERIFY(w.plotActions()->plotPhasePortrait({"joint2.angle"}, {"joint2.angle_rate"}, &err));
+      QVERIFY(w.plotActions()->plotPhasePortrait({"joint1.angle"}, {"joint2.angle"}, &err));
       w.viewport()->setCamera(cam);
       stepN(w, 5);
       for (const CopyStatus& c : w.sim().snapshot().copies) copies.emplace_back(c.spec.label, c.spec.options.kind, c.spec.dt);
@@ -258,9 +259,12 @@ class TestExperiments : public QObject {
     QCOMPARE(anglePlot->plot()->graphCount(), 4);  // two signals × two copies
     for (int g = 0; g < 4; ++g) QVERIFY2(anglePlot->plot()->graph(g)->data()->size() >= 9, qPrintable(QString::number(g)));
     QCOMPARE(w.plots()->signalDocks()[1]->signalNames(), (QStringList{"joint1.force.x", "joint1.force.y", "joint1.force.z"}));
-    QCOMPARE(w.plots()->phaseDocks().size(), 1);
+    // Every phase portrait, in order.
+    QCOMPARE(w.plots()->phaseDocks().size(), 2);
     QCOMPARE(w.plots()->phaseDocks()[0]->xAxis().name, QString("joint2.angle"));
     QCOMPARE(w.plots()->phaseDocks()[0]->yAxis().name, QString("joint2.angle_rate"));
+    QCOMPARE(w.plots()->phaseDocks()[1]->xAxis().name, QString("joint1.angle"));
+    QCOMPARE(w.plots()->phaseDocks()[1]->yAxis().name, QString("joint2.angle"));
     const ViewportWidget::Camera back = w.viewport()->camera();
     QVERIFY2((back.eye - cam.eye).norm() < 1e-12 && (back.center - cam.center).norm() < 1e-12 && (back.up - cam.up).norm() < 1e-12,
              "camera");
