@@ -159,6 +159,26 @@ DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode) {
                                jointName + (g.fT == 1 ? std::string(" position") : " translation " + std::to_string(r + 1)),
                                given[size_t(r)]));
   if (g.fR == 1) h.handles.push_back(handle(true, origin, frame * g.axes.col(2), jointName + " angle", given[size_t(g.fT)]));
+  // A joint of one coordinate: its range, and the ring's reference direction.
+  if (g.fT + g.fR == 1) {
+    DragHandle& only = h.handles.back();
+    if (!d.lowerLimit.empty()) only.lower = d.lowerLimit[0];
+    if (!d.upperLimit.empty()) only.upper = d.upperLimit[0];
+    if (only.rotate) {
+      const BodyState& b = c.state.bodies[size_t(body)];
+      const Vec3 n = only.direction;
+      Vec3 r = b.x - origin;
+      r -= r.dot(n) * n;
+      if (!(r.norm() > 1e-9)) {
+        // The centre of mass on the axis: the body's frame axis most across it.
+        const Mat3 R = quat::rotation(b.q);
+        int k = 0;
+        (R.transpose() * n).cwiseAbs().minCoeff(&k);
+        r = R.col(k) - R.col(k).dot(n) * n;
+      }
+      only.reference = r.normalized();
+    }
+  }
   if (g.fR == 3)
     for (int i = 0; i < 3; ++i)
       h.handles.push_back(handle(true, origin, frame.col(i), jointName + " rotation about " + kAxisNames[i]));

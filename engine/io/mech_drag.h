@@ -40,6 +40,12 @@ struct DragHandle {
   // coordinate, a joint's translation or angle — so a view can snap the result; NaN when the drag
   // changes several at once (a rotation vector, a free body's orientation).
   double value = std::numeric_limits<double>::quiet_NaN();
+  // The written limits of that number (a revolute's angle, a prismatic's position); ±∞ where none.
+  double lower = -std::numeric_limits<double>::infinity(), upper = std::numeric_limits<double>::infinity();
+  // Rings: a unit direction (world) in the ring's plane that turns with the body — towards its centre
+  // of mass, or along its frame axis most across the ring's axis when that lies on it — so the range
+  // [lower, upper] can be drawn as the arc from `value` back and forth.
+  Vec3 reference = Vec3::Zero();
 };
 
 struct DragHandles {

@@ -66,6 +66,7 @@ class TestMechDrag : public QObject {
   void everyJointTypeMovesAlongItsHandles();
   void freeBodyPoseIsWrittenOrAdded();
   void expressionsAndFixedJointsAreRefused();
+  void rangesAndReferencesOfOneCoordinateJoints();
   void bodiesAreAddedWhereClicked();
   void connectingNestsAFreeBodyOrClosesALoop();
 };
@@ -191,6 +192,35 @@ void TestMechDrag::expressionsAndFixedJointsAreRefused() {
   // The coupler's velocity is an expression, but a drag writes its position only.
   const DragHandles coupler = dragHandles(bar.result, bodyIndex(bar, "coupler"), DragMode::Joint);
   QVERIFY(dragEdit(bar.doc, bar.result, coupler, 0, 0.2).ok);
+}
+
+void TestMechDrag::rangesAndReferencesOfOneCoordinateJoints() {
+  // A pendulum hanging from a revolute about x with stops, and a slider with its travel.
+  const Parsed p = parse("(mechanism \"m\" (gravity 0 0 -9.81)\n"
+                         "  (body arm (mass 1) (shape box 0.05 0.05 0.5)\n"
+                         "    (joint revolute hinge (axis 1 0 0) (child-anchor 0 0 0.25) (position 0.3) (lower -0.5) (upper 1.2)))\n"
+                         "  (body slider (mass 1) (shape box 0.1 0.1 0.1)\n"
+                         "    (joint prismatic rail (axis 0 1 0) (parent-anchor 1 0 0) (position 0.1) (lower -0.2) (upper 0.4))))\n");
+  const DragHandles arm = dragHandles(p.result, 0, DragMode::Joint);
+  QCOMPARE(int(arm.handles.size()), 1);
+  QCOMPARE(arm.handles[0].lower, -0.5);
+  QCOMPARE(arm.handles[0].upper, 1.2);
+  // The reference points from the hinge to the arm's centre of mass, across the axis.
+  const State s = initial(p);
+  const Vec3 toCom = (s.bodies[0].x - arm.handles[0].origin).normalized();
+  QVERIFY((arm.handles[0].reference - toCom).norm() <= 1e-12);
+  QVERIFY(std::abs(arm.handles[0].reference.dot(arm.handles[0].direction)) <= 1e-12);
+  const DragHandles rail = dragHandles(p.result, 1, DragMode::Joint);
+  QCOMPARE(int(rail.handles.size()), 1);
+  QCOMPARE(rail.handles[0].lower, -0.2);
+  QCOMPARE(rail.handles[0].upper, 0.4);
+  QCOMPARE(rail.handles[0].value, 0.1);
+  // The four-bar's crank has its centre of mass on its axis: the reference is a frame axis across it.
+  const Parsed bar = parse(test::sourceText("models/four-bar.mech"));
+  const DragHandles crank = dragHandles(bar.result, bodyIndex(bar, "crank"), DragMode::Joint);
+  QVERIFY(std::abs(crank.handles[0].reference.norm() - 1) <= 1e-12);
+  QVERIFY(std::abs(crank.handles[0].reference.dot(crank.handles[0].direction)) <= 1e-12);
+  QVERIFY(std::isinf(crank.handles[0].lower) && std::isinf(crank.handles[0].upper));
 }
 
 void TestMechDrag::bodiesAreAddedWhereClicked() {

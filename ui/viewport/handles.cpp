@@ -17,6 +17,9 @@ namespace {
 
 const osg::Vec4 kAxisColors[] = {{0.95f, 0.25f, 0.25f, 1}, {0.30f, 0.85f, 0.30f, 1}, {0.30f, 0.50f, 1.0f, 1}};
 const osg::Vec4 kHot(1.0f, 0.85f, 0.1f, 1);
+const osg::Vec4 kRange(1.0f, 0.55f, 0.15f, 1);  // a joint's range: an arc or a segment
+constexpr double kRangeRing = 0.8;               // the arc's radius, of the ring's
+constexpr double kRangeOffset = 6;               // a segment beside its arrow [px]
 constexpr int kRingSegments = 64;
 constexpr int kTipSegments = 10;
 constexpr double kTipLength = 0.22, kTipRadius = 0.07;  // of the arrow's length
@@ -151,6 +154,37 @@ void HandleLayer::update(const std::function<double(const Vec3&)>& worldPerPixel
       tipVerts_->push_back(v3(base + radius * (std::cos(a1) * u + std::sin(a1) * w)));
     }
     tipColors_->resize(tipVerts_->size(), color);
+  }
+  // The joints' ranges (fixed to the parent: drawn where the drag started), ends marked by ticks.
+  for (const DragHandle& h : handles_) {
+    if (!std::isfinite(h.lower) || !std::isfinite(h.upper) || !std::isfinite(h.value)) continue;
+    const double s = worldPerPixel(h.origin);
+    if (h.rotate && h.reference.norm() > 0) {
+      const Vec3 u = h.reference, w = h.direction.cross(u);
+      const double radius = kRangeRing * kRingPixels * s, a0 = h.lower - h.value, a1 = h.upper - h.value;
+      const int n = std::clamp(int(std::abs(a1 - a0) / (2 * M_PI) * kRingSegments) + 1, 1, 4 * kRingSegments);
+      const auto at = [&](double a, double r) { return h.origin + r * (std::cos(a) * u + std::sin(a) * w); };
+      for (int k = 0; k < n; ++k) {
+        lineVerts_->push_back(v3(at(a0 + (a1 - a0) * k / n, radius)));
+        lineVerts_->push_back(v3(at(a0 + (a1 - a0) * (k + 1) / n, radius)));
+      }
+      for (double a : {a0, a1}) {
+        lineVerts_->push_back(v3(at(a, 0.85 * radius)));
+        lineVerts_->push_back(v3(at(a, 1.15 * radius)));
+      }
+    } else if (!h.rotate) {
+      Vec3 u, w;
+      perpendiculars(h.direction, u, w);
+      const Vec3 beside = h.origin + kRangeOffset * s * u;
+      const Vec3 lo = beside + (h.lower - h.value) * h.direction, hi = beside + (h.upper - h.value) * h.direction;
+      lineVerts_->push_back(v3(lo));
+      lineVerts_->push_back(v3(hi));
+      for (const Vec3& e : {lo, hi}) {
+        lineVerts_->push_back(v3(e - 3 * s * u));
+        lineVerts_->push_back(v3(e + 3 * s * u));
+      }
+    }
+    lineColors_->resize(lineVerts_->size(), kRange);
   }
   static_cast<osg::DrawArrays*>(lines_->getPrimitiveSet(0))->setCount(GLsizei(lineVerts_->size()));
   static_cast<osg::DrawArrays*>(tips_->getPrimitiveSet(0))->setCount(GLsizei(tipVerts_->size()));

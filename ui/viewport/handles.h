@@ -2,7 +2,8 @@
 // The move and rotate handles of the selected body in the 3D view (issue 34): what io/mech_drag.h
 // says a drag may change, drawn over the scene — an arrow per translation, a ring per rotation,
 // coloured by the world axis they are nearest (x red, y green, z blue), the one under the mouse or
-// being dragged yellow — at a constant size on screen. Apart from drawing: which handle a widget
+// being dragged yellow — at a constant size on screen, with a joint's range (written stops) as an
+// orange arc inside its ring or a segment beside its arrow. Apart from drawing: which handle a widget
 // position is on (screen distance to its drawn polyline) and how far a mouse ray has dragged it.
 #pragma once
 
