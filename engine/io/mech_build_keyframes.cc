@@ -66,7 +66,7 @@ void Reader::readKeyframe(const Node& n) {
       }
       if (h == "orientation") {
         std::vector<double> q;
-        if (!numbers(p, 1, 4, 4, q, nullptr)) {
+        if (!numbers(p, 1, 4, 4, q, &src.entries[b.body][h])) {
           ok = false;
           continue;
         }
@@ -83,7 +83,7 @@ void Reader::readKeyframe(const Node& n) {
         continue;
       }
       Vec3 x;
-      if (!vec3(p, x, nullptr)) {
+      if (!vec3(p, x, &src.entries[b.body][h])) {
         ok = false;
         continue;
       }

@@ -60,6 +60,9 @@ struct ElementSource {
   // Bodies only: one entry per element of BodyDesc::visuals / collisions (a (shape …) form appears
   // in both lists).
   std::vector<ElementSource> visuals, collisions;
+  // Keyframes only: per body name, its (position …), (orientation …), (velocity …) and
+  // (angular-velocity …) forms and value spans (the keyframe form of the property panel).
+  std::map<std::string, std::map<std::string, PropertySource>> entries;
 };
 
 // Where everything in a MechParseResult came from. The vectors run parallel to the Model's.

@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QMenu>
 #include <QTemporaryDir>
+#include <QLineEdit>
 #include <QTest>
 #include <QTextCursor>
 #include <QUndoStack>
@@ -22,6 +23,8 @@
 #include "io/mech_edit.h"
 #include "main_window.h"
 #include "document_controller.h"
+#include "editor/model_tree.h"
+#include "editor/property_panel.h"
 #include "keyframe_actions.h"
 #include "status_bar.h"
 #include "ui_test_util.h"
@@ -100,6 +103,46 @@ class TestKeyframes : public QObject {
       w_.reset();
       QFile::remove(DocumentController::recoveryPath(file));
     }
+  }
+
+  // The keyframe node's properties form (issue 34): per body its position, orientation, velocity
+  // and angular velocity, each number a field; an edit rewrites that token only, one undo step; a
+  // quaternion left non-unit is refused with the reader's reason.
+  void keyframeNodeHasAPropertiesForm() {
+    open(MECHSTUDIO_SOURCE_DIR "/models/four-bar.mech");
+    steps(10);
+    name_ = "swing";
+    w_->keyframes()->saveAction()->trigger();
+    ed_->checkNow();
+    ModelTreePanel* tree = w_->modelTree();
+    QVERIFY(tree->selectNode(NodeKind::Keyframe, 0));
+    PropertyPanel* props = tree->properties();
+    QCOMPARE(props->title(), QString("Keyframe swing"));
+    for (const char* key : {"crank.position", "crank.orientation", "crank.velocity", "crank.angular-velocity"}) QVERIFY(props->field(key, 0));
+    QVERIFY(props->field("crank.orientation", 3));
+    QVERIFY(!props->field("crank.position", 0)->isReadOnly());
+    ms::ui::test::pump(50);
+    QVERIFY(w_->grab().save(ms::ui::test::outputPath("keyframe-form.png")));
+    const QString before = ed_->toPlainText();
+    const int undoBefore = ed_->undoStack()->count();
+    QVERIFY2(props->enter("rocker.velocity", 2, "0.25"), qPrintable(props->message("rocker.velocity")));
+    const QString after = ed_->toPlainText();
+    QCOMPARE(ed_->undoStack()->count(), undoBefore + 1);
+    ed_->checkNow();
+    const KeyframeDesc& kf = ed_->lastValidModel()->result.model.keyframes[0];
+    const auto rocker = std::find_if(kf.bodies.begin(), kf.bodies.end(), [](const KeyframeBody& b) { return b.body == "rocker"; });
+    QVERIFY(rocker != kf.bodies.end());
+    QCOMPARE(rocker->velocity.z(), 0.25);
+    // One token changed: the texts agree outside it.
+    int head = 0;
+    while (head < before.size() && before[head] == after[head]) ++head;
+    QVERIFY(after.mid(head).endsWith(before.mid(before.indexOf(')', head))));
+    // A quaternion component alone breaks the unit norm: refused, explained, the text unchanged.
+    QVERIFY(tree->selectNode(NodeKind::Keyframe, 0));
+    QVERIFY(!tree->properties()->enter("crank.orientation", 0, "0.5"));
+    QVERIFY2(tree->properties()->message("crank.orientation").contains("unit quaternion"),
+             qPrintable(tree->properties()->message("crank.orientation")));
+    QCOMPARE(ed_->toPlainText(), after);
   }
 
   // The acceptance test: save a keyframe, step on, edit the text, load it back: the same state.

@@ -71,7 +71,7 @@ std::vector<PropSpec> specsFor(NodeKind kind, const Model& model, int index) {
     case NodeKind::Ground: return {{"at", "m"}, {"normal", "direction"}, {"friction", "μ"}};
     case NodeKind::ContactPair: return {{"friction", "μ"}};
     case NodeKind::Exclusion:  // two body names: edited in the text
-    case NodeKind::Keyframe:  // per-body states: shown in the text
+    case NodeKind::Keyframe:  // per-body states: a form of their own (showElement)
     case NodeKind::Group: break;
   }
   return {};
@@ -198,8 +198,10 @@ void PropertyPanel::showElement(std::shared_ptr<const ParsedModel> model, NodeKi
   readOnly_ = readOnly || editor_->isReadOnly();
   const Model& m = model_->result.model;
   // Title: kind and name (the name token as written).
-  static const char* kindNames[] = {"Mechanism", "Body",   "Joint",        "Spring",   "Controller", "Wrench",
-                                    "Actuator",  "Ground", "Contact pair", "Keyframe", ""};
+  // In NodeKind's order.
+  static const char* kindNames[] = {"Mechanism", "Body",         "Joint",     "Spring",   "Controller", "Wrench",   "Actuator",
+                                    "Ground",    "Contact pair", "Exclusion", "Keyframe", "Tendon",     "Coupling", ""};
+  static_assert(sizeof kindNames / sizeof kindNames[0] == size_t(NodeKind::Group) + 1, "one name per NodeKind");
   elementName_ = model_->textOf(src->name).remove('"');
   title_->setText(QString(kindNames[int(kind)]) + (elementName_.isEmpty() ? QString() : " " + elementName_) +
                   (readOnly ? "  (stale: read-only)" : ""));
@@ -209,6 +211,23 @@ void PropertyPanel::showElement(std::shared_ptr<const ParsedModel> model, NodeKi
     l->setStyleSheet("QLabel { color: #7d6608; }");
     form_->addRow(l);
     readOnly_ = true;
+  }
+  // A keyframe: per body (in the model's order) its state, each number a field.
+  if (kind == NodeKind::Keyframe) {
+    static const std::pair<const char*, const char*> items[] = {
+        {"position", "m"}, {"orientation", "w x y z (unit)"}, {"velocity", "m/s"}, {"angular-velocity", "rad/s (world)"}};
+    for (const BodyDesc& b : m.bodies) {
+      const auto entry = src->entries.find(b.name);
+      if (entry == src->entries.end()) continue;
+      auto* heading = new QLabel("<b>" + QString::fromStdString(b.name).toHtmlEscaped() + "</b>");
+      form_->addRow(heading);
+      for (const auto& [item, unit] : items) {
+        const auto it = entry->second.find(item);
+        if (it != entry->second.end() && !it->second.values.empty())
+          addRow(QString::fromStdString(b.name + "." + item), item, it->second, unit);
+      }
+    }
+    return;
   }
   // References and kinds as text.
   for (const auto& [key, ps] : src->properties)
