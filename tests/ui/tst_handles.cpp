@@ -12,6 +12,7 @@
 #include <QUndoStack>
 #include <memory>
 
+#include "core/quaternion.h"
 #include "document_controller.h"
 #include "editor/editor_panel.h"
 #include "editor/model_editor.h"
@@ -256,6 +257,33 @@ class TestHandles : public QObject {
     for (int i = 0; i < 4; ++i) ed_->undoStack()->undo();
     QCOMPARE(ed_->toPlainText(), before);
     use("tool-select");
+  }
+
+  // Connect snaps to an existing joint point: a click 4 pixels off the crank pin on the coupler picks
+  // the pin itself.
+  void connectSnapsToAnExistingJointPoint() {
+    test::settle(*w_);
+    w_->findChild<QAction*>("tool-connect")->trigger();
+    const Snapshot s = w_->sim().snapshot();
+    const int coupler = s.system->model.bodyIndex("coupler");
+    const BodyState& b = s.state.bodies[size_t(coupler)];
+    const Vec3 pin = b.x + quat::rotate(b.q, Vec3(0, 0, -0.175));  // the coupler's lower end, on the crank pin
+    QPointF at;
+    QVERIFY(view_->worldToWidget(b.x + quat::rotate(b.q, Vec3(0, 0, -0.16)), at));  // a little up the rod
+    QPointF pinAt;
+    QVERIFY(view_->worldToWidget(pin, pinAt));
+    qInfo("clicked %.1f px from the pin", std::hypot(at.x() - pinAt.x(), at.y() - pinAt.y()));
+    QVERIFY(std::hypot(at.x() - pinAt.x(), at.y() - pinAt.y()) < 9);
+    test::mouse(view_, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
+    test::mouse(view_, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+    int first = -3;
+    Vec3 point;
+    QVERIFY(view_->connectFirst(first, point));
+    QCOMPARE(first, coupler);
+    QVERIFY2((point - pin).norm() <= 1e-12, qPrintable(QString::number((point - pin).norm())));
+    QTest::keyClick(view_, Qt::Key_Escape);
+    QVERIFY(!view_->connectFirst(first, point));
+    w_->findChild<QAction*>("tool-select")->trigger();
   }
 
   // Delete and Ctrl+D in the view: the tree's edits of the selected body, applied; undo restores.

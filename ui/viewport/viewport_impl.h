@@ -132,6 +132,8 @@ struct ViewportWidget::Impl {
   // What a click at `pos` hits for the tools: a body, else the ground plane z = 0 (body −1); false
   // when the ray meets neither.
   bool toolPick(const QPointF& pos, Hit& hit);
+  static constexpr double kAnchorSnapPixels = 10;
+  bool nearestAnchor(const QPointF& pos, int body, Vec3& point) const;
   // A left click (no drag) with a building tool.
   void toolClick(const QPointF& pos);
   // Snapping of handle drags (setSnapping; S toggles it): the written value lands on a multiple of

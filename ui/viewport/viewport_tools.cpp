@@ -37,8 +37,37 @@ bool ViewportWidget::connectFirst(int& body, Vec3& point) const {
   return true;
 }
 
+// The joint point (either side: the parent's anchor, the child's) nearest `pos` on screen within
+// kAnchorSnapPixels, on body `body` (−1: any body or the ground); false when none is that near.
+bool ViewportWidget::Impl::nearestAnchor(const QPointF& pos, int body, Vec3& point) const {
+  if (!system) return false;
+  double best = kAnchorSnapPixels;
+  bool found = false;
+  const auto consider = [&](int b, const Vec3& local) {
+    if (body >= 0 && b != body) return;
+    const Vec3 p = b >= 0 && size_t(b) < poses.size() ? Vec3(poses[size_t(b)].x + rotationOf(poses[size_t(b)].q) * local) : local;
+    QPointF at;
+    if (!w->worldToWidget(p, at)) return;
+    const double d = std::hypot(at.x() - pos.x(), at.y() - pos.y());
+    if (d <= best) best = d, point = p, found = true;
+  };
+  for (const CompiledJoint& j : system->joints) {
+    consider(j.geo.parent, j.geo.pa);
+    consider(j.geo.child, j.geo.pb);
+  }
+  return found;
+}
+
 bool ViewportWidget::Impl::toolPick(const QPointF& pos, Hit& hit) {
   hit = pick(pos);
+  // Snapping: an existing joint point near the click wins (a loop joined exactly where a joint is).
+  if (snapOn && hit.body >= 0) {
+    Vec3 anchor;
+    if (nearestAnchor(pos, hit.body, anchor)) {
+      hit.point = anchor;
+      return true;
+    }
+  }
   if (hit.body >= 0) {
     // On a body, snapping puts the point on the grid of the body's frame (a box face's centre,
     // its edges' midpoints, … for a box whose sizes are multiples of it).
