@@ -496,7 +496,8 @@ bool DocumentController::canBuild(QString* why) const {
   return true;
 }
 
-bool DocumentController::dragHandlesFor(const std::string& body, DragHandles& joint, DragHandles& anchor, QString* why) {
+bool DocumentController::dragHandlesFor(const std::string& body, DragHandles& joint, DragHandles& anchor, DragHandles& resize,
+                                        QString* why) {
   if (!canBuild(why)) return false;
   const auto parsed = editor_->editor()->lastValidModel();
   const int index = parsed->result.model.bodyIndex(body);
@@ -506,6 +507,7 @@ bool DocumentController::dragHandlesFor(const std::string& body, DragHandles& jo
   }
   joint = dragHandles(parsed->result, index, DragMode::Joint);
   anchor = dragHandles(parsed->result, index, DragMode::Anchor);
+  resize = dragHandles(parsed->result, index, DragMode::Resize);
   return true;
 }
 

@@ -78,9 +78,11 @@ class DocumentController : public QObject {
   // close is refused naming the joint furthest from closing (*error, the banner), the text unchanged.
   bool assembleEditor(QString* error = nullptr, QString* summary = nullptr);
   // The move/rotate handles of body `body` (io/mech_drag.h) — `joint` along its joint (its pose when
-  // it has none), `anchor` for its joint's anchor — when the editor's text is the model in the view:
+  // it has none), `anchor` for its joint's anchor, `resize` for its first shape's sizes — when the
+  // editor's text is the model in the view:
   // a .mech text read without errors and applied. False (*why) otherwise.
-  bool dragHandlesFor(const std::string& body, DragHandles& joint, DragHandles& anchor, QString* why = nullptr);
+  bool dragHandlesFor(const std::string& body, DragHandles& joint, DragHandles& anchor, DragHandles& resize,
+                      QString* why = nullptr);
   // A handle drag ended in the view: its text edit (io/mech_drag.h dragEdit) as one undoable edit,
   // then applied; what changed is shown in the status bar; a refusal (an expression, a generated
   // element) in the banner (*error), the text unchanged.

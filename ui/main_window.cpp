@@ -363,6 +363,8 @@ void MainWindow::buildBuildToolbar() {
   tool("Select", "tool-select", "Clicks select bodies; drag a selected body's handles to move it (Shift: its joint's anchor)",
        ViewportWidget::Tool::Select, ShapeDesc::Kind::Box)
       ->setChecked(true);
+  tool("Resize", "tool-resize", "Clicks select bodies; drag the arrows on a selected body's first shape to change its sizes "
+       "(a box's sides, a radius, a length)", ViewportWidget::Tool::Resize, ShapeDesc::Kind::Box);
   const char* dropTip = "Click the ground to drop a free %1 there, or a body to join one to it at that point (its axis the "
                         "surface's normal; the joint type at the right)";
   tool("Box", "tool-add-box", QString(dropTip).arg("box"), ViewportWidget::Tool::Add, ShapeDesc::Kind::Box);
@@ -627,9 +629,9 @@ void MainWindow::updateHandles() {
   };
   if (name.empty() || !atStart_) return clear();
   if (name == handlesBody_ && generation == handlesGeneration_) return;
-  DragHandles joint, anchor;
-  if (documents_->dragHandlesFor(name, joint, anchor)) {
-    view_->setHandles(joint, anchor);
+  DragHandles joint, anchor, resize;
+  if (documents_->dragHandlesFor(name, joint, anchor, resize)) {
+    view_->setHandles(joint, anchor, resize);
     handlesBody_ = name;
     handlesGeneration_ = generation;
   } else {

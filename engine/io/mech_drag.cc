@@ -8,6 +8,7 @@
 
 #include "core/check.h"
 #include "core/quaternion.h"
+#include "io/mech_writer.h"
 #include "model/joint_kinds.h"
 #include "system/assemble.h"
 #include "system/compiled_system.h"
@@ -116,6 +117,12 @@ DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode) {
   }
   h.joint = treeJoint(parse, body);
   const std::string bodyName = "body '" + parse.model.bodies[size_t(body)].name + "'";
+  const BodyDesc& desc = parse.model.bodies[size_t(body)];
+  const ElementSource& src = parse.map.bodies[size_t(body)];
+  if (mode == DragMode::Resize && (desc.visuals.empty() || src.visuals.empty()) && (desc.collisions.empty() || src.collisions.empty())) {
+    h.refusal = bodyName + " has no shape to resize";
+    return h;
+  }
   if (mode == DragMode::Anchor && h.joint < 0) {
     h.refusal = bodyName + " has no joint: its pose is moved without the anchor modifier";
     return h;
@@ -128,6 +135,34 @@ DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode) {
     return h;
   }
   h.moving = subtree(parse, body);
+  // Resize: the first shape (drawn, else colliding), its sizes as arrows at its faces or ends.
+  if (mode == DragMode::Resize) {
+    const bool drawn = !desc.visuals.empty() && !src.visuals.empty();
+    const ShapeDesc& shape = drawn ? desc.visuals[0] : desc.collisions[0];
+    const BodyState& b = c.state.bodies[size_t(body)];
+    const Vec3 centre = b.x + quat::rotate(b.q, shape.position);
+    const Mat3 axes = quat::rotation(b.q) * quat::rotation(shape.orientation);
+    const auto arrow = [&](int axis, double out, const std::string& what, double value, double gain, int size) {
+      DragHandle a = handle(false, centre + out * axes.col(axis), axes.col(axis), bodyName + " " + what, value);
+      a.gain = gain;
+      a.size = size;
+      h.handles.push_back(a);
+    };
+    const Vec3& s = shape.size;
+    switch (shape.kind) {
+      case ShapeDesc::Kind::Box:
+        for (int i = 0; i < 3; ++i) arrow(i, 0.5 * s[i], std::string("size ") + kAxisNames[i], s[i], 2, i);
+        break;
+      case ShapeDesc::Kind::Sphere: arrow(0, s.x(), "radius", s.x(), 1, 0); break;
+      case ShapeDesc::Kind::Cylinder:
+      case ShapeDesc::Kind::Capsule:
+        arrow(0, s.x(), "radius", s.x(), 1, 0);
+        arrow(2, 0.5 * s.y() + (shape.kind == ShapeDesc::Kind::Capsule ? s.x() : 0.0), "length", s.y(), 2, 1);
+        break;
+      default: h.refusal = bodyName + "'s first shape is a plane or a mesh: its size is not dragged (scale a mesh in the text)";
+    }
+    return h;
+  }
   // A free body: arrows along and rings about the world axes through its centre of mass.
   if (h.joint < 0) {
     const Vec3 x = c.state.bodies[size_t(body)].x;
@@ -201,6 +236,33 @@ MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, cons
   }
   const DragHandle& h = handles.handles[size_t(index)];
   const BodyDesc& body = parse.model.bodies[size_t(handles.body)];
+  // Resize: one size number of the first shape, which must be written as a number.
+  if (handles.mode == DragMode::Resize) {
+    const ElementSource& src = parse.map.bodies[size_t(handles.body)];
+    const ElementSource* shape = !src.visuals.empty() ? &src.visuals[0] : !src.collisions.empty() ? &src.collisions[0] : nullptr;
+    const auto size = shape ? shape->properties.find("size") : std::map<std::string, PropertySource>::const_iterator();
+    if (!shape || size == shape->properties.end() || h.size < 0 || size_t(h.size) >= size->second.values.size()) {
+      refused.error = "the shape's size is not in the text";
+      return refused;
+    }
+    const SourceRef& token = size->second.values[size_t(h.size)];
+    const double now = tidyNumber(h.value + amount);
+    if (!token.literal) {
+      refused.error = "the " + h.label + " is written as " + doc.text().substr(token.begin, token.end - token.begin) +
+                      " (an expression or a parameter): write it as a number to change it from the view";
+      return refused;
+    }
+    if (!(now > 0)) {
+      refused.error = "the " + h.label + " would be " + sexpr::formatNumber(now) + ": sizes must be positive";
+      return refused;
+    }
+    Diagnostics diags;
+    MechEdit e;
+    e.doc = setValue(doc, token, now, diags);
+    e.ok = !diags.hasErrors();
+    if (!e.ok) e.error = diags.format();
+    return e;
+  }
   // A free body: its written pose moved.
   if (handles.joint < 0) {
     BodyState written;

@@ -12,7 +12,9 @@
 //   the world) move the joint's point: the drag writes its (parent-anchor …), and the body with its
 //   subtree moves along;
 // - a body without a joint (a free body) moves its initial pose: arrows and rings along and about
-//   the world axes through its centre of mass, written as its (position …) and (rotation …).
+//   the world axes through its centre of mass, written as its (position …) and (rotation …);
+// - Resize: arrows on the first shape of the body (a box's three faces, a sphere's radius, a
+//   cylinder's or capsule's radius and end) change its size numbers, about the shape's centre.
 // A value written as an expression or a parameter is not replaced: the edit is refused with the
 // reason (mech_edit.h setBodyValues / setJointValues).
 #pragma once
@@ -29,6 +31,7 @@ namespace ms {
 enum class DragMode {
   Joint,   // along the body's joint (its pose when it has none)
   Anchor,  // the joint's parent anchor
+  Resize,  // the sizes of the body's first shape
 };
 
 struct DragHandle {
@@ -46,6 +49,10 @@ struct DragHandle {
   // of mass, or along its frame axis most across the ring's axis when that lies on it — so the range
   // [lower, upper] can be drawn as the arc from `value` back and forth.
   Vec3 reference = Vec3::Zero();
+  // Resize: the written number changes by `gain` × the distance dragged (2 for a box side or a
+  // cylinder's length, which grow at both ends; 1 for a radius), and which size of the shape it is.
+  double gain = 1;
+  int size = -1;
 };
 
 struct DragHandles {

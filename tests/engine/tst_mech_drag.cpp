@@ -67,6 +67,7 @@ class TestMechDrag : public QObject {
   void freeBodyPoseIsWrittenOrAdded();
   void expressionsAndFixedJointsAreRefused();
   void rangesAndReferencesOfOneCoordinateJoints();
+  void resizeHandlesChangeOneSizeNumber();
   void bodiesAreAddedWhereClicked();
   void connectingNestsAFreeBodyOrClosesALoop();
 };
@@ -221,6 +222,41 @@ void TestMechDrag::rangesAndReferencesOfOneCoordinateJoints() {
   QVERIFY(std::abs(crank.handles[0].reference.norm() - 1) <= 1e-12);
   QVERIFY(std::abs(crank.handles[0].reference.dot(crank.handles[0].direction)) <= 1e-12);
   QVERIFY(std::isinf(crank.handles[0].lower) && std::isinf(crank.handles[0].upper));
+}
+
+void TestMechDrag::resizeHandlesChangeOneSizeNumber() {
+  const Parsed p = parse(test::sourceText("models/four-bar.mech"));
+  const int crank = bodyIndex(p, "crank");
+  const DragHandles h = dragHandles(p.result, crank, DragMode::Resize);
+  QVERIFY2(h.refusal.empty(), h.refusal.c_str());
+  // The disc (cylinder 0.12 0.02 turned onto x): its radius and its length, the length along world x.
+  QCOMPARE(int(h.handles.size()), 2);
+  QCOMPARE(h.handles[0].label, std::string("body 'crank' radius"));
+  QCOMPARE(h.handles[0].value, 0.12);
+  QCOMPARE(h.handles[1].value, 0.02);
+  QCOMPARE(h.handles[1].gain, 2.0);
+  QVERIFY((h.handles[1].direction.cwiseAbs() - Vec3::UnitX()).norm() <= 1e-12);
+  // The end face sits half the length out from the disc's centre.
+  const State s = initial(p);
+  QVERIFY(std::abs((h.handles[1].origin - s.bodies[size_t(crank)].x).norm() - 0.01) <= 1e-12);
+  MechEdit e = dragEdit(p.doc, p.result, h, 0, 0.03);
+  QVERIFY2(e.ok, e.error.c_str());
+  const SourceRef& size = p.result.map.bodies[size_t(crank)].visuals[0].properties.at("size").values[0];
+  QCOMPARE(e.doc.text().substr(0, size.begin), p.doc.text().substr(0, size.begin));
+  QCOMPARE(e.doc.text().substr(size.begin, 4), std::string("0.15"));
+  QCOMPARE(parse(e.doc.text()).result.model.bodies[size_t(crank)].visuals[0].size.x(), 0.15);
+  // Not below zero.
+  e = dragEdit(p.doc, p.result, h, 1, -0.05);
+  QVERIFY(!e.ok);
+  QVERIFY2(e.error.find("sizes must be positive") != std::string::npos, e.error.c_str());
+  // A box: three sides.
+  const Parsed box = parse("(mechanism \"m\" (body b (mass 1) (shape box 0.2 0.1 0.1 (at 0.1 0 0)) (position 0 0 1)))\n");
+  const DragHandles bh = dragHandles(box.result, 0, DragMode::Resize);
+  QCOMPARE(int(bh.handles.size()), 3);
+  QVERIFY((bh.handles[0].origin - Vec3(0.2, 0, 1)).norm() <= 1e-12);  // the +x face of the shape placed at x = 0.1
+  e = dragEdit(box.doc, box.result, bh, 0, 0.1);
+  QVERIFY2(e.ok, e.error.c_str());
+  QVERIFY(e.doc.text().find("(shape box 0.3 0.1 0.1 (at 0.1 0 0))") != std::string::npos);
 }
 
 void TestMechDrag::bodiesAreAddedWhereClicked() {

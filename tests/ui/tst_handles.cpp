@@ -174,6 +174,31 @@ class TestHandles : public QObject {
     QVERIFY(view_->snapping());
   }
 
+  // The Resize tool: the crank's disc shows a radius and a length arrow; dragging the radius outwards
+  // rewrites that one number, snapped to the grid.
+  void resizeToolChangesOneSize() {
+    selectCrank();
+    w_->findChild<QAction*>("tool-resize")->trigger();
+    QCOMPARE(int(view_->resizeHandles().handles.size()), 2);
+    const QString before = ed_->toPlainText();
+    const MechParseResult p = parsed(before);
+    const int crank = p.model.bodyIndex("crank");
+    QPointF from, to;
+    QVERIFY(view_->handlePoint(false, 0, 0.5, from));
+    QVERIFY(view_->handlePoint(false, 0, 1.0, to));
+    dragWithShot(w_.get(), view_, from, to, Qt::NoModifier, "tools-resize.png");
+    test::settle(*w_);
+    const QString after = ed_->toPlainText();
+    const SourceRef& size = p.map.bodies[size_t(crank)].visuals[0].properties.at("size").values[0];
+    const QString form = onlyFormChanged(before, after, size);
+    const double radius = parsed(after).model.bodies[size_t(crank)].visuals[0].size.x();
+    qInfo("radius dragged: %s (was 0.12)", qPrintable(form));
+    QVERIFY2(!form.isEmpty() && radius > 0.12, qPrintable(form));
+    QCOMPARE(radius, std::round(radius * 100) / 100);
+    w_->findChild<QAction*>("tool-select")->trigger();
+    QCOMPARE(int(view_->handles(false).handles.size()), 1);  // the move handles again
+  }
+
   // Esc during a drag: the preview is undone and nothing is edited.
   void escapeCancelsTheDrag() {
     selectCrank();

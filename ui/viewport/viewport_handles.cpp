@@ -26,17 +26,20 @@ void motionOf(const DragHandle& h, double amount, Vec3& translation, Vec4& turn)
 
 }  // namespace
 
-void ViewportWidget::setHandles(const DragHandles& joint, const DragHandles& anchor) {
+void ViewportWidget::setHandles(const DragHandles& joint, const DragHandles& anchor, const DragHandles& resize) {
   Impl& d = *d_;
   if (d.gesture.handle) d.endPreview(), d.gesture.consumed = true;
   d.jointHandles = joint;
   d.anchorHandles = anchor;
+  d.resizeHandles = resize;
   d.hotHandle = -1;
-  d.showHandleSet(d.anchorShown);
+  d.showHandleSet(d.anchorShown, true);
   update();
 }
 
-void ViewportWidget::clearHandles() { setHandles({}, {}); }
+void ViewportWidget::clearHandles() { setHandles({}, {}, {}); }
+
+const DragHandles& ViewportWidget::resizeHandles() const { return d_->resizeHandles; }
 
 const DragHandles& ViewportWidget::handles(bool anchorModifier) const {
   return anchorModifier ? d_->anchorHandles : d_->jointHandles;
@@ -79,11 +82,11 @@ double ViewportWidget::Impl::snap(const DragHandle& h, double raw) const {
   return std::round((h.value + raw) / step) * step - h.value;
 }
 
-void ViewportWidget::Impl::showHandleSet(bool anchor) {
-  // Handles belong to the Select tool (the others click through them).
-  const bool drawn = tool == Tool::Select;
-  const size_t count = drawn ? (anchor ? anchorHandles : jointHandles).handles.size() : 0;
-  if (anchor == anchorShown && handleLayer.handles().size() == count) return;
+void ViewportWidget::Impl::showHandleSet(bool anchor, bool force) {
+  // Handles belong to the Select tool (the Resize tool: size handles; the others click through).
+  const bool drawn = tool == Tool::Select || tool == Tool::Resize;
+  const size_t count = !drawn ? 0 : tool == Tool::Resize ? resizeHandles.handles.size() : (anchor ? anchorHandles : jointHandles).handles.size();
+  if (!force && anchor == anchorShown && handleLayer.handles().size() == count) return;
   anchorShown = anchor;
   handleLayer.set(drawn ? shownHandles().handles : std::vector<DragHandle>());
   hotHandle = -1;
@@ -130,6 +133,11 @@ void ViewportWidget::Impl::previewDrag() {
   const DragHandles& set = shownHandles();
   if (handleDrag.handle < 0 || size_t(handleDrag.handle) >= set.handles.size()) return;
   const DragHandle& h = set.handles[size_t(handleDrag.handle)];
+  // Resize: the handle moves with the face (amount / gain); the drawing follows on release.
+  if (set.mode == DragMode::Resize) {
+    handleLayer.setPreviewOffset(handleDrag.amount / h.gain * h.direction, Mat3::Identity(), h.origin);
+    return;
+  }
   Vec3 t;
   Vec4 r;
   motionOf(h, handleDrag.amount, t, r);

@@ -117,7 +117,7 @@ struct ViewportWidget::Impl {
   Grab grab;  // the body held by Ctrl+drag
   // Move and rotate handles (setHandles): both sets, which one is shown (the anchor set while Shift
   // is held), the layer drawing it, the handle under the mouse and the drag.
-  DragHandles jointHandles, anchorHandles;
+  DragHandles jointHandles, anchorHandles, resizeHandles;
   bool anchorShown = false, angleDegrees = false;
   viewport::HandleLayer handleLayer;
   int hotHandle = -1;
@@ -141,8 +141,12 @@ struct ViewportWidget::Impl {
   bool snapOn = true;
   double snapGrid = 0.01, snapAngle = 5.0 * M_PI / 180.0;
   double snap(const DragHandle& h, double raw) const;
-  const DragHandles& shownHandles() const { return anchorShown ? anchorHandles : jointHandles; }
-  void showHandleSet(bool anchor);
+  const DragHandles& shownHandles() const {
+    return tool == Tool::Resize ? resizeHandles : anchorShown ? anchorHandles : jointHandles;
+  }
+  // The set for the modifiers (and the tool) into the layer; `force`: also when it looks the same
+  // (new sets, another tool).
+  void showHandleSet(bool anchor, bool force = false);
   // The layer rebuilt for the current camera (before each frame) when the camera, the widget's
   // size, the handles, the highlighted one or the preview changed since the last build.
   void refreshHandles();

@@ -17,7 +17,7 @@ void ViewportWidget::setTool(Tool tool) {
   Impl& d = *d_;
   d.tool = tool;
   d.connectBody = -2;
-  d.showHandleSet(d.anchorShown);
+  d.showHandleSet(d.anchorShown, true);
   setCursor(tool == Tool::Select ? Qt::ArrowCursor : Qt::CrossCursor);
   update();
 }

@@ -385,7 +385,7 @@ void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
       } else {
         h.raw = v - h.start;
       }
-      h.amount = d.snap(handle, h.raw);
+      h.amount = d.snap(handle, handle.gain * h.raw);
       d.previewDrag();
     }
     g.last = pos;
@@ -440,7 +440,7 @@ void ViewportWidget::mouseReleaseEvent(QMouseEvent* e) {
   }
   // A left click without drag selects the body under the cursor (or nothing); a right click asks
   // for its context menu.
-  if (g.button == Qt::LeftButton && !g.dragging && !g.consumed && d.tool != Tool::Select) {
+  if (g.button == Qt::LeftButton && !g.dragging && !g.consumed && (d.tool == Tool::Add || d.tool == Tool::Connect)) {
     d.toolClick(e->position());
     return;
   }

@@ -112,18 +112,20 @@ class ViewportWidget : public QWidget {
   // rigidly, the amount is written beside the mouse; Esc cancels) and on release emits
   // handleDragged. clearHandles() removes them (the model or the selection changed, or the view
   // does not show the model's initial state).
-  void setHandles(const DragHandles& joint, const DragHandles& anchor);
+  void setHandles(const DragHandles& joint, const DragHandles& anchor, const DragHandles& resize = {});
   void clearHandles();
-  // The set drawn for the given modifiers (the anchor set with Shift).
+  // The set drawn for the given modifiers (the anchor set with Shift); the Resize tool's set.
   const DragHandles& handles(bool anchorModifier) const;
+  const DragHandles& resizeHandles() const;
   // Where the fraction t ∈ [0, 1] along handle i's drawing (of the set for `anchorModifier`)
   // appears in the widget; false when it is not drawn or behind the camera.
   bool handlePoint(bool anchorModifier, int handle, double t, QPointF& widgetPos);
-  // Building tools (issue 34): Select (clicks select, the default); Add (a click on a body or the
+  // Building tools (issue 34): Select (clicks select, the default); Resize (clicks select; the
+  // selected body's first shape shows size handles instead of the move handles); Add (a click on a body or the
   // ground asks for a new body there: addRequested); Connect (a click on one body or the ground,
   // then on another body, asks for a joint between the points: connectRequested; Esc starts over).
   // Tools act only while handles may be shown (setBuildingAllowed).
-  enum class Tool { Select, Add, Connect };
+  enum class Tool { Select, Resize, Add, Connect };
   void setTool(Tool tool);
   Tool tool() const;
   // Whether the view holds an editable model's initial state (the tools edit it); off, a click with
