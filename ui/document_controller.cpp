@@ -505,9 +505,10 @@ bool DocumentController::dragHandlesFor(const std::string& body, DragHandles& jo
     if (why) *why = "no such body in the text";
     return false;
   }
-  joint = dragHandles(parsed->result, index, DragMode::Joint);
-  anchor = dragHandles(parsed->result, index, DragMode::Anchor);
-  resize = dragHandles(parsed->result, index, DragMode::Resize);
+  DragHandleSets sets = dragHandleSets(parsed->result, index);
+  joint = std::move(sets.joint);
+  anchor = std::move(sets.anchor);
+  resize = std::move(sets.resize);
   return true;
 }
 

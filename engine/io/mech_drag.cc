@@ -107,7 +107,10 @@ DragHandle handle(bool rotate, const Vec3& origin, const Vec3& direction, std::s
 
 }  // namespace
 
-DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode) {
+namespace {
+
+// dragHandles for a model compiled already (c null: it did not compile, `why` says why).
+DragHandles handlesAt(const MechParseResult& parse, int body, DragMode mode, const Compiled* compiledModel, const std::string& why) {
   DragHandles h;
   h.mode = mode;
   h.body = body;
@@ -127,13 +130,11 @@ DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode) {
     h.refusal = bodyName + " has no joint: its pose is moved without the anchor modifier";
     return h;
   }
-  Compiled c;
-  try {
-    c = compiled(parse.model);
-  } catch (const UserError& e) {
-    h.refusal = e.what();
+  if (!compiledModel) {
+    h.refusal = why;
     return h;
   }
+  const Compiled& c = *compiledModel;
   h.moving = subtree(parse, body);
   // Resize: the first shape (drawn, else colliding), its sizes as arrows at its faces or ends.
   if (mode == DragMode::Resize) {
@@ -219,6 +220,28 @@ DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode) {
       h.handles.push_back(handle(true, origin, frame.col(i), jointName + " rotation about " + kAxisNames[i]));
   if (h.handles.empty()) h.refusal = jointName + " is fixed: hold the anchor modifier to move its point";
   return h;
+}
+
+}  // namespace
+
+DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode) {
+  DragHandleSets sets = dragHandleSets(parse, body);
+  return mode == DragMode::Joint ? sets.joint : mode == DragMode::Anchor ? sets.anchor : sets.resize;
+}
+
+DragHandleSets dragHandleSets(const MechParseResult& parse, int body) {
+  Compiled c;
+  std::string why;
+  bool ok = true;
+  try {
+    c = compiled(parse.model);
+  } catch (const UserError& e) {
+    ok = false;
+    why = e.what();
+  }
+  const Compiled* at = ok ? &c : nullptr;
+  return {handlesAt(parse, body, DragMode::Joint, at, why), handlesAt(parse, body, DragMode::Anchor, at, why),
+          handlesAt(parse, body, DragMode::Resize, at, why)};
 }
 
 MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, const DragHandles& handles, int index,

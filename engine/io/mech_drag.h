@@ -66,6 +66,11 @@ struct DragHandles {
 
 // The handles of body `body` (an index of parse.model.bodies) in `mode`.
 DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode);
+// All three sets with one compile of the model (a view selecting a body asks for them all).
+struct DragHandleSets {
+  DragHandles joint, anchor, resize;
+};
+DragHandleSets dragHandleSets(const MechParseResult& parse, int body);
 
 // The edit a drag of handle `handle` of `handles` by `amount` makes (m along an arrow, rad about a
 // ring, counter-clockwise looking against the direction): one form of the body's or joint's text
