@@ -657,9 +657,11 @@ MechEdit addBodyAt(const sexpr::Document& doc, const MechParseResult& p, const s
   BodyState pose;
   std::string form = "(body " + name + "\n  (mass 1)\n  " + shapeForm;
   if (parent < 0) {
-    // A free body resting on the point: its centre half its extent out along the normal.
+    // A free body resting on the point: its centre half its extent out along the normal; a model
+    // without a ground gets the plane z = 0 it was put on (else the body would fall through it).
     pose.x = point + halfExtent(shape, n) * n;
     form += "\n  " + vec3Text("position", pose.x) + ")";
+    if (m.grounds.empty() && std::abs(point.z()) <= 1e-12 && std::abs(n.z() - 1) <= 1e-12) form += "\n(ground ground)";
   } else {
     // Jointed to the parent at the point, the axis along the normal (in the parent's frame, which is
     // the joint's: no offset); the new body turned as its parent, just outside the surface.

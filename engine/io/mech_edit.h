@@ -71,7 +71,8 @@ double tidyNumber(double v);
 std::string freeBodyName(const Model& model, const std::string& stem);
 // Adds body `name` (mass 1, shape `shape`: box, sphere, capsule or cylinder) where a click put it,
 // at world point `point` on a surface with outward normal `normal`: parent −1 (the ground or empty
-// space) a free body resting there, (position …) at the model's initial state; else jointed to body
+// space) a free body resting there, (position …) at the model's initial state — with a (ground
+// ground) form, the plane z = 0, when the model has no ground and the point is on it; else jointed to body
 // `parent` by a `joint` joint at that point, its axis the normal, the new body turned as the parent
 // and just outside its surface (anchors in the bodies' frames, position 0). Keyframes get the body
 // where it starts, moving with its parent.

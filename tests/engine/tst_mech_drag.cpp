@@ -268,7 +268,8 @@ void TestMechDrag::bodiesAreAddedWhereClicked() {
   QCOMPARE(freeBodyName(p.result.model, "box"), std::string("box1"));
   MechEdit e = addBodyAt(p.doc, p.result, "box1", box, -1, JointType::Revolute, Vec3(0.3, 0.1, 0), Vec3::UnitZ());
   QVERIFY2(e.ok, e.error.c_str());
-  QVERIFY2(e.doc.text().find("(body box1\n    (mass 1)\n    (shape box 0.2 0.1 0.1)\n    (position 0.3 0.1 0.05))") != std::string::npos,
+  QVERIFY2(e.doc.text().find("(body box1\n    (mass 1)\n    (shape box 0.2 0.1 0.1)\n    (position 0.3 0.1 0.05))\n  (ground ground)") !=
+               std::string::npos,
            e.doc.text().c_str());
   p = parse(e.doc.text());
   QCOMPARE(freeBodyName(p.result.model, "box"), std::string("box2"));

@@ -244,6 +244,8 @@ class TestHandles : public QObject {
     clickAt(Vec3(0, 0, 0));
     QVERIFY2(ed_->toPlainText().contains("(body box1\n    (mass 1)\n    (shape box 0.1 0.1 0.1)\n    (position "),
              qPrintable(ed_->toPlainText()));
+    // The model had no ground: the plane it was put on comes with it.
+    QVERIFY(ed_->toPlainText().contains("\n  (ground ground)"));
     MechParseResult p = parsed(ed_->toPlainText());
     const Vec3 box1 = p.model.bodies[0].position;
     QVERIFY(std::abs(box1.z() - 0.05) <= 1e-9);
