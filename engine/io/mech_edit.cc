@@ -177,6 +177,16 @@ std::vector<const PropertySource*> keyframeEntries(const MechParseResult& p, con
   return out;
 }
 
+// Why a new body `name` cannot go into body `parent` (−1: the mechanism; in range), "" when it can.
+std::string newBodyRefusal(const MechParseResult& p, int parent, const std::string& name) {
+  const Model& m = p.model;
+  if (parent >= 0 && p.map.bodies[size_t(parent)].generated)
+    return "body '" + m.bodies[size_t(parent)].name + "' is made by repeat/chain: edit its template";
+  if (!validName(name)) return "'" + name + "' is not a valid name";
+  if (m.bodyIndex(name) >= 0) return "a body named '" + name + "' exists already";
+  return "";
+}
+
 // Where addChildBody's joint puts the new body: its child anchor (parent anchor 0, coordinates 0).
 const Vec3 kNewChildAnchor(0, 0, 0.5);
 
@@ -186,10 +196,7 @@ MechEdit addChildBody(const sexpr::Document& doc, const MechParseResult& p, int 
                       JointType joint) {
   const Model& m = p.model;
   if (parent < -1 || parent >= int(m.bodies.size())) return refuse(doc, "no such parent body");
-  if (parent >= 0 && p.map.bodies[size_t(parent)].generated)
-    return refuse(doc, "body '" + m.bodies[size_t(parent)].name + "' is made by repeat/chain: edit its template");
-  if (!validName(name)) return refuse(doc, "'" + name + "' is not a valid name");
-  if (m.bodyIndex(name) >= 0) return refuse(doc, "a body named '" + name + "' exists already");
+  if (const std::string why = newBodyRefusal(p, parent, name); !why.empty()) return refuse(doc, why);
   const std::string jointName = name + "-joint";
   if (m.jointIndex(jointName) >= 0) return refuse(doc, "a joint named '" + jointName + "' exists already");
   size_t end = 0;
@@ -635,10 +642,7 @@ MechEdit addBodyAt(const sexpr::Document& doc, const MechParseResult& p, const s
                    int parent, JointType joint, const Vec3& point, const Vec3& normal) {
   const Model& m = p.model;
   if (parent < -1 || parent >= int(m.bodies.size())) return refuse(doc, "no such body");
-  if (parent >= 0 && p.map.bodies[size_t(parent)].generated)
-    return refuse(doc, "body '" + m.bodies[size_t(parent)].name + "' is made by repeat/chain: edit its template");
-  if (!validName(name)) return refuse(doc, "'" + name + "' is not a valid name");
-  if (m.bodyIndex(name) >= 0) return refuse(doc, "a body named '" + name + "' exists already");
+  if (const std::string why = newBodyRefusal(p, parent, name); !why.empty()) return refuse(doc, why);
   const std::string shapeForm = shapeText(shape);
   if (shapeForm.empty() || !(shape.size.x() > 0)) return refuse(doc, "a new body needs a box, sphere, capsule or cylinder");
   if (!(normal.norm() > 0) || !point.allFinite()) return refuse(doc, "no point to put the body at");
