@@ -52,9 +52,10 @@ const Command kCommands[] = {
      "write a model file or a scene as .mech, URDF (.urdf, trees only) or MJCF\n"
      "               (.xml or .mjcf), chosen by the output's extension",
      nullptr},
-    {"assemble", runAssemble, "assemble FILE.mech -o OUT.mech [--set key=value]...",
+    {"assemble", runAssemble, "assemble FILE.mech -o OUT.mech [--hold BODY]... [--set key=value]...",
      "close every loop of a model and write it with each joint's position and\n"
-     "               velocity as the engine's projected state at t = 0 has them",
+     "               velocity as the engine's projected state at t = 0 has them;\n"
+     "               --hold keeps a body where its written values put it",
      nullptr},
     {"sweep", runSweep,
      "sweep (scene:NAME | FILE) --grid KEY=FROM:TO:COUNT... (--duration S | --steps N) --csv OUT\n"

@@ -120,7 +120,7 @@ void DocumentController::buildActions() {
   connect(applyAct_, &QAction::triggered, this, [this] { applyEditor(); });
   assembleAct_ = new QAction("A&ssemble", this);
   assembleAct_->setToolTip("Close every loop and write each joint's position and velocity as the simulation starts from "
-                           "them (one undoable edit, then applied)");
+                           "them (one undoable edit, then applied); the selected body stays where it is");
   connect(assembleAct_, &QAction::triggered, this, [this] { assembleEditor(); });
   autoApplyAct_ = new QAction("Apply a&utomatically", this);
   autoApplyAct_->setCheckable(true);
@@ -454,11 +454,18 @@ bool DocumentController::assembleEditor(QString* error, QString* summary) {
   if (ed->modelStale())
     for (const ModelEditor::Problem& p : ed->problems())
       if (p.severity == Severity::Error) return fail("Not assembled: " + p.message);
+  // The selected body is held (when the text has it: the view may show a model applied earlier).
+  std::vector<std::string> hold;
+  const Snapshot snap = w_.sim().snapshot();
+  const int selected = w_.viewport()->selectedBody();
+  if (snap.system && selected >= 0 && size_t(selected) < snap.system->model.bodies.size())
+    hold.push_back(snap.system->model.bodies[size_t(selected)].name);
   std::vector<AssembledJoint> moved;
   QString err;
   const bool ok = ed->applyEdit(
       [&](const sexpr::Document& doc, const MechParseResult& p) {
-        const MechAssembly a = assembleMech(doc, p, ed->overrides());
+        if (!hold.empty() && p.model.bodyIndex(hold[0]) < 0) hold.clear();
+        const MechAssembly a = assembleMech(doc, p, ed->overrides(), hold);
         moved = a.changed;
         MechEdit e;
         e.ok = a.ok && !a.changed.empty();
@@ -470,7 +477,9 @@ bool DocumentController::assembleEditor(QString* error, QString* summary) {
   if (!ok && !err.isEmpty()) return fail("Not assembled: " + err);
   // What moved: each joint and its largest change.
   QString text = moved.empty() ? QString("Assemble: every loop closes at the written coordinates; nothing changed")
-                               : QString("Assembled: %1 joint(s) moved —").arg(moved.size());
+                               : QString("Assembled%1: %2 joint(s) moved —")
+                                     .arg(hold.empty() ? QString() : QString(" holding '%1'").arg(QString::fromStdString(hold[0])))
+                                     .arg(moved.size());
   for (const AssembledJoint& j : moved) {
     double d = 0;
     for (size_t i = 0; i < j.position.size(); ++i) d = std::max(d, std::abs(j.position[i] - j.positionBefore[i]));
@@ -496,8 +505,7 @@ bool DocumentController::canBuild(QString* why) const {
   return true;
 }
 
-bool DocumentController::dragHandlesFor(const std::string& body, DragHandles& joint, DragHandles& anchor, DragHandles& resize,
-                                        QString* why) {
+bool DocumentController::dragHandlesFor(const std::string& body, DragHandleSets& sets, QString* why) {
   if (!canBuild(why)) return false;
   const auto parsed = editor_->editor()->lastValidModel();
   const int index = parsed->result.model.bodyIndex(body);
@@ -505,10 +513,7 @@ bool DocumentController::dragHandlesFor(const std::string& body, DragHandles& jo
     if (why) *why = "no such body in the text";
     return false;
   }
-  DragHandleSets sets = dragHandleSets(parsed->result, index);
-  joint = std::move(sets.joint);
-  anchor = std::move(sets.anchor);
-  resize = std::move(sets.resize);
+  sets = dragHandleSets(parsed->result, index);
   return true;
 }
 
@@ -552,7 +557,7 @@ bool DocumentController::dragHandle(const DragHandles& handles, int handle, doub
 }
 
 bool DocumentController::addBody(ShapeDesc::Kind kind, const std::string& parent, const Vec3& point, const Vec3& normal,
-                                 JointType joint, QString* error, std::string* added) {
+                                 std::optional<JointType> joint, QString* error, std::string* added) {
   // The new body's shape, at the size a palette offers.
   ShapeDesc shape;
   shape.kind = kind;
@@ -571,7 +576,9 @@ bool DocumentController::addBody(ShapeDesc::Kind kind, const std::string& parent
         return addBodyAt(doc, p, name, shape, parent.empty() ? -1 : p.model.bodyIndex(parent), joint, point, normal);
       },
       "Add body", QString("Added body '%1' %2").arg(QString::fromStdString(name))
-                      .arg(parent.empty() ? QString("on the ground") : QString("jointed to '%1'").arg(QString::fromStdString(parent))),
+                      .arg(!joint ? (parent.empty() ? QString("on the ground") : QString("resting on '%1'").arg(QString::fromStdString(parent)))
+                                  : QString("jointed to '%1' (%2)").arg(QString::fromStdString(parent.empty() ? "the world" : parent),
+                                                                       QString(jointKind(*joint).name))),
       error);
 }
 

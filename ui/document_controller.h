@@ -76,13 +76,13 @@ class DocumentController : public QObject {
   // velocity as the engine's projected state at t = 0 has them (io/mech_assemble.h) — one undoable
   // edit — then applies it. What moved is shown in the status bar (and *summary); a loop that cannot
   // close is refused naming the joint furthest from closing (*error, the banner), the text unchanged.
+  // The body selected in the view stays where its written values put it (a CAD program's fixed
+  // part): the loops close by moving the others.
   bool assembleEditor(QString* error = nullptr, QString* summary = nullptr);
-  // The move/rotate handles of body `body` (io/mech_drag.h) — `joint` along its joint (its pose when
-  // it has none), `anchor` for its joint's anchor, `resize` for its first shape's sizes — when the
-  // editor's text is the model in the view:
-  // a .mech text read without errors and applied. False (*why) otherwise.
-  bool dragHandlesFor(const std::string& body, DragHandles& joint, DragHandles& anchor, DragHandles& resize,
-                      QString* why = nullptr);
+  // The move/rotate handles of body `body` (io/mech_drag.h dragHandleSets: along its joint or its
+  // pose, its joint's anchor, the body on its joint, its first shape's sizes) when the editor's text
+  // is the model in the view: a .mech text read without errors and applied. False (*why) otherwise.
+  bool dragHandlesFor(const std::string& body, DragHandleSets& sets, QString* why = nullptr);
   // A handle drag ended in the view: its text edit (io/mech_drag.h dragEdit) as one undoable edit,
   // then applied; what changed is shown in the status bar; a refusal (an expression, a generated
   // element) in the banner (*error), the text unchanged.
@@ -92,10 +92,10 @@ class DocumentController : public QObject {
   bool canBuild(QString* why = nullptr) const;
   // The building tools (issue 34; io/mech_edit.h addBodyAt, connectBodies), each one undoable edit,
   // applied: a new body of `kind` ("box1", "sphere2", … at the palette's size) on body `parent`
-  // ("" : the ground) at world point `point` with outward `normal`, jointed to a body by a `joint`
-  // joint; a joint ("joint1", …) of `type` between body `a` ("": the ground) at `pointA` and body
+  // ("" : the ground) at world point `point` with outward `normal`, jointed to it (the ground: the
+  // world) by a `joint` joint, or free without one; a joint ("joint1", …) of `type` between body `a` ("": the ground) at `pointA` and body
   // `b` at `pointB` about world `axis`. Refusals in the banner (*error), the text unchanged.
-  bool addBody(ShapeDesc::Kind kind, const std::string& parent, const Vec3& point, const Vec3& normal, JointType joint,
+  bool addBody(ShapeDesc::Kind kind, const std::string& parent, const Vec3& point, const Vec3& normal, std::optional<JointType> joint,
                QString* error = nullptr, std::string* added = nullptr);
   bool connectBodies(const std::string& a, const Vec3& pointA, const std::string& b, const Vec3& pointB, const Vec3& axis,
                      JointType type, QString* error = nullptr);

@@ -360,7 +360,7 @@ void MainWindow::buildBuildToolbar() {
     });
     return a;
   };
-  tool("Select", "tool-select", "Clicks select bodies; drag a selected body's handles to move it (Shift: its joint's anchor)",
+  tool("Select", "tool-select", "Clicks select bodies; drag a selected body's handles to move it (Shift: its joint's anchor; Ctrl: the body on its joint)",
        ViewportWidget::Tool::Select, ShapeDesc::Kind::Box)
       ->setChecked(true);
   tool("Resize", "tool-resize", "Clicks select bodies; drag the arrows on a selected body's first shape to change its sizes "
@@ -377,7 +377,9 @@ void MainWindow::buildBuildToolbar() {
        ViewportWidget::Tool::Connect, ShapeDesc::Kind::Box);
   jointType_ = new QComboBox;
   jointType_->setObjectName("tool-joint-type");
-  jointType_->setToolTip("The joint of bodies added onto others and of Connect");
+  jointType_->setToolTip("The joint of a body added (to what was clicked: a body, or the world on the ground) and of "
+                         "Connect; 'free': a body added rests where it was put, without a joint");
+  jointType_->addItem("free", -1);
   for (JointType t : {JointType::Revolute, JointType::Prismatic, JointType::Spherical, JointType::Cylindrical, JointType::Fixed,
                       JointType::Planar, JointType::Floating})
     jointType_->addItem(jointKind(t).name, int(t));
@@ -386,13 +388,18 @@ void MainWindow::buildBuildToolbar() {
   connect(view_, &ViewportWidget::addRequested, this, [this](int body, const Vec3& point, const Vec3& normal) {
     std::string added;
     const std::string parent = body >= 0 && body < int(bodyNames_.size()) ? bodyNames_[size_t(body)] : std::string();
-    if (documents_->addBody(addKind_, parent, point, normal, chosenJointType(), nullptr, &added))
+    if (documents_->addBody(addKind_, parent, point, normal, chosenJoint(), nullptr, &added))
       tree_->selectBody(QString::fromStdString(added));
   });
   connect(view_, &ViewportWidget::connectRequested, this,
           [this](int a, const Vec3& pointA, const Vec3& normalA, int b, const Vec3& pointB) {
             const auto name = [this](int i) { return i >= 0 && i < int(bodyNames_.size()) ? bodyNames_[size_t(i)] : std::string(); };
-            documents_->connectBodies(name(a), pointA, name(b), pointB, normalA, chosenJointType());
+            const std::optional<JointType> type = chosenJoint();
+            if (!type) {
+              status_->showBanner("Connect makes a joint: choose its type in the Build toolbar (not 'free').", true);
+              return;
+            }
+            documents_->connectBodies(name(a), pointA, name(b), pointB, normalA, *type);
           });
   connect(view_, &ViewportWidget::buildingMessage, this, [this](const QString& text) { status_->showMessage(text, 8000); });
   // Delete and duplicate from the view (keys and context menu).
@@ -417,7 +424,10 @@ void MainWindow::buildBuildToolbar() {
   });
 }
 
-JointType MainWindow::chosenJointType() const { return JointType(jointType_->currentData().toInt()); }
+std::optional<JointType> MainWindow::chosenJoint() const {
+  const int t = jointType_->currentData().toInt();
+  return t < 0 ? std::nullopt : std::optional<JointType>(JointType(t));
+}
 
 // ---- settings (QSettings) ----------------------------------------------------------------------
 
@@ -629,9 +639,9 @@ void MainWindow::updateHandles() {
   };
   if (name.empty() || !atStart_) return clear();
   if (name == handlesBody_ && generation == handlesGeneration_) return;
-  DragHandles joint, anchor, resize;
-  if (documents_->dragHandlesFor(name, joint, anchor, resize)) {
-    view_->setHandles(joint, anchor, resize);
+  DragHandleSets sets;
+  if (documents_->dragHandlesFor(name, sets)) {
+    view_->setHandles(sets);
     handlesBody_ = name;
     handlesGeneration_ = generation;
   } else {

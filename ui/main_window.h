@@ -21,6 +21,7 @@
 #include <QTimer>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -185,7 +186,7 @@ class MainWindow : public QMainWindow {
   QActionGroup* tools_ = nullptr;
   QComboBox* jointType_ = nullptr;
   ShapeDesc::Kind addKind_ = ShapeDesc::Kind::Box;
-  JointType chosenJointType() const;
+  std::optional<JointType> chosenJoint() const;  // nullopt: 'free'
   // Handles: whether the view shows the initial state, and what the handles shown were made for.
   bool atStart_ = false;
   std::string handlesBody_;

@@ -27,9 +27,13 @@ std::string numbers(const std::vector<double>& v) {
 int runAssemble(const std::vector<std::string>& args) {
   std::string in, out;
   std::map<std::string, std::string> params;
+  std::vector<std::string> hold;
   for (size_t i = 0; i < args.size(); ++i) {
     if (takeSetOption(args, i, params)) {
       // --set key=value
+    } else if (args[i] == "--hold") {
+      if (i + 1 >= args.size()) throw InputError{"option --hold needs a body name"};
+      hold.push_back(args[++i]);
     } else if (args[i] == "-o" || args[i] == "--output") {
       if (i + 1 >= args.size()) throw InputError{"option -o needs a file name"};
       if (!out.empty()) throw InputError{"option -o given more than once"};
@@ -41,7 +45,7 @@ int runAssemble(const std::vector<std::string>& args) {
       in = args[i];
     }
   }
-  if (in.empty() || out.empty()) throw InputError{"usage: assemble FILE.mech -o OUT.mech [--set key=value]..."};
+  if (in.empty() || out.empty()) throw InputError{"usage: assemble FILE.mech -o OUT.mech [--hold BODY]... [--set key=value]..."};
   if (ms::modelFileExtension(in) != ".mech" || ms::modelFileExtension(out) != ".mech")
     throw InputError{"assemble reads and writes .mech files (for an MJCF or URDF model: convert FILE -o OUT.mech first)"};
   std::ifstream f(in, std::ios::binary);
@@ -55,7 +59,7 @@ int runAssemble(const std::vector<std::string>& args) {
   printDiagnostics(diags);
   if (!ok) throw InputError{"'" + in + "' has " + std::to_string(diags.errorCount()) + " error(s); nothing written"};
 
-  const ms::MechAssembly a = ms::assembleMech(doc, parse, params);
+  const ms::MechAssembly a = ms::assembleMech(doc, parse, params, hold);
   if (!a.ok) throw InputError{"'" + in + "': " + oneLine(a.error) + "; nothing written"};
   writeFileAtomically(out, a.doc.text());
   // What moved, joint by joint.

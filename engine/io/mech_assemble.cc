@@ -40,18 +40,24 @@ MechAssembly failed(const sexpr::Document& doc, const std::string& why) {
 }
 
 // The projected coordinates of a parsed model (throws UserError when a loop cannot close).
-std::vector<JointCoordinates> projected(const Model& model) {
+std::vector<JointCoordinates> projected(const Model& model, const std::vector<int>& held = {}) {
   const auto sys = compile(model);
-  return jointCoordinates(*sys, makeInitialState(*sys, sys->model));
+  return jointCoordinates(*sys, makeInitialState(*sys, sys->model, held));
 }
 
 }  // namespace
 
 MechAssembly assembleMech(const sexpr::Document& doc, const MechParseResult& parse,
-                          const std::map<std::string, std::string>& params) {
+                          const std::map<std::string, std::string>& params, const std::vector<std::string>& hold) {
+  std::vector<int> held;
+  for (const std::string& name : hold) {
+    const int b = parse.model.bodyIndex(name);
+    if (b < 0) return failed(doc, "cannot hold '" + name + "' in place: there is no body of that name");
+    held.push_back(b);
+  }
   std::vector<JointCoordinates> coords;
   try {
-    coords = projected(parse.model);
+    coords = projected(parse.model, held);
   } catch (const UserError& e) {
     return failed(doc, e.what());
   }

@@ -30,9 +30,11 @@ struct MechAssembly {
 };
 
 // `parse` is readMech's result for `doc` with `params` (the same overrides are used to read the
-// result back for its check).
+// result back for its check). The bodies named in `hold` stay where their written values put them
+// (and keep their velocity): the loops close by moving the others (makeInitialState's `held`).
+// Refused: a name that is no body.
 MechAssembly assembleMech(const sexpr::Document& doc, const MechParseResult& parse,
-                          const std::map<std::string, std::string>& params);
+                          const std::map<std::string, std::string>& params, const std::vector<std::string>& hold = {});
 
 // The comment an assembled file carries (once), before its (mechanism …) form.
 extern const char* const kAssembledNote;

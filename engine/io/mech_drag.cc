@@ -126,8 +126,8 @@ DragHandles handlesAt(const MechParseResult& parse, int body, DragMode mode, con
     h.refusal = bodyName + " has no shape to resize";
     return h;
   }
-  if (mode == DragMode::Anchor && h.joint < 0) {
-    h.refusal = bodyName + " has no joint: its pose is moved without the anchor modifier";
+  if ((mode == DragMode::Anchor || mode == DragMode::Body) && h.joint < 0) {
+    h.refusal = bodyName + " has no joint: its pose is moved without a modifier";
     return h;
   }
   if (!compiledModel) {
@@ -184,6 +184,15 @@ DragHandles handlesAt(const MechParseResult& parse, int body, DragMode mode, con
           handle(false, parentPoint(g, c.state), Ra.col(i), jointName + " parent-anchor " + kAxisNames[i], d.parentAnchor[i]));
     return h;
   }
+  // The body on its joint: arrows along its own axes at its frame's origin; moving it by d moves the
+  // child anchor (the joint's point in the body) by −d, so the written value is the anchor's negative.
+  if (mode == DragMode::Body) {
+    const BodyState& b = c.state.bodies[size_t(body)];
+    const Mat3 Rb = quat::rotation(b.q);
+    for (int i = 0; i < 3; ++i)
+      h.handles.push_back(handle(false, b.x, Rb.col(i), jointName + " child-anchor " + kAxisNames[i], -d.childAnchor[i]));
+    return h;
+  }
   // The joint's freedom: its free translations (C_T rows), then its free rotation(s), in the joint
   // frame R_a·R_off (Appendix B; evalJointMinimal measures the coordinates the same way), at the
   // joint's point on the child (rotations turn about it: the translations then stay).
@@ -225,8 +234,7 @@ DragHandles handlesAt(const MechParseResult& parse, int body, DragMode mode, con
 }  // namespace
 
 DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode) {
-  DragHandleSets sets = dragHandleSets(parse, body);
-  return mode == DragMode::Joint ? sets.joint : mode == DragMode::Anchor ? sets.anchor : sets.resize;
+  return dragHandleSets(parse, body).of(mode);
 }
 
 DragHandleSets dragHandleSets(const MechParseResult& parse, int body) {
@@ -241,7 +249,7 @@ DragHandleSets dragHandleSets(const MechParseResult& parse, int body) {
   }
   const Compiled* at = ok ? &c : nullptr;
   return {handlesAt(parse, body, DragMode::Joint, at, why), handlesAt(parse, body, DragMode::Anchor, at, why),
-          handlesAt(parse, body, DragMode::Resize, at, why)};
+          handlesAt(parse, body, DragMode::Body, at, why), handlesAt(parse, body, DragMode::Resize, at, why)};
 }
 
 MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, const DragHandles& handles, int index,
@@ -305,6 +313,13 @@ MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, cons
     Vec3 pa = d.parentAnchor;
     pa[index % 3] += amount;
     return setJointValues(doc, parse, handles.joint, "parent-anchor", tidy({pa.x(), pa.y(), pa.z()}));
+  }
+  if (handles.mode == DragMode::Body) {
+    // The handle's direction is a body axis: the body moves by `amount` along it, the joint's point in
+    // it by −amount.
+    Vec3 ca = d.childAnchor;
+    ca[index % 3] -= amount;
+    return setJointValues(doc, parse, handles.joint, "child-anchor", tidy({ca.x(), ca.y(), ca.z()}));
   }
   // The joint's coordinates: the child moved, its coordinates read back (the change is added to the
   // written ones, so a loop the engine closed differently keeps its offset).

@@ -11,6 +11,8 @@
 // - with the anchor modifier, three arrows along the parent frame's axes (the world's for a joint to
 //   the world) move the joint's point: the drag writes its (parent-anchor …), and the body with its
 //   subtree moves along;
+// - with the body modifier, three arrows along the body's own axes move the body on its joint (the
+//   joint's point stays where it is in the parent): the drag writes the joint's (child-anchor …);
 // - a body without a joint (a free body) moves its initial pose: arrows and rings along and about
 //   the world axes through its centre of mass, written as its (position …) and (rotation …);
 // - Resize: arrows on the first shape of the body (a box's three faces, a sphere's radius, a
@@ -31,6 +33,7 @@ namespace ms {
 enum class DragMode {
   Joint,   // along the body's joint (its pose when it has none)
   Anchor,  // the joint's parent anchor
+  Body,    // the body on its joint: the joint's child anchor
   Resize,  // the sizes of the body's first shape
 };
 
@@ -68,7 +71,10 @@ struct DragHandles {
 DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode);
 // All three sets with one compile of the model (a view selecting a body asks for them all).
 struct DragHandleSets {
-  DragHandles joint, anchor, resize;
+  DragHandles joint, anchor, body, resize;
+  const DragHandles& of(DragMode mode) const {
+    return mode == DragMode::Joint ? joint : mode == DragMode::Anchor ? anchor : mode == DragMode::Body ? body : resize;
+  }
 };
 DragHandleSets dragHandleSets(const MechParseResult& parse, int body);
 

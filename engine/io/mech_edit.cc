@@ -507,6 +507,27 @@ MechEdit setJointValues(const sexpr::Document& doc, const MechParseResult& parse
   return setValues(doc, parse.map.joints[size_t(joint)], "joint '" + parse.model.joints[size_t(joint)].name + "'", keyword, values);
 }
 
+MechEdit setShapeValues(const sexpr::Document& doc, const MechParseResult& parse, int body, int shape, const std::string& keyword,
+                        const std::vector<double>& values) {
+  if (body < 0 || size_t(body) >= parse.map.bodies.size()) return refuse(doc, "no such body");
+  // The body's distinct shape forms, drawn ones first.
+  const ElementSource& b = parse.map.bodies[size_t(body)];
+  std::vector<const ElementSource*> forms;
+  for (const std::vector<ElementSource>* list : {&b.visuals, &b.collisions})
+    for (const ElementSource& s : *list)
+      if (std::none_of(forms.begin(), forms.end(), [&](const ElementSource* f) { return f->form.begin == s.form.begin; }))
+        forms.push_back(&s);
+  if (shape < 0 || size_t(shape) >= forms.size()) return refuse(doc, "no such shape");
+  const ElementSource& src = *forms[size_t(shape)];
+  const std::string what = "shape " + std::to_string(shape + 1) + " of body '" + parse.model.bodies[size_t(body)].name + "'";
+  if (src.generated) return refuse(doc, what + " is made by repeat/chain: edit its template");
+  if (!src.form.valid()) return refuse(doc, what + " has no text to edit");
+  if (src.properties.count(keyword)) return setValues(doc, src, what, keyword, values);
+  std::string form = " (" + keyword;
+  for (double v : values) form += " " + sexpr::formatNumber(v);
+  return apply(doc, {{src.form.end - 1, src.form.end - 1, form + ")"}});
+}
+
 MechEdit setJointCoordinates(const sexpr::Document& doc, const MechParseResult& parse, int joint,
                              const std::vector<double>* position, const std::vector<double>* velocity) {
   if (joint < 0 || size_t(joint) >= parse.map.joints.size()) return refuse(doc, "no such joint");
@@ -639,10 +660,10 @@ std::string freeBodyName(const Model& model, const std::string& stem) {
 }
 
 MechEdit addBodyAt(const sexpr::Document& doc, const MechParseResult& p, const std::string& name, const ShapeDesc& shape,
-                   int parent, JointType joint, const Vec3& point, const Vec3& normal) {
+                   int parent, std::optional<JointType> joint, const Vec3& point, const Vec3& normal) {
   const Model& m = p.model;
   if (parent < -1 || parent >= int(m.bodies.size())) return refuse(doc, "no such body");
-  if (const std::string why = newBodyRefusal(p, parent, name); !why.empty()) return refuse(doc, why);
+  if (const std::string why = newBodyRefusal(p, joint ? parent : -1, name); !why.empty()) return refuse(doc, why);
   const std::string shapeForm = shapeText(shape);
   if (shapeForm.empty() || !(shape.size.x() > 0)) return refuse(doc, "a new body needs a box, sphere, capsule or cylinder");
   if (!(normal.norm() > 0) || !point.allFinite()) return refuse(doc, "no point to put the body at");
@@ -653,34 +674,36 @@ MechEdit addBodyAt(const sexpr::Document& doc, const MechParseResult& p, const s
     return refuse(doc, e.what());
   }
   const Vec3 n = normal.normalized();
+  // A free body goes at the top level; a jointed one into its parent's form.
   size_t end = 0;
   int indent = 0;
-  if (!listOf(doc, p, parent, end, indent)) return refuse(doc, "the parent's form is not in the text");
+  if (!listOf(doc, p, joint ? parent : -1, end, indent)) return refuse(doc, "the parent's form is not in the text");
   std::vector<Splice> splices;
   std::string why;
   BodyState pose;
   std::string form = "(body " + name + "\n  (mass 1)\n  " + shapeForm;
-  if (parent < 0) {
+  if (!joint) {
     // A free body resting on the point: its centre half its extent out along the normal; a model
     // without a ground gets the plane z = 0 it was put on (else the body would fall through it).
     pose.x = point + halfExtent(shape, n) * n;
     form += "\n  " + vec3Text("position", pose.x) + ")";
-    if (m.grounds.empty() && std::abs(point.z()) <= 1e-12 && std::abs(n.z() - 1) <= 1e-12) form += "\n(ground ground)";
+    if (parent < 0 && m.grounds.empty() && std::abs(point.z()) <= 1e-12 && std::abs(n.z() - 1) <= 1e-12) form += "\n(ground ground)";
   } else {
     // Jointed to the parent at the point, the axis along the normal (in the parent's frame, which is
     // the joint's: no offset); the new body turned as its parent, just outside the surface.
     const Vec3 nParent = directionInFrame(poses, parent, n);
-    pose.q = poses[size_t(parent)].q;
+    if (parent >= 0) pose.q = poses[size_t(parent)].q;
     pose.x = point + halfExtent(shape, nParent) * n;
     const std::string jointName = name + "-joint";
     if (m.jointIndex(jointName) >= 0) return refuse(doc, "a joint named '" + jointName + "' exists already");
-    const bool moves = jointKind(joint).freeCoordinates() > 0;
-    form += "\n  (joint " + std::string(jointKind(joint).name) + " " + jointName + "\n    " + vec3Text("axis", nParent) +
-            "\n    " + vec3Text("parent-anchor", inFrame(poses, parent, point)) + "\n    " +
+    const bool moves = jointKind(*joint).freeCoordinates() > 0;
+    form += "\n  (joint " + std::string(jointKind(*joint).name) + " " + jointName +
+            (*joint == JointType::Fixed ? std::string() : "\n    " + vec3Text("axis", nParent)) + "\n    " +
+            vec3Text("parent-anchor", inFrame(poses, parent, point)) + "\n    " +
             vec3Text("child-anchor", -halfExtent(shape, nParent) * nParent) + (moves ? "\n    (position 0)" : "") + "))";
   }
   splices.push_back(insertion(form, end, indent));
-  if (!keyframeSplices(doc, p, poses, name, pose, parent, splices, why)) return refuse(doc, why);
+  if (!keyframeSplices(doc, p, poses, name, pose, joint ? parent : -1, splices, why)) return refuse(doc, why);
   return apply(doc, splices);
 }
 
@@ -705,17 +728,30 @@ MechEdit connectBodies(const sexpr::Document& doc, const MechParseResult& p, con
   for (size_t k = 0; k < m.joints.size(); ++k)
     bHasJoint = bHasJoint || (m.joints[k].child == b && contains(srcB.form, p.map.joints[k].form));
   const bool aInsideB = a >= 0 && contains(srcB.form, p.map.bodies[size_t(a)].form);
-  // The joint frame is B's orientation (offset q_A⁻¹ q_B), so B keeps its orientation at coordinate 0.
+  // B keeps its orientation q_A⁻¹ q_B relative to A: as the joint's angle when that is a turn about
+  // the axis and the joint turns about it, else as the joint frame's offset (B at coordinate 0).
   const Vec4 qa = a >= 0 ? poses[size_t(a)].q : quat::identity();
-  const Vec4 offset = quat::mul(quat::conj(qa), poses[size_t(b)].q);
-  const Vec3 axisJoint = directionInFrame(poses, b, axis.normalized());
-  const bool moves = jointKind(type).freeCoordinates() > 0;
-  std::string items = "\n  " + vec3Text("axis", axisJoint) + "\n  " +
-                      std::string("(offset ") + sexpr::formatNumber(tidyNumber(offset(0))) + " " +
-                      sexpr::formatNumber(tidyNumber(offset(1))) + " " + sexpr::formatNumber(tidyNumber(offset(2))) + " " +
-                      sexpr::formatNumber(tidyNumber(offset(3))) + ")\n  " +
-                      vec3Text("parent-anchor", inFrame(poses, a, pointA)) + "\n  " +
-                      vec3Text("child-anchor", inFrame(poses, b, pointB)) + (moves ? "\n  (position 0)" : "");
+  const Vec4 relative = quat::mul(quat::conj(qa), poses[size_t(b)].q);
+  const Vec3 axisA = directionInFrame(poses, a, axis.normalized()), turn = quat::toRotationVector(relative);
+  const JointKind& kind = jointKind(type);
+  const bool aboutAxis = kind.freeRotational() == 1 && (turn - turn.dot(axisA) * axisA).norm() <= 1e-12;
+  const bool offset = !aboutAxis && quat::toRotationVector(relative).norm() > 1e-12;
+  const Vec3 axisJoint = offset ? directionInFrame(poses, b, axis.normalized()) : axisA;
+  std::string items;
+  if (type != JointType::Fixed) items += "\n  " + vec3Text("axis", axisJoint);
+  if (offset)
+    items += "\n  (offset " + sexpr::formatNumber(tidyNumber(relative(0))) + " " + sexpr::formatNumber(tidyNumber(relative(1))) + " " +
+             sexpr::formatNumber(tidyNumber(relative(2))) + " " + sexpr::formatNumber(tidyNumber(relative(3))) + ")";
+  items += "\n  " + vec3Text("parent-anchor", inFrame(poses, a, pointA)) + "\n  " + vec3Text("child-anchor", inFrame(poses, b, pointB));
+  if (aboutAxis) {
+    // The coordinates: the translations 0, the angle the turn about the axis.
+    std::string position = "\n  (position";
+    for (int i = 0; i < kind.freeCoordinates(); ++i)
+      position += " " + sexpr::formatNumber(i == kind.freeTranslational() ? tidyNumber(turn.dot(axisA)) : 0.0);
+    items += position + ")";
+  } else if (kind.freeCoordinates() > 0) {
+    items += "\n  (position 0)";
+  }
   // B already hangs on a joint, or A is in its subtree: a loop joint (Assemble closes it).
   if (bHasJoint || aInsideB || srcB.generated || (a >= 0 && p.map.bodies[size_t(a)].generated)) {
     size_t end = 0;

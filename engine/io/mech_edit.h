@@ -9,6 +9,7 @@
 // duplicated one starts where its original is, a new child body where its joint puts it.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,6 +63,11 @@ MechEdit setBodyValues(const sexpr::Document& doc, const MechParseResult& parse,
                        const std::vector<double>& values);
 MechEdit setJointValues(const sexpr::Document& doc, const MechParseResult& parse, int joint, const std::string& keyword,
                         const std::vector<double>& values);
+// The same for shape `shape` of body `body` — its distinct (shape …)/(visual …)/(collision …) forms
+// counted from 0, drawn ones first, each form once (as the property panel lists them): an absent form
+// goes inside the shape's form, after its last item on the same line.
+MechEdit setShapeValues(const sexpr::Document& doc, const MechParseResult& parse, int body, int shape, const std::string& keyword,
+                        const std::vector<double>& values);
 // A number to write without the rounding noise of the arithmetic that made it: 12 significant digits
 // (-0.2 + 0.05 is written -0.15, not -0.15000000000000002), far below what a mouse gesture resolves.
 double tidyNumber(double v);
@@ -70,17 +76,21 @@ double tidyNumber(double v);
 // joint yet ("box1", "box2", …).
 std::string freeBodyName(const Model& model, const std::string& stem);
 // Adds body `name` (mass 1, shape `shape`: box, sphere, capsule or cylinder) where a click put it,
-// at world point `point` on a surface with outward normal `normal`: parent −1 (the ground or empty
-// space) a free body resting there, (position …) at the model's initial state — with a (ground
-// ground) form, the plane z = 0, when the model has no ground and the point is on it; else jointed to body
-// `parent` by a `joint` joint at that point, its axis the normal, the new body turned as the parent
-// and just outside its surface (anchors in the bodies' frames, position 0). Keyframes get the body
-// where it starts, moving with its parent.
+// at world point `point` on a surface with outward normal `normal` of body `parent` (−1: the ground
+// or empty space), its centre half its extent out along the normal (resting there):
+// - no `joint`: a free body, (position …) at the model's initial state — with a (ground ground)
+//   form, the plane z = 0, when the model has no ground and the body was put on it;
+// - else jointed to `parent` (−1: the world) by a `joint` joint at that point, its axis the normal
+//   (none for a fixed joint), the new body turned as the parent (anchors in the bodies' frames,
+//   position 0).
+// Keyframes get the body where it starts, moving with its parent.
 MechEdit addBodyAt(const sexpr::Document& doc, const MechParseResult& parse, const std::string& name, const ShapeDesc& shape,
-                   int parent, JointType joint, const Vec3& point, const Vec3& normal);
+                   int parent, std::optional<JointType> joint, const Vec3& point, const Vec3& normal);
 // Joins body `a` (−1: the world) at world point `pointA` and body `b` at `pointB` (both at the
-// model's initial state) by a joint `name` of type `type` about world direction `axis`; the joint
-// frame is b's present orientation (an offset), so b keeps it at coordinate 0. When b is free (no
+// model's initial state) by a joint `name` of type `type` about world direction `axis` (none for a
+// fixed joint); b keeps its present orientation: through the joint's angle when it differs from a's
+// by a turn about the axis and the joint turns about it (a revolute's (position θ)), else through the
+// joint frame's offset. When b is free (no
 // joint of its own) and a is not inside it, b's form moves into a's with the joint; otherwise
 // (b already hangs on a joint) it is a loop joint, left open where the points differ (Assemble
 // closes it). Refused: a body jointed to itself, a name taken.

@@ -111,7 +111,7 @@ double constraintRoundoff(const State& s) {
   return 1e-13 * scale;
 }
 
-double projectOntoConstraints(const CompiledSystem& sys, State& s, int maxIterations) {
+double projectOntoConstraints(const CompiledSystem& sys, State& s, int maxIterations, const std::vector<int>& held) {
   const int nb = int(sys.bodies.size());
   int m = int(sys.model.couplings.size());
   for (const CompiledJoint& j : sys.joints) m += j.geo.constrained();
@@ -157,6 +157,11 @@ double projectOntoConstraints(const CompiledSystem& sys, State& s, int maxIterat
       }
       ++row;
     }
+    // Held bodies: no column, so the step leaves them where they are.
+    for (int b : held) {
+      MS_ASSERT(b >= 0 && b < nb, "a held body out of range");
+      G.middleCols<6>(6 * b).setZero();
+    }
     // Minimum-norm Gauss–Newton step (pseudo-inverse; redundant constraints allowed; directions
     // with a pivot below 1e-9 of the largest count as redundant), halved until the violation
     // decreases. MuJoCo Menagerie's Cassie 'home' key (its four rod loops 1.5 mm open, as soft
@@ -196,7 +201,7 @@ State zeroState(const CompiledSystem& sys) {
   return s0;
 }
 
-State makeInitialState(const CompiledSystem& sys, const Model& given) {
+State makeInitialState(const CompiledSystem& sys, const Model& given, const std::vector<int>& held) {
   const int nb = int(sys.bodies.size());
   State s0 = zeroState(sys);
   // Coupled coordinates follow their references (a copy of the model only when there are couplings).
@@ -213,7 +218,7 @@ State makeInitialState(const CompiledSystem& sys, const Model& given) {
     s0.bodies[i].q = initial.bodies[i].orientation.normalized();
   }
   forwardKinematics(sys, initial, 0.0, s0);
-  double viol = projectOntoConstraints(sys, s0);
+  double viol = projectOntoConstraints(sys, s0, 50, held);
   if (!(viol <= kProjectionTolerance * constraintRoundoff(s0))) {
     // Name the joint that stays furthest from closing (the projection is a least-squares fit: it
     // spreads what it cannot close over the loop, the worst joint is where to look first).
@@ -236,7 +241,7 @@ State makeInitialState(const CompiledSystem& sys, const Model& given) {
       s->bodies[i].q = quat::mul(s0.bodies[i].q, quat::fromRotationVector(initial.bodies[i].angularVelocity * h));
     }
     forwardKinematics(sys, initial, h, *s);
-    viol = projectOntoConstraints(sys, *s);
+    viol = projectOntoConstraints(sys, *s, 50, held);
     if (!(viol <= kProjectionTolerance * constraintRoundoff(*s))) throw UserError("the initial velocities cannot be made consistent with the joints");
   }
   for (int i = 0; i < nb; ++i) {

@@ -4,6 +4,8 @@
 // constraint-consistent: central differences of poses ±kVelocityProbe apart, each projected.
 #pragma once
 
+#include <vector>
+
 #include "model/model.h"
 #include "system/compiled_system.h"
 #include "system/state.h"
@@ -17,7 +19,10 @@ State zeroState(const CompiledSystem& sys);
 // Builds the state at t = 0 from the initial values in `initial` (same bodies/joints as `sys`).
 // Throws UserError when the pose cannot be projected onto the constraints.
 // Its velocities are the continuous ones at t = 0 (State::interval = kVelocitiesAtKnot).
-State makeInitialState(const CompiledSystem& sys, const Model& initial);
+// Bodies in `held` (indices) keep the pose their own values and the tree joints give them, and their
+// velocity: the projection moves only the others (Assemble holding a body in place, as a CAD
+// program's fixed part).
+State makeInitialState(const CompiledSystem& sys, const Model& initial, const std::vector<int>& held = {});
 // Half the time between the two poses whose difference gives the initial velocities, s: an error
 // of O(ε²) (1e-10 relative at 10 rad/s) against a round-off of ~1e-16 m / ε.
 inline constexpr double kVelocityProbe = 1e-5;
@@ -30,8 +35,10 @@ double constraintRoundoff(const State& state);
 inline constexpr double kProjectionTolerance = 10.0;
 
 // Gauss–Newton projection of the poses onto g = 0 (minimum-norm steps) down to ‖g‖∞ ≤ 1e-13, unless
-// the poses are already at the rounding level (constraintRoundoff). Returns the final ‖g‖∞.
-double projectOntoConstraints(const CompiledSystem& sys, State& state, int maxIterations = 50);
+// the poses are already at the rounding level (constraintRoundoff). Returns the final ‖g‖∞. The
+// bodies in `held` do not move (their columns are left out of the steps).
+double projectOntoConstraints(const CompiledSystem& sys, State& state, int maxIterations = 50,
+                              const std::vector<int>& held = {});
 
 // Largest |g| over all joints and couplings at the state's poses.
 double constraintViolation(const CompiledSystem& sys, const State& state);

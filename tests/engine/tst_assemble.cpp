@@ -34,6 +34,7 @@ class TestAssemble : public QObject {
   void impossibleLoopNamesItsJoint();
   void anglesKeepTheirTurns();
   void coordinatesAreReplacedOrAdded();
+  void heldBodyStaysWhereItIsWritten();
 };
 
 void TestAssemble::openFourBarIsClosedAndWritten() {
@@ -77,6 +78,49 @@ void TestAssemble::openFourBarIsClosedAndWritten() {
   QVERIFY(again.ok);
   QCOMPARE(int(again.changed.size()), 0);
   QCOMPARE(again.doc.text(), a.doc.text());
+}
+
+// The gallery's four-bar with the coupler, rocker and loop joint off (0.14–0.16 rad) and at rest,
+// assembled holding the crank: the crank keeps its written angle and rate, and the others come out
+// as the gallery's consistent numbers (its loop-closure solution for that crank angle and rate).
+void TestAssemble::heldBodyStaysWhereItIsWritten() {
+  const std::string gallery = fileText("models/four-bar.mech");
+  std::string text = gallery;
+  const auto replace = [&](const std::string& from, const std::string& to) {
+    const size_t at = text.find(from);
+    QVERIFY2(at != std::string::npos, from.c_str());
+    text.replace(at, from.size(), to);
+  };
+  replace("(position -0.662342367070235)", "(position -0.5)");
+  replace("(velocity (* -1.1656165910524088 omega))", "(velocity 0)");
+  replace("(position 0.2625960088527454)", "(position 0.4)");
+  replace("(velocity (* 0.21649228654219144 omega))", "(velocity 0)");
+  replace("(position 1.2433383759229804) (velocity (* 0.38210887759460024 omega))", "(position 1.1) (velocity 0)");
+  const Parsed off = parse(text), reference = parse(gallery);
+  const MechAssembly a = assembleMech(off.doc, off.result, {}, {"crank"});
+  QVERIFY2(a.ok, a.error.c_str());
+  QCOMPARE(int(a.changed.size()), 3);  // the crank's joint is not among them
+  const Parsed closed = parse(a.doc.text());
+  const auto sys = compile(reference.result.model);
+  const std::vector<JointCoordinates> expected = jointCoordinates(*sys, makeInitialState(*sys, sys->model));
+  double dq = 0, dv = 0;
+  for (size_t k = 0; k < expected.size(); ++k) {
+    const JointDesc& j = closed.result.model.joints[k];
+    const std::vector<double> q = expandedCoordinates(j.initialPosition, expected[k].position.size()),
+                              v = expandedCoordinates(j.initialVelocity, expected[k].position.size());
+    for (size_t i = 0; i < q.size(); ++i) {
+      dq = std::max(dq, std::abs(q[i] - expected[k].position[i]));
+      dv = std::max(dv, std::abs(v[i] - expected[k].velocity[i]));
+    }
+  }
+  qInfo("four-bar assembled holding the crank: positions %.2g rad, rates %.2g rad/s from the gallery's", dq, dv);
+  QVERIFY(dq <= 1e-12);
+  QVERIFY(dv <= 1e-10);
+  // A name that is no body: refused, nothing written.
+  const MechAssembly none = assembleMech(off.doc, off.result, {}, {"cranck"});
+  QVERIFY(!none.ok);
+  QVERIFY2(none.error.find("no body of that name") != std::string::npos, none.error.c_str());
+  QCOMPARE(none.doc.text(), off.doc.text());
 }
 
 void TestAssemble::consistentFileIsUnchanged() {

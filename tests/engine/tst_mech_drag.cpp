@@ -63,6 +63,7 @@ class TestMechDrag : public QObject {
  private slots:
   void crankRingChangesOnlyItsAngle();
   void anchorArrowChangesOnlyTheAnchor();
+  void bodyArrowMovesTheBodyOnItsJoint();
   void everyJointTypeMovesAlongItsHandles();
   void freeBodyPoseIsWrittenOrAdded();
   void expressionsAndFixedJointsAreRefused();
@@ -107,6 +108,32 @@ void TestMechDrag::anchorArrowChangesOnlyTheAnchor() {
   QCOMPARE(p.result.model.joints[1].name, std::string("crank-shaft"));
   const SourceRef& form = p.result.map.joints[1].properties.at("parent-anchor").form;
   QCOMPARE(QString::fromStdString(onlyFormChanged(p.doc.text(), e.doc.text(), form)), QString("(parent-anchor 0 -0.15 0)"));
+}
+
+// With the body modifier the coupler slides on its pin: the arrow along its z axis writes only the
+// crank-pin's (child-anchor …), by minus the amount, and the coupler starts moved by the amount along
+// its own z axis (the loop it closes is opened: the rocker does not follow, Assemble is asked).
+void TestMechDrag::bodyArrowMovesTheBodyOnItsJoint() {
+  const std::string text = test::sourceText("models/four-bar.mech");
+  const size_t loop = text.find("  (loop-joint");
+  const Parsed p = parse(text.substr(0, loop) + ")\n");  // without the loop: the coupler is free to move
+  const int coupler = bodyIndex(p, "coupler");
+  const DragHandles h = dragHandles(p.result, coupler, DragMode::Body);
+  QVERIFY2(h.refusal.empty(), h.refusal.c_str());
+  QCOMPARE(int(h.handles.size()), 3);
+  QCOMPARE(h.handles[2].label, std::string("joint 'crank-pin' child-anchor z"));
+  QCOMPARE(h.handles[2].value, 0.175);  // minus the written -0.175: what a snap lands on a grid step
+  const MechEdit e = dragEdit(p.doc, p.result, h, 2, 0.025);
+  QVERIFY2(e.ok, e.error.c_str());
+  const int pin = p.result.model.jointIndex("crank-pin");
+  const SourceRef& form = p.result.map.joints[size_t(pin)].properties.at("child-anchor").form;
+  QCOMPARE(QString::fromStdString(onlyFormChanged(p.doc.text(), e.doc.text(), form)), QString("(child-anchor 0 0 -0.2)"));
+  const BodyState before = initial(p).bodies[size_t(coupler)], after = initial(parse(e.doc.text())).bodies[size_t(coupler)];
+  QVERIFY((after.x - (before.x + 0.025 * quat::rotate(before.q, Vec3::UnitZ()))).norm() <= 1e-12);
+  QVERIFY(quat::toRotationVector(quat::mul(quat::conj(before.q), after.q)).norm() <= 1e-12);  // not turned
+  // A free body has no joint to move on.
+  const Parsed free = parse("(mechanism \"m\" (body b (mass 1) (shape box 0.1 0.1 0.1)))");
+  QVERIFY(dragHandles(free.result, 0, DragMode::Body).refusal.find("has no joint") != std::string::npos);
 }
 
 void TestMechDrag::everyJointTypeMovesAlongItsHandles() {
@@ -264,9 +291,17 @@ void TestMechDrag::bodiesAreAddedWhereClicked() {
   ShapeDesc box;
   box.kind = ShapeDesc::Kind::Box;
   box.size = Vec3(0.2, 0.1, 0.1);
-  // On the ground: a free body resting on it.
+  // On the ground with a fixed joint: welded to the world there (no axis), resting on the point, and
+  // no ground plane comes with it (it cannot fall).
+  MechEdit w = addBodyAt(p.doc, p.result, "base", box, -1, JointType::Fixed, Vec3(0, 0.2, 0), Vec3::UnitZ());
+  QVERIFY2(w.ok, w.error.c_str());
+  QVERIFY2(w.doc.text().find("(body base\n    (mass 1)\n    (shape box 0.2 0.1 0.1)\n    (joint fixed base-joint\n"
+                             "      (parent-anchor 0 0.2 0)\n      (child-anchor 0 0 -0.05))))") != std::string::npos,
+           w.doc.text().c_str());
+  QVERIFY((initial(parse(w.doc.text())).bodies[0].x - Vec3(0, 0.2, 0.05)).norm() <= 1e-15);
+  // On the ground without a joint: a free body resting on it.
   QCOMPARE(freeBodyName(p.result.model, "box"), std::string("box1"));
-  MechEdit e = addBodyAt(p.doc, p.result, "box1", box, -1, JointType::Revolute, Vec3(0.3, 0.1, 0), Vec3::UnitZ());
+  MechEdit e = addBodyAt(p.doc, p.result, "box1", box, -1, std::nullopt, Vec3(0.3, 0.1, 0), Vec3::UnitZ());
   QVERIFY2(e.ok, e.error.c_str());
   QVERIFY2(e.doc.text().find("(body box1\n    (mass 1)\n    (shape box 0.2 0.1 0.1)\n    (position 0.3 0.1 0.05))\n  (ground ground)") !=
                std::string::npos,
@@ -287,8 +322,15 @@ void TestMechDrag::bodiesAreAddedWhereClicked() {
   const State s = initial(p);
   QVERIFY((s.bodies[1].x - Vec3(0.45, 0.1, 0.05)).norm() <= 1e-12);  // just outside the face
   // A name taken, or no shape: refused, the text unchanged.
-  QVERIFY(!addBodyAt(p.doc, p.result, "box1", box, -1, JointType::Revolute, Vec3::Zero(), Vec3::UnitZ()).ok);
-  QVERIFY(!addBodyAt(p.doc, p.result, "x", ShapeDesc{}, -1, JointType::Revolute, Vec3::Zero(), Vec3::UnitZ()).ok);
+  QVERIFY((s.bodies[1].q - s.bodies[0].q).norm() <= 1e-15);     // turned as its parent
+  // Without a joint on a body: a free body resting on it, at the top level.
+  e = addBodyAt(p.doc, p.result, "box2", box, 0, std::nullopt, Vec3(0.3, 0.1, 0.1), Vec3::UnitZ());
+  QVERIFY2(e.ok, e.error.c_str());
+  QVERIFY2(e.doc.text().find("\n  (body box2\n    (mass 1)\n    (shape box 0.2 0.1 0.1)\n    (position 0.3 0.1 0.15))") !=
+               std::string::npos,
+           e.doc.text().c_str());
+  QVERIFY(!addBodyAt(p.doc, p.result, "box1", box, -1, std::nullopt, Vec3::Zero(), Vec3::UnitZ()).ok);
+  QVERIFY(!addBodyAt(p.doc, p.result, "x", ShapeDesc{}, -1, std::nullopt, Vec3::Zero(), Vec3::UnitZ()).ok);
 }
 
 void TestMechDrag::connectingNestsAFreeBodyOrClosesALoop() {
@@ -315,6 +357,19 @@ void TestMechDrag::connectingNestsAFreeBodyOrClosesALoop() {
                     Vec3(0.6, 0, 1), Vec3::UnitZ());
   QVERIFY2(e.ok, e.error.c_str());
   QVERIFY(e.doc.text().find("(loop-joint to-world spherical world b") != std::string::npos);
+  // A revolute about z between a and b (turned 0.3 about z): no offset, b keeps its orientation as
+  // the joint's angle 0.3.
+  e = connectBodies(p.doc, p.result, "turn", JointType::Revolute, 0, pa, 1, pb, Vec3::UnitZ());
+  QVERIFY2(e.ok, e.error.c_str());
+  QVERIFY2(e.doc.text().find("(offset") == std::string::npos && e.doc.text().find("(position 0.3)") != std::string::npos,
+           e.doc.text().c_str());
+  const Parsed t = parse(e.doc.text());
+  const BodyState& bt = initial(t).bodies[size_t(t.result.model.bodyIndex("b"))];
+  QVERIFY(quat::toRotationVector(quat::mul(quat::conj(bt.q), quat::fromRotationVector(Vec3(0, 0, 0.3)))).norm() <= 1e-12);
+  QVERIFY((bt.x + quat::rotate(bt.q, Vec3(-0.1, 0, 0)) - pa).norm() <= 1e-12);
+  // A fixed joint: no axis written.
+  e = connectBodies(p.doc, p.result, "weld", JointType::Fixed, 0, pa, 1, pb, Vec3::UnitZ());
+  QVERIFY2(e.ok && e.doc.text().find("(joint fixed weld\n      (offset") != std::string::npos, e.doc.text().c_str());
   // A body jointed to itself: refused.
   e = connectBodies(q.doc, q.result, "self", JointType::Revolute, 0, pa, 0, pa, Vec3::UnitY());
   QVERIFY(!e.ok);

@@ -82,6 +82,7 @@ class TestEditorFiles : public QObject {
   void cleanup() { test::closeAnsweredWindow(w_, path_, answer_); }
 
   // Paused: Apply loads the buffer's model at once (two bodies → three); the file stays as it was.
+  // (At t = 0 from the new initial conditions; after a step, the bodies carried over.)
   void applyWhilePausedSwapsModel() {
     const QByteArray disk = readBytes(path_);
     w_->sim().sync();
@@ -97,7 +98,14 @@ class TestEditorFiles : public QObject {
     QCOMPARE(s.running, false);
     QCOMPARE(readBytes(path_), disk);
     QVERIFY(ed_->isModified());
-    QCOMPARE(w_->sim().carriedBodies(), 2);
+    // At t = 0 the edited model starts from its own initial conditions (nothing carried over: the
+    // initial state is what the text says); paused after a step, the bodies keep their state.
+    QCOMPARE(w_->sim().carriedBodies(), 0);
+    w_->sim().stepOnce();
+    w_->documents()->applyAction()->trigger();
+    w_->sim().sync();
+    QCOMPARE(w_->sim().carriedBodies(), 3);
+    QCOMPARE(w_->sim().snapshot().state.step, 1L);
   }
 
   // Running: the swap happens at a sync point between two steps, the run goes on, the clock goes

@@ -81,7 +81,7 @@ class TestHandles : public QObject {
   void selectCrank() {
     QVERIFY(w_->modelTree()->selectBody("crank"));
     test::settle(*w_);
-    QCOMPARE(int(view_->handles(false).handles.size()), 1);
+    QCOMPARE(int(view_->handles(DragMode::Joint).handles.size()), 1);
   }
 
  private slots:
@@ -109,8 +109,8 @@ class TestHandles : public QObject {
     const int undoBefore = ed_->undoStack()->count();
     // From the ring's start round a twentieth of it: 2π/20 rad about its axis.
     QPointF from, to;
-    QVERIFY(view_->handlePoint(false, 0, 0.0, from));
-    QVERIFY(view_->handlePoint(false, 0, 0.05, to));
+    QVERIFY(view_->handlePoint(DragMode::Joint, 0, 0.0, from));
+    QVERIFY(view_->handlePoint(DragMode::Joint, 0, 0.05, to));
     dragWithShot(w_.get(), view_, from, to, Qt::NoModifier, "handles-ring.png");
     test::settle(*w_);
     const QString after = ed_->toPlainText();
@@ -123,7 +123,7 @@ class TestHandles : public QObject {
     QCOMPARE(w_->documents()->appliedText(), after.toStdString());
     QVERIFY(w_->statusBar()->currentMessage().contains("joint 'crank-shaft' angle"));
     // The handles are back, for the model as edited.
-    QCOMPARE(int(view_->handles(false).handles.size()), 1);
+    QCOMPARE(int(view_->handles(DragMode::Joint).handles.size()), 1);
     ed_->undoStack()->undo();
     QCOMPARE(ed_->toPlainText(), before);
   }
@@ -134,10 +134,10 @@ class TestHandles : public QObject {
     const QString before = ed_->toPlainText();
     const MechParseResult p = parsed(before);
     const int k = jointIndex(p, "crank-shaft");
-    QCOMPARE(int(view_->handles(true).handles.size()), 3);
+    QCOMPARE(int(view_->handles(DragMode::Anchor).handles.size()), 3);
     QPointF from, to;
-    QVERIFY(view_->handlePoint(true, 1, 0.4, from));  // the y arrow
-    QVERIFY(view_->handlePoint(true, 1, 0.8, to));
+    QVERIFY(view_->handlePoint(DragMode::Anchor, 1, 0.4, from));  // the y arrow
+    QVERIFY(view_->handlePoint(DragMode::Anchor, 1, 0.8, to));
     dragWithShot(w_.get(), view_, from, to, Qt::ShiftModifier, "handles-anchor.png");
     test::settle(*w_);
     const QString after = ed_->toPlainText();
@@ -163,8 +163,8 @@ class TestHandles : public QObject {
     const MechParseResult p = parsed(before);
     const int k = jointIndex(p, "crank-shaft");
     QPointF from, to;
-    QVERIFY(view_->handlePoint(false, 0, 0.0, from));
-    QVERIFY(view_->handlePoint(false, 0, 0.05, to));
+    QVERIFY(view_->handlePoint(DragMode::Joint, 0, 0.0, from));
+    QVERIFY(view_->handlePoint(DragMode::Joint, 0, 0.05, to));
     test::drag(view_, from, to, Qt::LeftButton);
     test::settle(*w_);
     const double turned = parsed(ed_->toPlainText()).model.joints[size_t(k)].initialPosition[0] - p.model.joints[size_t(k)].initialPosition[0];
@@ -179,13 +179,13 @@ class TestHandles : public QObject {
   void resizeToolChangesOneSize() {
     selectCrank();
     w_->findChild<QAction*>("tool-resize")->trigger();
-    QCOMPARE(int(view_->resizeHandles().handles.size()), 2);
+    QCOMPARE(int(view_->handles(DragMode::Resize).handles.size()), 2);
     const QString before = ed_->toPlainText();
     const MechParseResult p = parsed(before);
     const int crank = p.model.bodyIndex("crank");
     QPointF from, to;
-    QVERIFY(view_->handlePoint(false, 0, 0.5, from));
-    QVERIFY(view_->handlePoint(false, 0, 1.0, to));
+    QVERIFY(view_->handlePoint(DragMode::Resize, 0, 0.5, from));
+    QVERIFY(view_->handlePoint(DragMode::Resize, 0, 1.0, to));
     dragWithShot(w_.get(), view_, from, to, Qt::NoModifier, "tools-resize.png");
     test::settle(*w_);
     const QString after = ed_->toPlainText();
@@ -196,7 +196,7 @@ class TestHandles : public QObject {
     QVERIFY2(!form.isEmpty() && radius > 0.12, qPrintable(form));
     QCOMPARE(radius, std::round(radius * 100) / 100);
     w_->findChild<QAction*>("tool-select")->trigger();
-    QCOMPARE(int(view_->handles(false).handles.size()), 1);  // the move handles again
+    QCOMPARE(int(view_->handles(DragMode::Joint).handles.size()), 1);  // the move handles again
   }
 
   // Esc during a drag: the preview is undone and nothing is edited.
@@ -204,8 +204,8 @@ class TestHandles : public QObject {
     selectCrank();
     const QString before = ed_->toPlainText();
     QPointF from, to;
-    QVERIFY(view_->handlePoint(false, 0, 0.0, from));
-    QVERIFY(view_->handlePoint(false, 0, 0.1, to));
+    QVERIFY(view_->handlePoint(DragMode::Joint, 0, 0.0, from));
+    QVERIFY(view_->handlePoint(DragMode::Joint, 0, 0.1, to));
     test::mouse(view_, QEvent::MouseButtonPress, from, Qt::LeftButton, Qt::LeftButton);
     test::mouse(view_, QEvent::MouseMove, to, Qt::NoButton, Qt::LeftButton);
     QTest::keyClick(view_, Qt::Key_Escape);
@@ -251,9 +251,10 @@ class TestHandles : public QObject {
     QVERIFY(std::abs(box1.z() - 0.05) <= 1e-9);
     QVERIFY(box1.head<2>().norm() <= 0.01);  // where the click was, within the pick's resolution
     // The new body is selected: its handles are shown.
-    QCOMPARE(int(view_->handles(false).handles.size()), 6);
+    QCOMPARE(int(view_->handles(DragMode::Joint).handles.size()), 6);
     w_->grab().save(test::outputPath("tools-add.png"));
-    // A sphere on its top face: jointed to it there, about the face's normal.
+    // A sphere on its top face with a revolute joint: jointed to it there, about the face's normal.
+    test::chooseJoint(*w_, "revolute");
     use("tool-add-sphere");
     clickAt(box1 + Vec3(0.02, 0.01, 0.05));
     p = parsed(ed_->toPlainText());
@@ -261,11 +262,13 @@ class TestHandles : public QObject {
     QVERIFY2(k >= 0, qPrintable(ed_->toPlainText()));
     QCOMPARE(p.model.joints[size_t(k)].parent, p.model.bodyIndex("box1"));
     QVERIFY((p.model.joints[size_t(k)].axis - Vec3::UnitZ()).norm() <= 1e-6);
-    // A second box beside it, joined to the first with Connect (side faces).
+    // A second box beside it (free), joined to the first with Connect (side faces), a revolute.
+    test::chooseJoint(*w_, "free");
     use("tool-add-box");
     clickAt(box1 + Vec3(0.3, 0, -0.05));
     p = parsed(ed_->toPlainText());
     const Vec3 box2 = p.model.bodies[size_t(p.model.bodyIndex("box2"))].position;
+    test::chooseJoint(*w_, "revolute");
     use("tool-connect");
     clickAt(box1 + Vec3(0.05, 0, 0));   // box1's +x face
     int first = -3;
@@ -371,20 +374,20 @@ class TestHandles : public QObject {
   void handlesHideWhileRunningOrEdited() {
     selectCrank();
     test::stepN(*w_, 3);
-    QVERIFY(view_->handles(false).handles.empty());
+    QVERIFY(view_->handles(DragMode::Joint).handles.empty());
     w_->sim().reset();
     test::settle(*w_);
-    QCOMPARE(int(view_->handles(false).handles.size()), 1);
+    QCOMPARE(int(view_->handles(DragMode::Joint).handles.size()), 1);
     // A comment typed: the text is no longer the model in the view.
     QTextCursor c(ed_->document());
     c.movePosition(QTextCursor::End);
     c.insertText("\n; typed");
     ed_->checkNow();
     test::settle(*w_);
-    QVERIFY(view_->handles(false).handles.empty());
+    QVERIFY(view_->handles(DragMode::Joint).handles.empty());
     QVERIFY(w_->documents()->applyEditor());
     test::settle(*w_);
-    QCOMPARE(int(view_->handles(false).handles.size()), 1);
+    QCOMPARE(int(view_->handles(DragMode::Joint).handles.size()), 1);
   }
 };
 

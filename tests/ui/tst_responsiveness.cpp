@@ -194,8 +194,9 @@ class TestResponsiveness : public QObject {
     QVERIFY(w.modelTree()->selectBody("crank"));
     test::settle(w);
     ViewportWidget* view = w.viewport();
-    const DragHandles joint = view->handles(false), anchor = view->handles(true);
-    QCOMPARE(int(joint.handles.size()), 1);
+    const DragHandleSets sets{view->handles(DragMode::Joint), view->handles(DragMode::Anchor), view->handles(DragMode::Body),
+                              view->handles(DragMode::Resize)};
+    QCOMPARE(int(sets.joint.handles.size()), 1);
     // The handles are drawn: the frame with them differs from the frame without.
     const QImage with = view->renderToImage();
     view->clearHandles();
@@ -206,7 +207,7 @@ class TestResponsiveness : public QObject {
     constexpr int kRounds = 8, kFrames = 15;
     for (int round = 0; round < kRounds; ++round) {
       for (const bool shown : {true, false}) {
-        if (shown) view->setHandles(joint, anchor);
+        if (shown) view->setHandles(sets);
         else view->clearHandles();
         QElapsedTimer t;
         t.start();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <QApplication>
+#include <QComboBox>
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
@@ -59,6 +60,16 @@ inline void drag(QWidget* w, QPointF from, QPointF to, Qt::MouseButton button, Q
 }
 
 // A file's bytes ("" when it cannot be read).
+// Chooses the Build toolbar's joint type by its name ("free", "revolute", …).
+template <class Window>
+void chooseJoint(Window& w, const char* name) {
+  auto* box = w.template findChild<QComboBox*>("tool-joint-type");
+  QVERIFY(box);
+  const int i = box->findText(name);
+  QVERIFY2(i >= 0, name);
+  box->setCurrentIndex(i);
+}
+
 inline QByteArray readBytes(const QString& path) {
   QFile f(path);
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();

@@ -12,6 +12,7 @@
 
 #include "editor/model_editor.h"
 #include "model/joint_kinds.h"
+#include "system/assemble.h"
 
 namespace ms::ui {
 
@@ -253,9 +254,18 @@ void PropertyPanel::showElement(std::shared_ptr<const ParsedModel> model, NodeKi
     } else if (kind == NodeKind::Joint && index >= 0 && index < int(m.joints.size())) {
       const JointDesc& j = m.joints[size_t(index)];
       const QString k = spec.key;
+      const size_t n = size_t(jointKind(j.type).freeCoordinates());
       if (k == "axis") addDefaultRow(k, vec(j.axis), spec.unit);
       else if (k == "parent-anchor") addDefaultRow(k, vec(j.parentAnchor), spec.unit);
       else if (k == "child-anchor") addDefaultRow(k, vec(j.childAnchor), spec.unit);
+      else if ((k == "position" || k == "velocity") && n > 0) {
+        // The joint's coordinates or their rates: editable, written as a new form.
+        const std::string keyword = spec.key;
+        addAbsentRow(k, k, expandedCoordinates(k == "position" ? j.initialPosition : j.initialVelocity, n), spec.unit,
+                     [index, keyword](const sexpr::Document& doc, const MechParseResult& p, const std::vector<double>& v) {
+                       return setJointValues(doc, p, index, keyword, v);
+                     });
+      }
     }
   }
   for (const auto& [key, ps] : src->properties)
@@ -280,6 +290,14 @@ void PropertyPanel::showElement(std::shared_ptr<const ParsedModel> model, NodeKi
       if (it != s->properties.end() && !it->second.values.empty())
         addRow(QString("shape%1.%2").arg(n).arg(key), key, it->second, unit);
     }
+    // Not turned in the text: its rotation vector, editable (written into the shape's form).
+    if (!s->properties.count("rotation") && !s->properties.count("orientation") && kind == NodeKind::Body) {
+      const int shape = n - 1;
+      addAbsentRow(QString("shape%1.rotation").arg(n), "rotation", {0.0, 0.0, 0.0}, "rad",
+                   [index, shape](const sexpr::Document& doc, const MechParseResult& p, const std::vector<double>& v) {
+                     return setShapeValues(doc, p, index, shape, "rotation", v);
+                   });
+    }
   }
 }
 
@@ -297,6 +315,44 @@ void PropertyPanel::addDefaultRow(const QString& label, const QString& value, co
   l->setWordWrap(true);
   l->setObjectName("default-" + label);
   form_->addRow(label, l);
+}
+
+void PropertyPanel::addAbsentRow(const QString& key, const QString& label, const std::vector<double>& values, const QString& unit,
+                                 FormWriter write) {
+  // Fields like addRow's, marked as not written yet; Enter in any of them writes the form.
+  Row row;
+  row.write = std::move(write);
+  auto* w = new QWidget;
+  auto* h = new QHBoxLayout(w);
+  h->setContentsMargins(0, 0, 0, 0);
+  h->setSpacing(3);
+  for (size_t k = 0; k < values.size(); ++k) {
+    auto* e = new QLineEdit(number(values[k]));
+    row.shown.push_back(e->text());
+    e->setObjectName(QString("prop-%1-%2").arg(key).arg(k));
+    e->setMinimumWidth(48);
+    e->setStyleSheet("QLineEdit { color: #777; }");
+    if (readOnly_) {
+      e->setReadOnly(true);
+    } else {
+      e->setToolTip("Not in the text (the value the model takes): Enter writes the form with these numbers");
+      const int idx = int(k);
+      connect(e, &QLineEdit::editingFinished, this, [this, key, idx, e] { apply(key, idx, e); });
+    }
+    h->addWidget(e, 1);
+    row.fields.push_back(e);
+  }
+  auto* u = new QLabel(unit.isEmpty() ? QString("(default)") : unit + " (default)");
+  u->setStyleSheet("QLabel { color: #888; }");
+  h->addWidget(u);
+  form_->addRow(label, w);
+  row.message = new QLabel;
+  row.message->setObjectName("message-" + key);
+  row.message->setWordWrap(true);
+  row.message->setStyleSheet("QLabel { color: #c62828; }");
+  row.message->hide();
+  form_->addRow(QString(), row.message);
+  rows_.insert(key, row);
 }
 
 void PropertyPanel::addRow(const QString& key, const QString& label, const PropertySource& ps, const QString& unit) {
@@ -342,6 +398,7 @@ void PropertyPanel::addRow(const QString& key, const QString& label, const Prope
 
 bool PropertyPanel::apply(const QString& key, int value, QLineEdit* edit) {
   const auto it = rows_.find(key);
+  if (it != rows_.end() && it->tokens.empty() && it->write && model_) return applyAbsent(key);
   if (it == rows_.end() || value < 0 || value >= int(it->tokens.size()) || !model_) return false;
   // Copies: a successful edit rebuilds the panel (rows_ cleared, widgets deleted later).
   const SourceRef token = it->tokens[size_t(value)];
@@ -367,6 +424,38 @@ bool PropertyPanel::apply(const QString& key, int value, QLineEdit* edit) {
   QString why;
   const QString label = QString("Set %1 of %2 to %3").arg(key, elementName_.isEmpty() ? QString("the element") : elementName_, text);
   if (!editor_->setLiteral(token, v, label, &why)) return refuse(why + " (not applied)");
+  return true;
+}
+
+bool PropertyPanel::applyAbsent(const QString& key) {
+  const auto it = rows_.find(key);
+  // Copies: a successful edit rebuilds the panel.
+  const FormWriter write = it->write;
+  const QPointer<QLabel> message = it->message;
+  std::vector<double> values;
+  for (QLineEdit* e : it->fields) {
+    bool ok = false;
+    values.push_back(QLocale::c().toDouble(e->text().trimmed(), &ok));
+    if (!ok) {
+      message->setText(QString("'%1' is not a number").arg(e->text().trimmed()));
+      message->show();
+      e->setStyleSheet("QLineEdit { border: 1px solid #c62828; }");
+      return false;
+    }
+  }
+  // Nothing typed: the form stays absent.
+  bool same = true;
+  for (size_t k = 0; k < values.size(); ++k) same = same && it->fields[k]->text().trimmed() == it->shown[k];
+  if (same) return true;
+  QString why;
+  const QString label = QString("Set %1 of %2").arg(key, elementName_.isEmpty() ? QString("the element") : elementName_);
+  if (!editor_->applyEdit([&](const sexpr::Document& doc, const MechParseResult& p) { return write(doc, p, values); }, label, &why)) {
+    if (message) {
+      message->setText(why + " (not applied)");
+      message->show();
+    }
+    return false;
+  }
   return true;
 }
 

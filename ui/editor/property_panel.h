@@ -12,8 +12,10 @@
 #include <QHash>
 #include <QPointer>
 #include <QWidget>
+#include <functional>
 #include <memory>
 
+#include "io/mech_edit.h"
 #include "io/mech_reader.h"
 
 class QFormLayout;
@@ -57,8 +59,14 @@ class PropertyPanel : public QWidget {
   // One editable or read-only row: label, value fields, unit; a message line under it.
   void addRow(const QString& key, const QString& label, const PropertySource& ps, const QString& unit);
   void addDefaultRow(const QString& label, const QString& value, const QString& unit);
+  // A property absent from the text, as editable fields holding the value the model takes: Enter in
+  // any writes the whole form (`write` with every field's number) as one undoable edit.
+  using FormWriter = std::function<MechEdit(const sexpr::Document&, const MechParseResult&, const std::vector<double>&)>;
+  void addAbsentRow(const QString& key, const QString& label, const std::vector<double>& values, const QString& unit,
+                    FormWriter write);
   void addTextRow(const QString& label, const QString& text);
   bool apply(const QString& key, int value, QLineEdit* edit);
+  bool applyAbsent(const QString& key);
   void resetContent();
 
   ModelEditor* editor_;
@@ -73,9 +81,11 @@ class PropertyPanel : public QWidget {
   QString elementName_;
   // Per property key: its value tokens, fields and message label.
   struct Row {
-    std::vector<SourceRef> tokens;
+    std::vector<SourceRef> tokens;  // empty: an absent property (`write` adds its form)
     std::vector<QLineEdit*> fields;
     QLabel* message = nullptr;
+    FormWriter write;
+    std::vector<QString> shown;  // an absent property's fields as first shown
   };
   QHash<QString, Row> rows_;
 };

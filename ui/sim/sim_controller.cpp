@@ -152,8 +152,11 @@ void SimController::apply(std::shared_ptr<const CompiledSystem> system, bool car
   }
   post([this, sim, carryOver] {
     // At the sync point: the running model's state as it is now, then the swap.
+    // At the initial state (step 0: nothing simulated yet, the user edits where it starts) the new
+    // initial conditions are taken as written: a moved joint or anchor shows where the text puts it.
     int carried = 0;
-    if (carryOver && sim_) {
+    const bool carry = carryOver && sim_ && sim_->state().step > 0;
+    if (carry) {
       State s;
       if (carryOverState(sim_->system(), sim_->state(), *sim, s, &carried)) sim->setState(s);
       else carried = -1;
@@ -167,7 +170,7 @@ void SimController::apply(std::shared_ptr<const CompiledSystem> system, bool car
     // that fits it (Reset returns there; the state carried over stays).
     if (sim_ && !sim_->initialKeyframe().empty())
       if (const KeyframeDesc* k = sim->system().model.keyframe(sim_->initialKeyframe())) try {
-          sim->setInitialKeyframe(*k, !carryOver);
+          sim->setInitialKeyframe(*k, !carry);
         } catch (const UserError&) {
         }
     sim_ = sim;

@@ -46,7 +46,8 @@ class SimController : public QObject {
   // run/pause. With `carryOver`, bodies whose names exist in both mechanisms keep their pose and
   // velocities (the others take the new initial conditions), projected onto the new constraints
   // (poses, then the next knot, as the initial conditions are); when that projection fails the new
-  // initial conditions are used. Throws UserError like load(); the previous model then stays.
+  // initial conditions are used — and always at step 0 (the state is the initial one: an edit of it
+  // shows as written). Throws UserError like load(); the previous model then stays.
   void apply(std::shared_ptr<const CompiledSystem> system, bool carryOver);
   // Bodies whose state the last apply() carried over (-1: it fell back to the initial conditions).
   int carriedBodies() const;

@@ -26,28 +26,22 @@ void motionOf(const DragHandle& h, double amount, Vec3& translation, Vec4& turn)
 
 }  // namespace
 
-void ViewportWidget::setHandles(const DragHandles& joint, const DragHandles& anchor, const DragHandles& resize) {
+void ViewportWidget::setHandles(const DragHandleSets& sets) {
   Impl& d = *d_;
   if (d.gesture.handle) d.endPreview(), d.gesture.consumed = true;
-  d.jointHandles = joint;
-  d.anchorHandles = anchor;
-  d.resizeHandles = resize;
+  d.handleSets = sets;
   d.hotHandle = -1;
-  d.showHandleSet(d.anchorShown, true);
+  d.showHandleSet(d.shownMode, true);
   update();
 }
 
-void ViewportWidget::clearHandles() { setHandles({}, {}, {}); }
+void ViewportWidget::clearHandles() { setHandles({}); }
 
-const DragHandles& ViewportWidget::resizeHandles() const { return d_->resizeHandles; }
+const DragHandles& ViewportWidget::handles(DragMode mode) const { return d_->handleSets.of(mode); }
 
-const DragHandles& ViewportWidget::handles(bool anchorModifier) const {
-  return anchorModifier ? d_->anchorHandles : d_->jointHandles;
-}
-
-bool ViewportWidget::handlePoint(bool anchorModifier, int handle, double t, QPointF& widgetPos) {
+bool ViewportWidget::handlePoint(DragMode mode, int handle, double t, QPointF& widgetPos, Vec3* world) {
   Impl& d = *d_;
-  d.showHandleSet(anchorModifier);
+  if (mode != DragMode::Resize) d.showHandleSet(mode);
   d.ensureViewport();
   d.refreshHandles();
   const std::vector<DragHandle>& hs = d.handleLayer.handles();
@@ -57,6 +51,7 @@ bool ViewportWidget::handlePoint(bool anchorModifier, int handle, double t, QPoi
   const double at = std::clamp(t, 0.0, 1.0) * double(line.size() - 1);
   const size_t k = std::min(line.size() - 2, size_t(at));
   const Vec3 p = line[k] + (at - double(k)) * (line[k + 1] - line[k]);
+  if (world) *world = p;
   return worldToWidget(p, widgetPos);
 }
 
@@ -82,12 +77,12 @@ double ViewportWidget::Impl::snap(const DragHandle& h, double raw) const {
   return std::round((h.value + raw) / step) * step - h.value;
 }
 
-void ViewportWidget::Impl::showHandleSet(bool anchor, bool force) {
+void ViewportWidget::Impl::showHandleSet(DragMode mode, bool force) {
   // Handles belong to the Select tool (the Resize tool: size handles; the others click through).
   const bool drawn = tool == Tool::Select || tool == Tool::Resize;
-  const size_t count = !drawn ? 0 : tool == Tool::Resize ? resizeHandles.handles.size() : (anchor ? anchorHandles : jointHandles).handles.size();
-  if (!force && anchor == anchorShown && handleLayer.handles().size() == count) return;
-  anchorShown = anchor;
+  const size_t count = !drawn ? 0 : handleSets.of(tool == Tool::Resize ? DragMode::Resize : mode).handles.size();
+  if (!force && mode == shownMode && handleLayer.handles().size() == count) return;
+  shownMode = mode;
   handleLayer.set(drawn ? shownHandles().handles : std::vector<DragHandle>());
   hotHandle = -1;
   refreshHandles();  // the drawing too (frames skip the layer while it has no handles)

@@ -117,8 +117,9 @@ struct ViewportWidget::Impl {
   Grab grab;  // the body held by Ctrl+drag
   // Move and rotate handles (setHandles): both sets, which one is shown (the anchor set while Shift
   // is held), the layer drawing it, the handle under the mouse and the drag.
-  DragHandles jointHandles, anchorHandles, resizeHandles;
-  bool anchorShown = false, angleDegrees = false;
+  DragHandleSets handleSets;
+  DragMode shownMode = DragMode::Joint;  // Joint, Anchor (Shift) or Body (Ctrl)
+  bool angleDegrees = false;
   viewport::HandleLayer handleLayer;
   int hotHandle = -1;
   HandleDrag handleDrag;
@@ -134,6 +135,10 @@ struct ViewportWidget::Impl {
   bool toolPick(const QPointF& pos, Hit& hit);
   static constexpr double kAnchorSnapPixels = 10;
   bool nearestAnchor(const QPointF& pos, int body, Vec3& point) const;
+  bool nearestShapePoint(const QPointF& pos, const Hit& hit, Vec3& point) const;
+  static constexpr double kOnSurface = 1e-4;  // m: a corner within this of the clicked surface's plane
+  bool onRodAxis(int body, Vec3& local) const;
+  bool nearestOnScreen(const QPointF& pos, const std::vector<std::pair<int, Vec3>>& points, Vec3& point) const;
   // A left click (no drag) with a building tool.
   void toolClick(const QPointF& pos);
   // Snapping of handle drags (setSnapping; S toggles it): the written value lands on a multiple of
@@ -141,12 +146,14 @@ struct ViewportWidget::Impl {
   bool snapOn = true;
   double snapGrid = 0.01, snapAngle = 5.0 * M_PI / 180.0;
   double snap(const DragHandle& h, double raw) const;
-  const DragHandles& shownHandles() const {
-    return tool == Tool::Resize ? resizeHandles : anchorShown ? anchorHandles : jointHandles;
-  }
+  const DragHandles& shownHandles() const { return handleSets.of(tool == Tool::Resize ? DragMode::Resize : shownMode); }
   // The set for the modifiers (and the tool) into the layer; `force`: also when it looks the same
   // (new sets, another tool).
-  void showHandleSet(bool anchor, bool force = false);
+  void showHandleSet(DragMode mode, bool force = false);
+  // The set the modifiers held ask for: Shift the anchor's, Ctrl the body's on its joint.
+  static DragMode modeFor(Qt::KeyboardModifiers modifiers) {
+    return modifiers & Qt::ShiftModifier ? DragMode::Anchor : modifiers & Qt::ControlModifier ? DragMode::Body : DragMode::Joint;
+  }
   // The layer rebuilt for the current camera (before each frame) when the camera, the widget's
   // size, the handles, the highlighted one or the preview changed since the last build.
   void refreshHandles();

@@ -17,7 +17,7 @@ void ViewportWidget::setTool(Tool tool) {
   Impl& d = *d_;
   d.tool = tool;
   d.connectBody = -2;
-  d.showHandleSet(d.anchorShown, true);
+  d.showHandleSet(d.shownMode, true);
   setCursor(tool == Tool::Select ? Qt::ArrowCursor : Qt::CrossCursor);
   update();
 }
@@ -41,40 +41,118 @@ bool ViewportWidget::connectFirst(int& body, Vec3& point) const {
 // kAnchorSnapPixels, on body `body` (−1: any body or the ground); false when none is that near.
 bool ViewportWidget::Impl::nearestAnchor(const QPointF& pos, int body, Vec3& point) const {
   if (!system) return false;
+  std::vector<std::pair<int, Vec3>> points;
+  for (const CompiledJoint& j : system->joints) {
+    if (body < 0 || j.geo.parent == body) points.emplace_back(j.geo.parent, j.geo.pa);
+    if (body < 0 || j.geo.child == body) points.emplace_back(j.geo.child, j.geo.pb);
+  }
+  return nearestOnScreen(pos, points, point);
+}
+
+// The corners of the clicked body's shapes nearest `pos` on screen within kAnchorSnapPixels that lie
+// in the plane of the surface clicked (not a corner behind it): a box's vertices, edge midpoints and
+// face centres, a cylinder's end centres, a capsule's end centres and tips.
+bool ViewportWidget::Impl::nearestShapePoint(const QPointF& pos, const Hit& hit, Vec3& point) const {
+  const int body = hit.body;
+  if (!system || body < 0 || size_t(body) >= system->model.bodies.size() || size_t(body) >= poses.size()) return false;
+  const BodyDesc& b = system->model.bodies[size_t(body)];
+  const BodyState& pose = poses[size_t(body)];
+  std::vector<std::pair<int, Vec3>> points;
+  for (const std::vector<ShapeDesc>* shapes : {&b.visuals, &b.collisions})
+    for (const ShapeDesc& s : *shapes) {
+      const auto add = [&](const Vec3& local) {
+        const Vec3 inBody = s.position + rotationOf(s.orientation) * local;
+        const Vec3 world = pose.x + rotationOf(pose.q) * inBody;
+        if (std::abs((world - hit.point).dot(hit.normal)) <= kOnSurface) points.emplace_back(body, inBody);
+      };
+      if (s.kind == ShapeDesc::Kind::Box) {
+        for (int i = -1; i <= 1; ++i)
+          for (int j = -1; j <= 1; ++j)
+            for (int k = -1; k <= 1; ++k)
+              if (i || j || k) add(0.5 * Vec3(i * s.size.x(), j * s.size.y(), k * s.size.z()));
+      } else if (s.kind == ShapeDesc::Kind::Cylinder || s.kind == ShapeDesc::Kind::Capsule) {
+        for (int e : {-1, 1}) {
+          add(Vec3(0, 0, 0.5 * e * s.size.y()));
+          if (s.kind == ShapeDesc::Kind::Capsule) add(Vec3(0, 0, e * (0.5 * s.size.y() + s.size.x())));
+        }
+      }
+    }
+  return nearestOnScreen(pos, points, point);
+}
+
+// A point `local` (body `body`'s frame) on the round side of one of its rods — a cylinder or capsule
+// longer than it is wide — moved onto that rod's centre line; false (unchanged) when on none.
+bool ViewportWidget::Impl::onRodAxis(int body, Vec3& local) const {
+  if (!system || body < 0 || size_t(body) >= system->model.bodies.size()) return false;
+  const BodyDesc& b = system->model.bodies[size_t(body)];
+  for (const std::vector<ShapeDesc>* shapes : {&b.visuals, &b.collisions})
+    for (const ShapeDesc& s : *shapes) {
+      if (s.kind != ShapeDesc::Kind::Cylinder && s.kind != ShapeDesc::Kind::Capsule) continue;
+      const double r = s.size.x(), half = 0.5 * s.size.y();
+      if (!(r < half)) continue;
+      const Mat3 Rs = rotationOf(s.orientation);
+      const Vec3 p = Rs.transpose() * (local - s.position);
+      if (std::abs(std::hypot(p.x(), p.y()) - r) <= 0.02 * r && std::abs(p.z()) <= half) {
+        local = s.position + Rs * Vec3(0, 0, p.z());
+        return true;
+      }
+    }
+  return false;
+}
+
+// Of `points` (a body, −1 the world, and a point in its frame), the one whose world point is drawn
+// nearest `pos` within kAnchorSnapPixels.
+bool ViewportWidget::Impl::nearestOnScreen(const QPointF& pos, const std::vector<std::pair<int, Vec3>>& points, Vec3& point) const {
   double best = kAnchorSnapPixels;
   bool found = false;
-  const auto consider = [&](int b, const Vec3& local) {
-    if (body >= 0 && b != body) return;
+  for (const auto& [b, local] : points) {
     const Vec3 p = b >= 0 && size_t(b) < poses.size() ? Vec3(poses[size_t(b)].x + rotationOf(poses[size_t(b)].q) * local) : local;
     QPointF at;
-    if (!w->worldToWidget(p, at)) return;
+    if (!w->worldToWidget(p, at)) continue;
     const double d = std::hypot(at.x() - pos.x(), at.y() - pos.y());
     if (d <= best) best = d, point = p, found = true;
-  };
-  for (const CompiledJoint& j : system->joints) {
-    consider(j.geo.parent, j.geo.pa);
-    consider(j.geo.child, j.geo.pb);
   }
   return found;
 }
 
 bool ViewportWidget::Impl::toolPick(const QPointF& pos, Hit& hit) {
   hit = pick(pos);
-  // Snapping: an existing joint point near the click wins (a loop joined exactly where a joint is).
+  // Snapping of the normal (the axis of a joint made there): onto the nearest axis of the body's frame
+  // or of one of its shapes' — a flat face's normal is one already; a round side's (a rod picked a
+  // little off its middle) turns onto the axis across the rod.
+  if (snapOn && hit.body >= 0 && size_t(hit.body) < poses.size() && system && size_t(hit.body) < system->model.bodies.size()) {
+    const Mat3 R = rotationOf(poses[size_t(hit.body)].q);
+    const Vec3 n = hit.normal.normalized();
+    Vec3 best = n;
+    double bestDot = -1;
+    const auto consider = [&](const Mat3& axes) {
+      for (int k = 0; k < 3; ++k)
+        if (const double d = std::abs(axes.col(k).dot(n)); d > bestDot) bestDot = d, best = axes.col(k) * (axes.col(k).dot(n) > 0 ? 1.0 : -1.0);
+    };
+    consider(R);
+    const BodyDesc& b = system->model.bodies[size_t(hit.body)];
+    for (const std::vector<ShapeDesc>* shapes : {&b.visuals, &b.collisions})
+      for (const ShapeDesc& sh : *shapes) consider(R * rotationOf(sh.orientation));
+    hit.normal = best;
+  }
+  // Snapping: an existing joint point near the click wins (a loop joined exactly where a joint is),
+  // then a corner of the body's shapes (a vertex, an edge's midpoint, a face's or an end's centre).
   if (snapOn && hit.body >= 0) {
-    Vec3 anchor;
-    if (nearestAnchor(pos, hit.body, anchor)) {
-      hit.point = anchor;
+    Vec3 snapped;
+    if (nearestAnchor(pos, hit.body, snapped) || nearestShapePoint(pos, hit, snapped)) {
+      hit.point = snapped;
       return true;
     }
   }
   if (hit.body >= 0) {
     // On a body, snapping puts the point on the grid of the body's frame (a box face's centre,
-    // its edges' midpoints, … for a box whose sizes are multiples of it).
+    // its edges' midpoints, … for a box whose sizes are multiples of it); on a rod's round side, on
+    // its centre line first (a pin goes through the middle of a rod).
     if (snapOn && snapGrid > 0 && size_t(hit.body) < poses.size()) {
       const BodyState& b = poses[size_t(hit.body)];
       const Mat3 R = rotationOf(b.q);
       Vec3 local = R.transpose() * (hit.point - b.x);
+      onRodAxis(hit.body, local);
       for (int i = 0; i < 3; ++i) local[i] = std::round(local[i] / snapGrid) * snapGrid;
       hit.point = b.x + R * local;
     }

@@ -318,8 +318,8 @@ void ViewportWidget::paintEvent(QPaintEvent*) {
   paintToolMarker(p);
 }
 
-// Left: a handle's drag, else orbit or select; Ctrl+left: grab a body; Shift+left (off the
-// anchor's handles), right, middle: pan.
+// Left: a handle's drag (Shift: the anchor's handles, Ctrl: the body's on its joint), else orbit or
+// select; Ctrl+left off the handles: grab a body; Shift+left off the handles, right, middle: pan.
 void ViewportWidget::mousePressEvent(QMouseEvent* e) {
   Impl& d = *d_;
   e->accept();
@@ -328,9 +328,10 @@ void ViewportWidget::mousePressEvent(QMouseEvent* e) {
   d.gesture.active = true;
   d.gesture.button = e->button();
   d.gesture.start = d.gesture.last = e->position();
-  // Left on a move/rotate handle (Shift: the anchor's): the handle drag, previewed until release.
-  if (e->button() == Qt::LeftButton && !(e->modifiers() & Qt::ControlModifier)) {
-    d.showHandleSet(e->modifiers() & Qt::ShiftModifier);
+  // Left on a move/rotate handle (Shift: the anchor's, Ctrl: the body's): the handle drag, previewed
+  // until release.
+  if (e->button() == Qt::LeftButton) {
+    d.showHandleSet(Impl::modeFor(e->modifiers()));
     if (const int h = d.pickHandle(e->position()); h >= 0) {
       d.handleDrag = {};
       d.handleDrag.handle = h;
@@ -365,7 +366,7 @@ void ViewportWidget::mouseMoveEvent(QMouseEvent* e) {
   const QPointF pos = e->position();
   // Hovering: the handle set of the modifiers held, the handle under the mouse highlighted.
   if (!g.active) {
-    d.showHandleSet(e->modifiers() & Qt::ShiftModifier);
+    d.showHandleSet(Impl::modeFor(e->modifiers()));
     if (const int hot = d.pickHandle(pos); hot != d.hotHandle) {
       d.hotHandle = hot;
       update();
@@ -515,8 +516,9 @@ void ViewportWidget::keyPressEvent(QKeyEvent* e) {
       update();
       break;
     case Qt::Key_Shift:
-      // The anchor's handles while Shift is held (not during a drag).
-      if (!d_->gesture.active) d_->showHandleSet(true);
+    case Qt::Key_Control:
+      // The anchor's handles while Shift is held, the body's while Ctrl is (not during a drag).
+      if (!d_->gesture.active) d_->showHandleSet(Impl::modeFor(e->modifiers()));
       return QWidget::keyPressEvent(e);
     case Qt::Key_Escape:
       // Esc during a handle drag cancels it (nothing is edited).
@@ -541,7 +543,7 @@ void ViewportWidget::keyPressEvent(QKeyEvent* e) {
 }
 
 void ViewportWidget::keyReleaseEvent(QKeyEvent* e) {
-  if (e->key() == Qt::Key_Shift && !d_->gesture.active) d_->showHandleSet(false);
+  if ((e->key() == Qt::Key_Shift || e->key() == Qt::Key_Control) && !d_->gesture.active) d_->showHandleSet(Impl::modeFor(e->modifiers()));
   QWidget::keyReleaseEvent(e);
 }
 

@@ -107,19 +107,18 @@ class ViewportWidget : public QWidget {
   double gridHalfExtent() const;
 
   // Move and rotate handles of the selected body (issue 34; io/mech_drag.h, viewport/handles.h):
-  // `joint` drawn, `anchor` instead while Shift (the anchor modifier) is held; a set without
-  // handles draws nothing. A left drag on one previews the motion (its `moving` bodies move
-  // rigidly, the amount is written beside the mouse; Esc cancels) and on release emits
-  // handleDragged. clearHandles() removes them (the model or the selection changed, or the view
-  // does not show the model's initial state).
-  void setHandles(const DragHandles& joint, const DragHandles& anchor, const DragHandles& resize = {});
+  // the set along its joint drawn, the anchor's instead while Shift is held, the body's on its joint
+  // while Ctrl is (the Resize tool: the size handles); a set without handles draws nothing. A left
+  // drag on one previews the motion (its `moving` bodies move rigidly, the amount is written beside
+  // the mouse; Esc cancels) and on release emits handleDragged. clearHandles() removes them (the
+  // model or the selection changed, or the view does not show the model's initial state).
+  void setHandles(const DragHandleSets& sets);
   void clearHandles();
-  // The set drawn for the given modifiers (the anchor set with Shift); the Resize tool's set.
-  const DragHandles& handles(bool anchorModifier) const;
-  const DragHandles& resizeHandles() const;
-  // Where the fraction t ∈ [0, 1] along handle i's drawing (of the set for `anchorModifier`)
-  // appears in the widget; false when it is not drawn or behind the camera.
-  bool handlePoint(bool anchorModifier, int handle, double t, QPointF& widgetPos);
+  const DragHandles& handles(DragMode mode) const;
+  // Where the fraction t ∈ [0, 1] along handle i's drawing (of the set of `mode`, shown as its
+  // modifier would) appears in the widget (and in the world: `world`); false when it is not drawn or
+  // behind the camera.
+  bool handlePoint(DragMode mode, int handle, double t, QPointF& widgetPos, Vec3* world = nullptr);
   // Building tools (issue 34): Select (clicks select, the default); Resize (clicks select; the
   // selected body's first shape shows size handles instead of the move handles); Add (a click on a body or the
   // ground asks for a new body there: addRequested); Connect (a click on one body or the ground,
