@@ -239,6 +239,14 @@ mechstudio_cli_test(bad.assemble_impossible EXIT 1
   CHECKS STDERR_ONE_LINE=ON "STDERR_REGEX=^mechstudio-cli: error: .*joint 'rocker-pivot' stays 0\\.657.*nothing written" FILE_ABSENT=never.mech)
 mechstudio_cli_bad(assemble_generated REASON "joint 'bottom1' is made by repeat/chain"
   ARGS assemble ${CMAKE_SOURCE_DIR}/models/four-link-segments.mech -o out.mech)
+# --hold BODY: that body stays where its written values put it; the loop closes through the others.
+mechstudio_cli_test(assemble_hold EXIT 0 ARGS assemble ${CMAKE_SOURCE_DIR}/tests/data/mech/four-bar-open.mech -o held.mech --hold crank
+  CHECKS FILE=held.mech "FILE_REGEX=\\(position -0\\.3184\\)"
+  "STDERR_REGEX=joint 'crank-pin': position -0\\.5 -> -0\\.6058.*3 joint\\(s\\) rewritten")
+mechstudio_cli_bad(assemble_hold_unknown REASON "cannot hold 'crack' in place: there is no body of that name"
+  ARGS assemble ${CMAKE_SOURCE_DIR}/tests/data/mech/four-bar-open.mech -o never.mech --hold crack)
+mechstudio_cli_bad(assemble_hold_no_name REASON "option --hold needs a body name"
+  ARGS assemble ${CMAKE_SOURCE_DIR}/tests/data/mech/four-bar-open.mech -o never.mech --hold)
 mechstudio_cli_bad(assemble_no_output REASON "usage: assemble" ARGS assemble ${CMAKE_SOURCE_DIR}/models/four-bar.mech)
 mechstudio_cli_bad(assemble_urdf REASON "reads and writes .mech files"
   ARGS assemble ${CMAKE_SOURCE_DIR}/models/urdf/two-link-arm.urdf -o arm.mech)
