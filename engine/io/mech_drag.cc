@@ -185,12 +185,14 @@ DragHandles handlesAt(const MechParseResult& parse, int body, DragMode mode, con
     return h;
   }
   // The body on its joint: arrows along its own axes at its frame's origin; moving it by d moves the
-  // child anchor (the joint's point in the body) by −d, so the written value is the anchor's negative.
+  // child anchor (the joint's point in the body) by −d (gain −1).
   if (mode == DragMode::Body) {
     const BodyState& b = c.state.bodies[size_t(body)];
     const Mat3 Rb = quat::rotation(b.q);
-    for (int i = 0; i < 3; ++i)
-      h.handles.push_back(handle(false, b.x, Rb.col(i), jointName + " child-anchor " + kAxisNames[i], -d.childAnchor[i]));
+    for (int i = 0; i < 3; ++i) {
+      h.handles.push_back(handle(false, b.x, Rb.col(i), jointName + " child-anchor " + kAxisNames[i], d.childAnchor[i]));
+      h.handles.back().gain = -1;
+    }
     return h;
   }
   // The joint's freedom: its free translations (C_T rows), then its free rotation(s), in the joint
@@ -315,10 +317,10 @@ MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, cons
     return setJointValues(doc, parse, handles.joint, "parent-anchor", tidy({pa.x(), pa.y(), pa.z()}));
   }
   if (handles.mode == DragMode::Body) {
-    // The handle's direction is a body axis: the body moves by `amount` along it, the joint's point in
-    // it by −amount.
+    // The handle's direction is a body axis: the joint's point in the body moves by `amount` (the
+    // body by −amount along it).
     Vec3 ca = d.childAnchor;
-    ca[index % 3] -= amount;
+    ca[index % 3] += amount;
     return setJointValues(doc, parse, handles.joint, "child-anchor", tidy({ca.x(), ca.y(), ca.z()}));
   }
   // The joint's coordinates: the child moved, its coordinates read back (the change is added to the

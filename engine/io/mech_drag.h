@@ -42,9 +42,9 @@ struct DragHandle {
   Vec3 origin = Vec3::Zero();           // world, at the model's initial state
   Vec3 direction = Vec3::UnitX();       // world, unit
   std::string label;                    // what a drag changes: "joint 'crank-shaft' angle", …
-  // The written number the drag changes by its amount (m or rad) — an anchor's or a free body's
-  // coordinate, a joint's translation or angle — so a view can snap the result; NaN when the drag
-  // changes several at once (a rotation vector, a free body's orientation).
+  // The written number the drag changes (by gain × the distance, m or rad) — an anchor's or a free
+  // body's coordinate, a joint's translation or angle — so a view can snap the result; NaN when the
+  // drag changes several at once (a rotation vector, a free body's orientation).
   double value = std::numeric_limits<double>::quiet_NaN();
   // The written limits of that number (a revolute's angle, a prismatic's position); ±∞ where none.
   double lower = -std::numeric_limits<double>::infinity(), upper = std::numeric_limits<double>::infinity();
@@ -52,8 +52,9 @@ struct DragHandle {
   // of mass, or along its frame axis most across the ring's axis when that lies on it — so the range
   // [lower, upper] can be drawn as the arc from `value` back and forth.
   Vec3 reference = Vec3::Zero();
-  // Resize: the written number changes by `gain` × the distance dragged (2 for a box side or a
-  // cylinder's length, which grow at both ends; 1 for a radius), and which size of the shape it is.
+  // The written number changes by `gain` × the distance dragged: 2 for a box side or a cylinder's
+  // length (Resize; they grow at both ends), −1 for a child anchor (the body moves, the point in it
+  // the other way), else 1. Resize: which size of the shape it is.
   double gain = 1;
   int size = -1;
 };
@@ -78,8 +79,9 @@ struct DragHandleSets {
 };
 DragHandleSets dragHandleSets(const MechParseResult& parse, int body);
 
-// The edit a drag of handle `handle` of `handles` by `amount` makes (m along an arrow, rad about a
-// ring, counter-clockwise looking against the direction): one form of the body's or joint's text
+// The edit a drag of handle `handle` of `handles` makes, `amount` the change of its written number
+// (the distance dragged × gain: m along an arrow, rad about a ring, counter-clockwise looking
+// against the direction): one form of the body's or joint's text
 // replaced (or added). Refused (ok false, error says why) when the value is an expression, the
 // element is generated, or the model does not compile.
 MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, const DragHandles& handles, int handle,

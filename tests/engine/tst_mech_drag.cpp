@@ -122,8 +122,9 @@ void TestMechDrag::bodyArrowMovesTheBodyOnItsJoint() {
   QVERIFY2(h.refusal.empty(), h.refusal.c_str());
   QCOMPARE(int(h.handles.size()), 3);
   QCOMPARE(h.handles[2].label, std::string("joint 'crank-pin' child-anchor z"));
-  QCOMPARE(h.handles[2].value, 0.175);  // minus the written -0.175: what a snap lands on a grid step
-  const MechEdit e = dragEdit(p.doc, p.result, h, 2, 0.025);
+  QCOMPARE(h.handles[2].value, -0.175);
+  QCOMPARE(h.handles[2].gain, -1.0);  // the body up by 0.025: the point in it down by as much
+  const MechEdit e = dragEdit(p.doc, p.result, h, 2, -0.025);
   QVERIFY2(e.ok, e.error.c_str());
   const int pin = p.result.model.jointIndex("crank-pin");
   const SourceRef& form = p.result.map.joints[size_t(pin)].properties.at("child-anchor").form;

@@ -110,8 +110,9 @@ class TestBuildByMouse : public QObject {
     test::settle(*w_);
   }
   // Drags handle `index` of the selected body's set `mode` (with its modifier) by `amount` (m along
-  // an arrow, rad about a ring): pressed on the handle, released where the handle's point moved.
-  void dragHandle(DragMode mode, int index, double amount) {
+  // an arrow, rad about a ring): pressed on the handle, released where the handle's point moved; the
+  // window saved as `shot` just before the release, when given.
+  void dragHandle(DragMode mode, int index, double amount, const char* shot = nullptr) {
     QPointF from;
     Vec3 grip;
     QVERIFY(view_->handlePoint(mode, index, 0.6, from, &grip));
@@ -123,7 +124,14 @@ class TestBuildByMouse : public QObject {
     const Qt::KeyboardModifiers mods =
         mode == DragMode::Anchor ? Qt::ShiftModifier : mode == DragMode::Body ? Qt::ControlModifier : Qt::NoModifier;
     const int undo = ed_->undoStack()->index();
-    test::drag(view_, from, toAt, Qt::LeftButton, mods, 12);
+    test::mouse(view_, QEvent::MouseButtonPress, from, Qt::LeftButton, Qt::LeftButton, mods);
+    for (int i = 1; i <= 12; ++i)
+      test::mouse(view_, QEvent::MouseMove, from + (toAt - from) * (i / 12.0), Qt::NoButton, Qt::LeftButton, mods);
+    if (shot) {
+      QCoreApplication::processEvents();
+      w_->grab().save(test::outputPath(shot));
+    }
+    test::mouse(view_, QEvent::MouseButtonRelease, toAt, Qt::LeftButton, Qt::NoButton, mods);
     test::settle(*w_);
     QVERIFY2(ed_->undoStack()->index() == undo + 1, qPrintable(h.label.c_str() + QString(": no edit")));
   }
@@ -181,7 +189,7 @@ class TestBuildByMouse : public QObject {
     test::settle(*w_);
     STEP(dragHandle(DragMode::Anchor, 0, -0.015));
     STEP(dragHandle(DragMode::Anchor, 1, -0.05));
-    STEP(dragHandle(DragMode::Body, 0, -0.06));
+    STEP(dragHandle(DragMode::Body, 0, -0.06, "build-crank-ctrl.png"));
     STEP(selectJoint("cylinder1-joint"));
     STEP(type("position", {"-0.3184"}));
     STEP(type("velocity", {"2"}));
@@ -207,7 +215,7 @@ class TestBuildByMouse : public QObject {
     STEP(dragHandle(DragMode::Anchor, 0, 0.02));
     STEP(dragHandle(DragMode::Body, 0, -0.03));
     STEP(dragHandle(DragMode::Body, 2, 0.175));
-    STEP(dragHandle(DragMode::Joint, 0, -40 * M_PI / 180));
+    STEP(dragHandle(DragMode::Joint, 0, -40 * M_PI / 180, "build-coupler-ring.png"));
     view_->setViewPreset(viewport::ViewPreset::Side);
     view_->fitToModel();
     test::settle(*w_);

@@ -135,7 +135,7 @@ void ViewportWidget::Impl::previewDrag() {
   }
   Vec3 t;
   Vec4 r;
-  motionOf(h, handleDrag.amount, t, r);
+  motionOf(h, handleDrag.amount / h.gain, t, r);  // the written number changes by gain × the distance
   Poses moved = poses;
   for (int b : set.moving) {
     if (b < 0 || size_t(b) >= moved.size()) continue;
