@@ -365,6 +365,8 @@ void MainWindow::buildBuildToolbar() {
       ->setChecked(true);
   tool("Resize", "tool-resize", "Clicks select bodies; drag the arrows on a selected body's first shape to change its sizes "
        "(a box's sides, a radius, a length)", ViewportWidget::Tool::Resize, ShapeDesc::Kind::Box);
+  tool("Axis", "tool-axis", "Clicks select bodies; turn the rings at a selected body's joint to tilt the joint's axis "
+       "(in angle steps while snapping)", ViewportWidget::Tool::Axis, ShapeDesc::Kind::Box);
   const char* dropTip = "Click the ground to drop a free %1 there, or a body to join one to it at that point (its axis the "
                         "surface's normal; the joint type at the right)";
   tool("Box", "tool-add-box", QString(dropTip).arg("box"), ViewportWidget::Tool::Add, ShapeDesc::Kind::Box);

@@ -126,7 +126,7 @@ DragHandles handlesAt(const MechParseResult& parse, int body, DragMode mode, con
     h.refusal = bodyName + " has no shape to resize";
     return h;
   }
-  if ((mode == DragMode::Anchor || mode == DragMode::Body) && h.joint < 0) {
+  if ((mode == DragMode::Anchor || mode == DragMode::Body || mode == DragMode::Axis) && h.joint < 0) {
     h.refusal = bodyName + " has no joint: its pose is moved without a modifier";
     return h;
   }
@@ -195,6 +195,19 @@ DragHandles handlesAt(const MechParseResult& parse, int body, DragMode mode, con
     }
     return h;
   }
+  // The axis: rings about two directions across it (in the joint frame: the axis is V3, the rings
+  // turn about V1 and V2), through the joint's point on the parent; the bodies stay during the drag.
+  if (mode == DragMode::Axis) {
+    if (d.type == JointType::Fixed) {
+      h.refusal = jointName + " is fixed: it has no axis";
+      return h;
+    }
+    const Mat3 frame = Ra * g.Ro;
+    for (int i = 0; i < 2; ++i)
+      h.handles.push_back(handle(true, parentPoint(g, c.state), frame * g.axes.col(i), jointName + " axis tilt " + std::to_string(i + 1)));
+    h.moving.clear();
+    return h;
+  }
   // The joint's freedom: its free translations (C_T rows), then its free rotation(s), in the joint
   // frame R_a·R_off (Appendix B; evalJointMinimal measures the coordinates the same way), at the
   // joint's point on the child (rotations turn about it: the translations then stay).
@@ -251,7 +264,8 @@ DragHandleSets dragHandleSets(const MechParseResult& parse, int body) {
   }
   const Compiled* at = ok ? &c : nullptr;
   return {handlesAt(parse, body, DragMode::Joint, at, why), handlesAt(parse, body, DragMode::Anchor, at, why),
-          handlesAt(parse, body, DragMode::Body, at, why), handlesAt(parse, body, DragMode::Resize, at, why)};
+          handlesAt(parse, body, DragMode::Body, at, why), handlesAt(parse, body, DragMode::Axis, at, why),
+          handlesAt(parse, body, DragMode::Resize, at, why)};
 }
 
 MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, const DragHandles& handles, int index,
@@ -315,6 +329,21 @@ MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, cons
     Vec3 pa = d.parentAnchor;
     pa[index % 3] += amount;
     return setJointValues(doc, parse, handles.joint, "parent-anchor", tidy({pa.x(), pa.y(), pa.z()}));
+  }
+  if (handles.mode == DragMode::Axis) {
+    // The written axis (in the joint frame R_a·R_off, as the handle's direction is in the world)
+    // turned by `amount` about the handle's direction, read back in that frame.
+    Compiled c;
+    try {
+      c = compiled(parse.model);
+    } catch (const UserError& e) {
+      refused.error = e.what();
+      return refused;
+    }
+    const JointGeometry& g = geometry(c.sys->joints[size_t(handles.joint)]);
+    const Mat3 frame = parentRotation(g, c.state) * g.Ro;
+    const Vec3 axis = frame.transpose() * (quat::rotate(quat::fromAxisAngle(h.direction, amount), frame * d.axis.normalized()));
+    return setJointValues(doc, parse, handles.joint, "axis", tidy({axis.x(), axis.y(), axis.z()}));
   }
   if (handles.mode == DragMode::Body) {
     // The handle's direction is a body axis: the joint's point in the body moves by `amount` (the

@@ -15,6 +15,8 @@
 //   joint's point stays where it is in the parent): the drag writes the joint's (child-anchor …);
 // - a body without a joint (a free body) moves its initial pose: arrows and rings along and about
 //   the world axes through its centre of mass, written as its (position …) and (rotation …);
+// - Axis: two rings about the directions across the joint's axis, through the joint's point, tilt
+//   the axis: the drag writes the joint's (axis …) (the body's pose at its coordinates follows);
 // - Resize: arrows on the first shape of the body (a box's three faces, a sphere's radius, a
 //   cylinder's or capsule's radius and end) change its size numbers, about the shape's centre.
 // A value written as an expression or a parameter is not replaced: the edit is refused with the
@@ -34,6 +36,7 @@ enum class DragMode {
   Joint,   // along the body's joint (its pose when it has none)
   Anchor,  // the joint's parent anchor
   Body,    // the body on its joint: the joint's child anchor
+  Axis,    // the joint's axis, tilted
   Resize,  // the sizes of the body's first shape
 };
 
@@ -72,9 +75,16 @@ struct DragHandles {
 DragHandles dragHandles(const MechParseResult& parse, int body, DragMode mode);
 // All three sets with one compile of the model (a view selecting a body asks for them all).
 struct DragHandleSets {
-  DragHandles joint, anchor, body, resize;
+  DragHandles joint, anchor, body, axis, resize;
   const DragHandles& of(DragMode mode) const {
-    return mode == DragMode::Joint ? joint : mode == DragMode::Anchor ? anchor : mode == DragMode::Body ? body : resize;
+    switch (mode) {
+      case DragMode::Joint: return joint;
+      case DragMode::Anchor: return anchor;
+      case DragMode::Body: return body;
+      case DragMode::Axis: return axis;
+      case DragMode::Resize: break;
+    }
+    return resize;
   }
 };
 DragHandleSets dragHandleSets(const MechParseResult& parse, int body);

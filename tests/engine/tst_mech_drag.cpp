@@ -64,6 +64,7 @@ class TestMechDrag : public QObject {
   void crankRingChangesOnlyItsAngle();
   void anchorArrowChangesOnlyTheAnchor();
   void bodyArrowMovesTheBodyOnItsJoint();
+  void axisRingsTiltTheAxis();
   void everyJointTypeMovesAlongItsHandles();
   void freeBodyPoseIsWrittenOrAdded();
   void expressionsAndFixedJointsAreRefused();
@@ -135,6 +136,33 @@ void TestMechDrag::bodyArrowMovesTheBodyOnItsJoint() {
   // A free body has no joint to move on.
   const Parsed free = parse("(mechanism \"m\" (body b (mass 1) (shape box 0.1 0.1 0.1)))");
   QVERIFY(dragHandles(free.result, 0, DragMode::Body).refusal.find("has no joint") != std::string::npos);
+}
+
+// The Axis set: two rings across the crank's axis x (its joint frame is the ground's), at its joint's
+// point; turning one by 90° writes only its (axis …), turned by 90° about the ring's direction; the
+// bodies do not move with the drag. A fixed joint has no axis to tilt.
+void TestMechDrag::axisRingsTiltTheAxis() {
+  const Parsed p = parse(test::sourceText("models/four-bar.mech"));
+  const int crank = bodyIndex(p, "crank");
+  const DragHandles h = dragHandles(p.result, crank, DragMode::Axis);
+  QVERIFY2(h.refusal.empty(), h.refusal.c_str());
+  QCOMPARE(int(h.handles.size()), 2);
+  QVERIFY(h.moving.empty());
+  const Vec3 x = Vec3::UnitX();
+  for (const DragHandle& r : h.handles) {
+    QVERIFY(r.rotate);
+    QVERIFY(std::abs(r.direction.dot(x)) <= 1e-15);  // across the axis
+    QVERIFY(r.origin.norm() <= 1e-15);                // A, at the world origin
+  }
+  const MechEdit e = dragEdit(p.doc, p.result, h, 0, M_PI / 2);
+  QVERIFY2(e.ok, e.error.c_str());
+  const int shaft = p.result.model.jointIndex("crank-shaft");
+  const SourceRef& form = p.result.map.joints[size_t(shaft)].properties.at("axis").form;
+  const Vec3 turned = quat::rotate(quat::fromAxisAngle(h.handles[0].direction, M_PI / 2), x);
+  const Parsed q = parse(e.doc.text());
+  QVERIFY((q.result.model.joints[size_t(shaft)].axis - turned).norm() <= 1e-12);
+  QVERIFY(!onlyFormChanged(p.doc.text(), e.doc.text(), form).empty());
+  QVERIFY(dragHandles(p.result, bodyIndex(p, "ground"), DragMode::Axis).refusal.find("has no axis") != std::string::npos);
 }
 
 void TestMechDrag::everyJointTypeMovesAlongItsHandles() {

@@ -78,9 +78,10 @@ double ViewportWidget::Impl::snap(const DragHandle& h, double raw) const {
 }
 
 void ViewportWidget::Impl::showHandleSet(DragMode mode, bool force) {
-  // Handles belong to the Select tool (the Resize tool: size handles; the others click through).
-  const bool drawn = tool == Tool::Select || tool == Tool::Resize;
-  const size_t count = !drawn ? 0 : handleSets.of(tool == Tool::Resize ? DragMode::Resize : mode).handles.size();
+  // Handles belong to the Select tool (the Resize tool: size handles, the Axis tool: the axis's
+  // rings; the others click through).
+  const bool drawn = tool == Tool::Select || tool == Tool::Resize || tool == Tool::Axis;
+  const size_t count = !drawn ? 0 : handleSets.of(toolMode(mode)).handles.size();
   if (!force && mode == shownMode && handleLayer.handles().size() == count) return;
   shownMode = mode;
   handleLayer.set(drawn ? shownHandles().handles : std::vector<DragHandle>());

@@ -146,7 +146,11 @@ struct ViewportWidget::Impl {
   bool snapOn = true;
   double snapGrid = 0.01, snapAngle = 5.0 * M_PI / 180.0;
   double snap(const DragHandle& h, double raw) const;
-  const DragHandles& shownHandles() const { return handleSets.of(tool == Tool::Resize ? DragMode::Resize : shownMode); }
+  // The set a tool shows: its own (Resize, Axis), or the modifiers' (Select).
+  DragMode toolMode(DragMode modifiers) const {
+    return tool == Tool::Resize ? DragMode::Resize : tool == Tool::Axis ? DragMode::Axis : modifiers;
+  }
+  const DragHandles& shownHandles() const { return handleSets.of(toolMode(shownMode)); }
   // The set for the modifiers (and the tool) into the layer; `force`: also when it looks the same
   // (new sets, another tool).
   void showHandleSet(DragMode mode, bool force = false);

@@ -120,11 +120,12 @@ class ViewportWidget : public QWidget {
   // behind the camera.
   bool handlePoint(DragMode mode, int handle, double t, QPointF& widgetPos, Vec3* world = nullptr);
   // Building tools (issue 34): Select (clicks select, the default); Resize (clicks select; the
-  // selected body's first shape shows size handles instead of the move handles); Add (a click on a body or the
+  // selected body's first shape shows size handles instead of the move handles); Axis (clicks select;
+  // the selected body's joint shows two rings that tilt its axis); Add (a click on a body or the
   // ground asks for a new body there: addRequested); Connect (a click on one body or the ground,
   // then on another body, asks for a joint between the points: connectRequested; Esc starts over).
   // Tools act only while handles may be shown (setBuildingAllowed).
-  enum class Tool { Select, Resize, Add, Connect };
+  enum class Tool { Select, Resize, Axis, Add, Connect };
   void setTool(Tool tool);
   Tool tool() const;
   // Whether the view holds an editable model's initial state (the tools edit it); off, a click with
