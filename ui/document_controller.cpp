@@ -35,6 +35,7 @@
 #include "gallery.h"
 #include "io/experiment_file.h"
 #include "io/mech_assemble.h"
+#include "io/mesh_file.h"
 #include "io/mech_writer.h"
 #include "io/model_file.h"
 #include "main_window.h"
@@ -557,7 +558,7 @@ bool DocumentController::dragHandle(const DragHandles& handles, int handle, doub
 }
 
 bool DocumentController::addBody(ShapeDesc::Kind kind, const std::string& parent, const Vec3& point, const Vec3& normal,
-                                 std::optional<JointType> joint, QString* error, std::string* added) {
+                                 std::optional<JointType> joint, QString* error, std::string* added, const QString& meshFile) {
   // The new body's shape, at the size a palette offers.
   ShapeDesc shape;
   shape.kind = kind;
@@ -566,7 +567,28 @@ bool DocumentController::addBody(ShapeDesc::Kind kind, const std::string& parent
     case ShapeDesc::Kind::Sphere: shape.size = Vec3(0.05, 0, 0), stem = "sphere"; break;
     case ShapeDesc::Kind::Capsule: shape.size = Vec3(0.02, 0.2, 0), stem = "capsule"; break;
     case ShapeDesc::Kind::Cylinder: shape.size = Vec3(0.03, 0.1, 0), stem = "cylinder"; break;
+    case ShapeDesc::Kind::Mesh: break;
     default: shape.kind = ShapeDesc::Kind::Box, shape.size = Vec3(0.1, 0.1, 0.1); break;
+  }
+  // A mesh: its vertices (to rest it on the surface), its file relative to the model's folder, and
+  // the body named after it ("gripper1").
+  std::string meshStem;
+  if (kind == ShapeDesc::Kind::Mesh) {
+    MeshData mesh;
+    MeshFileError err;
+    if (!readMeshFile(meshFile.toStdString(), mesh, err)) {
+      const QString why = "Not added: " + QString::fromStdString(err.formatAt(meshFile.toStdString()));
+      w_.status()->showBanner(why, true);
+      if (error) *error = why;
+      return false;
+    }
+    shape.meshVertices = mesh.vertices;
+    const QString modelFile = editor_->editor()->fileName().isEmpty() ? source_ : editor_->editor()->fileName();
+    shape.meshFile = (modelFile.isEmpty() ? meshFile : QFileInfo(modelFile).absoluteDir().relativeFilePath(meshFile)).toStdString();
+    for (const QChar c : QFileInfo(meshFile).completeBaseName())
+      if (c.isLetterOrNumber() || c == '-' || c == '_') meshStem += char(c.toLatin1());
+    if (meshStem.empty() || !std::isalpha(static_cast<unsigned char>(meshStem[0]))) meshStem = "mesh" + meshStem;
+    stem = meshStem.c_str();
   }
   const auto parsed = editor_->editor()->lastValidModel();
   const std::string name = parsed ? freeBodyName(parsed->result.model, stem) : std::string(stem) + "1";

@@ -95,8 +95,10 @@ class DocumentController : public QObject {
   // ("" : the ground) at world point `point` with outward `normal`, jointed to it (the ground: the
   // world) by a `joint` joint, or free without one; a joint ("joint1", …) of `type` between body `a` ("": the ground) at `pointA` and body
   // `b` at `pointB` about world `axis`. Refusals in the banner (*error), the text unchanged.
+  // A Mesh body is shaped by `meshFile` (absolute; written relative to the model's folder) and named
+  // after it.
   bool addBody(ShapeDesc::Kind kind, const std::string& parent, const Vec3& point, const Vec3& normal, std::optional<JointType> joint,
-               QString* error = nullptr, std::string* added = nullptr);
+               QString* error = nullptr, std::string* added = nullptr, const QString& meshFile = QString());
   bool connectBodies(const std::string& a, const Vec3& pointA, const std::string& b, const Vec3& pointB, const Vec3& axis,
                      JointType type, QString* error = nullptr);
   // A model read from URDF, MJCF or trep written as .mech beside its file (NAME.mech, or NAME-2.mech …

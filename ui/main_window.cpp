@@ -4,6 +4,8 @@
 #include "main_window.h"
 
 #include <QAction>
+#include <QFileInfo>
+#include <QFileDialog>
 #include <QActionGroup>
 #include <QComboBox>
 #include <QCloseEvent>
@@ -24,6 +26,7 @@
 #include "comparison_panel.h"
 #include "core/check.h"
 #include "document_controller.h"
+#include "io/mesh_file.h"
 #include "editor/editor_panel.h"
 #include "editor/model_editor.h"
 #include "editor/model_tree.h"
@@ -373,6 +376,18 @@ void MainWindow::buildBuildToolbar() {
   tool("Sphere", "tool-add-sphere", QString(dropTip).arg("sphere"), ViewportWidget::Tool::Add, ShapeDesc::Kind::Sphere);
   tool("Capsule", "tool-add-capsule", QString(dropTip).arg("capsule"), ViewportWidget::Tool::Add, ShapeDesc::Kind::Capsule);
   tool("Cylinder", "tool-add-cylinder", QString(dropTip).arg("cylinder"), ViewportWidget::Tool::Add, ShapeDesc::Kind::Cylinder);
+  // A mesh file: chosen first (STL, OBJ, COLLADA), then dropped like the shapes.
+  QAction* mesh = tool("Mesh…", "tool-add-mesh", QString(dropTip).arg("body shaped by a mesh file (STL, OBJ or COLLADA)"),
+                       ViewportWidget::Tool::Add, ShapeDesc::Kind::Mesh);
+  connect(mesh, &QAction::triggered, this, [this] {
+    const QString file = QFileDialog::getOpenFileName(this, "Add a body shaped by a mesh", addMesh_.isEmpty() ? QString() : QFileInfo(addMesh_).path(),
+                                                      "Meshes (*.stl *.STL *.obj *.OBJ *.dae *.DAE)");
+    QString why;
+    if (file.isEmpty() || !setAddMesh(file, &why)) {
+      if (!why.isEmpty()) status_->showBanner(why, true);
+      findChild<QAction*>("tool-select")->trigger();
+    }
+  });
   tool("Connect", "tool-connect",
        "Click a point on one body (or the ground), then on another body: a joint there (the first surface's normal "
        "is its axis). A body that already hangs on a joint gets a loop joint: Edit > Assemble closes it.",
@@ -390,7 +405,7 @@ void MainWindow::buildBuildToolbar() {
   connect(view_, &ViewportWidget::addRequested, this, [this](int body, const Vec3& point, const Vec3& normal) {
     std::string added;
     const std::string parent = body >= 0 && body < int(bodyNames_.size()) ? bodyNames_[size_t(body)] : std::string();
-    if (documents_->addBody(addKind_, parent, point, normal, chosenJoint(), nullptr, &added))
+    if (documents_->addBody(addKind_, parent, point, normal, chosenJoint(), nullptr, &added, addMesh_))
       tree_->selectBody(QString::fromStdString(added));
   });
   connect(view_, &ViewportWidget::connectRequested, this,
@@ -424,6 +439,22 @@ void MainWindow::buildBuildToolbar() {
     menu->insertSeparator(first);
     menu->exec(at);
   });
+}
+
+bool MainWindow::setAddMesh(const QString& file, QString* error) {
+  // Read once here, so that a file that is not a mesh is said at once (with its line when it has one).
+  MeshData mesh;
+  MeshFileError err;
+  if (!readMeshFile(file.toStdString(), mesh, err)) {
+    if (error) *error = QString("Not a mesh to add: %1").arg(QString::fromStdString(err.formatAt(file.toStdString())));
+    return false;
+  }
+  addMesh_ = file;
+  addKind_ = ShapeDesc::Kind::Mesh;
+  if (QAction* a = findChild<QAction*>("tool-add-mesh")) a->setChecked(true);
+  view_->setTool(ViewportWidget::Tool::Add);
+  status_->showMessage(QString("Click the ground or a body to add a body shaped by %1").arg(QFileInfo(file).fileName()), 8000);
+  return true;
 }
 
 std::optional<JointType> MainWindow::chosenJoint() const {

@@ -69,6 +69,9 @@ class MainWindow : public QMainWindow {
   Recorder* recorder() const { return recorder_; }
   StatusBar* status() const { return status_; }
   Transport* transport() const { return transport_; }
+  // The Build toolbar's Mesh… tool with `file` (what its file dialog returns): read to check it is a
+  // mesh (false and *error, file:line: why, when not), then the Add tool drops bodies shaped by it.
+  bool setAddMesh(const QString& file, QString* error = nullptr);
 
   // Parts, for the controllers, tests and the screenshot mode.
   SimController& sim() { return sim_; }
@@ -186,6 +189,7 @@ class MainWindow : public QMainWindow {
   QActionGroup* tools_ = nullptr;
   QComboBox* jointType_ = nullptr;
   ShapeDesc::Kind addKind_ = ShapeDesc::Kind::Box;
+  QString addMesh_;  // the mesh file the Mesh… tool adds (absolute)
   std::optional<JointType> chosenJoint() const;  // nullopt: 'free'
   // Handles: whether the view shows the initial state, and what the handles shown were made for.
   bool atStart_ = false;

@@ -39,7 +39,7 @@ bool loadCollisionMesh(ShapeDesc& s, const std::string& path, MeshFileCache& cac
   const MeshData* data = nullptr;
   const MeshFileError* err = nullptr;
   if (!cache.read(path, data, err)) {
-    report.error = "mesh file " + quoted + (err->line > 0 ? ":" : ": ") + err->format();
+    report.error = "mesh file " + err->formatAt(quoted);
     return false;
   }
   // Its vertices in the shape frame.

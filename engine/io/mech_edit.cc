@@ -570,10 +570,17 @@ Poses initialPoses(const Model& model) {
   return makeInitialState(*sys, sys->model).bodies;
 }
 
-// Half the extent of `shape` (at the body's origin, unturned) along unit direction n of its frame.
+// How far `shape` (at the body's origin, unturned) reaches along −n (unit, its frame): how far out
+// along n its origin goes for it to rest on a surface of normal n. Half its extent for the symmetric
+// shapes; a mesh's farthest vertex (meshVertices, scaled).
 double halfExtent(const ShapeDesc& shape, const Vec3& n) {
   const Vec3 a = n.cwiseAbs();
   switch (shape.kind) {
+    case ShapeDesc::Kind::Mesh: {
+      double reach = 0;
+      for (const Vec3& v : shape.meshVertices) reach = std::max(reach, -v.dot(n));
+      return reach;
+    }
     case ShapeDesc::Kind::Box: return 0.5 * a.dot(shape.size);
     case ShapeDesc::Kind::Sphere: return shape.size.x();
     case ShapeDesc::Kind::Capsule: return shape.size.x() + 0.5 * shape.size.y() * a.z();
@@ -592,6 +599,14 @@ std::string shapeText(const ShapeDesc& shape) {
       return "(shape capsule " + sexpr::formatNumber(shape.size.x()) + " " + sexpr::formatNumber(shape.size.y()) + ")";
     case ShapeDesc::Kind::Cylinder:
       return "(shape cylinder " + sexpr::formatNumber(shape.size.x()) + " " + sexpr::formatNumber(shape.size.y()) + ")";
+    case ShapeDesc::Kind::Mesh: {
+      if (shape.meshFile.empty()) return "";
+      std::string text = "(shape mesh " + sexpr::quote(shape.meshFile);
+      if (shape.meshScale != Vec3::Ones())
+        text += " (scale " + sexpr::formatNumber(shape.meshScale.x()) + " " + sexpr::formatNumber(shape.meshScale.y()) + " " +
+                sexpr::formatNumber(shape.meshScale.z()) + ")";
+      return text + ")";
+    }
     default: return "";
   }
 }
@@ -665,7 +680,8 @@ MechEdit addBodyAt(const sexpr::Document& doc, const MechParseResult& p, const s
   if (parent < -1 || parent >= int(m.bodies.size())) return refuse(doc, "no such body");
   if (const std::string why = newBodyRefusal(p, joint ? parent : -1, name); !why.empty()) return refuse(doc, why);
   const std::string shapeForm = shapeText(shape);
-  if (shapeForm.empty() || !(shape.size.x() > 0)) return refuse(doc, "a new body needs a box, sphere, capsule or cylinder");
+  if (shapeForm.empty() || !(shape.kind == ShapeDesc::Kind::Mesh ? !shape.meshVertices.empty() : shape.size.x() > 0))
+    return refuse(doc, "a new body needs a box, sphere, capsule, cylinder or mesh (with its vertices)");
   if (!(normal.norm() > 0) || !point.allFinite()) return refuse(doc, "no point to put the body at");
   Poses poses;
   try {

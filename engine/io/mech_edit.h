@@ -75,7 +75,8 @@ double tidyNumber(double v);
 // Building in the 3D view (issue 34). `stem` followed by the first number that names no body or
 // joint yet ("box1", "box2", …).
 std::string freeBodyName(const Model& model, const std::string& stem);
-// Adds body `name` (mass 1, shape `shape`: box, sphere, capsule or cylinder) where a click put it,
+// Adds body `name` (mass 1, shape `shape`: box, sphere, capsule, cylinder, or a mesh whose file and
+// scale are written and whose meshVertices (scaled, read by the caller) place it) where a click put it,
 // at world point `point` on a surface with outward normal `normal` of body `parent` (−1: the ground
 // or empty space), its centre half its extent out along the normal (resting there):
 // - no `joint`: a free body, (position …) at the model's initial state — with a (ground ground)

@@ -28,6 +28,8 @@ namespace ms {
 
 namespace fs = std::filesystem;
 
+std::string MeshFileError::formatAt(const std::string& path) const { return path + (line > 0 ? ":" : ": ") + format(); }
+
 std::string MeshFileError::format() const {
   if (line > 0) return lineColumn(line, column) + ": " + message;
   if (byteOffset >= 0) return "byte " + std::to_string(byteOffset) + ": " + message;

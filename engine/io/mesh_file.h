@@ -28,6 +28,8 @@ struct MeshFileError {
   long long byteOffset = -1;  // binary STL: the offset of the offending bytes; -1 = none
   // "3:7: message", "byte 184: message" or "message".
   std::string format() const;
+  // `path` then the place and the message: "meshes/a.obj:2:5: …", "meshes/a.stl: …".
+  std::string formatAt(const std::string& path) const;
 };
 
 enum class MeshFormat { Obj, Stl, Collada };

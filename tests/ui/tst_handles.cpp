@@ -5,6 +5,7 @@
 // with Shift its (parent-anchor …) — applied at once; Esc cancels; running or typing hides them.
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QStatusBar>
@@ -229,6 +230,44 @@ class TestHandles : public QObject {
     QVERIFY(std::abs(axis.dot(about)) <= 1e-9);
     w_->findChild<QAction*>("tool-select")->trigger();
     QCOMPARE(int(view_->handles(DragMode::Joint).handles.size()), 1);
+  }
+
+  // Mesh…: a mesh file chosen, a click on the ground drops a free body shaped by it, named after it,
+  // the file written relative to the model's folder, resting there (its lowest vertex on the ground);
+  // a file that is not a mesh is refused with its line.
+  void meshToolDropsABodyShapedByAFile() {
+    QVERIFY(QDir(dir_.path()).mkpath("meshes"));
+    const QString mesh = dir_.filePath("meshes/l-block.obj");
+    QFile::remove(mesh);
+    QVERIFY(QFile::copy(MECHSTUDIO_SOURCE_DIR "/models/meshes/l-block.obj", mesh));
+    const QString bad = dir_.filePath("meshes/bad.obj");
+    QFile b(bad);
+    QVERIFY(b.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    b.write("v 0 0 0\nv 1 x 0\n");
+    b.close();
+    QString why;
+    QVERIFY(!w_->setAddMesh(bad, &why));
+    QVERIFY2(why.contains("bad.obj:2:"), qPrintable(why));
+    QVERIFY2(w_->setAddMesh(mesh, &why), qPrintable(why));
+    QPointF at;
+    QVERIFY(view_->worldToWidget(Vec3(0.1, -0.4, 0), at));
+    test::mouse(view_, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
+    test::mouse(view_, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+    test::settle(*w_);
+    const QString text = ed_->toPlainText();
+    QVERIFY2(text.contains("(body l-block1\n    (mass 1)\n    (shape mesh \"meshes/l-block.obj\")\n    (position "), qPrintable(text));
+    // Resting: the lowest of its vertices at z = 0.
+    const Snapshot s = w_->sim().snapshot();
+    const int k = s.system->model.bodyIndex("l-block1");
+    QVERIFY(k >= 0);
+    const BodyDesc& body = s.system->model.bodies[size_t(k)];
+    QVERIFY(!body.collisions.empty() && !body.collisions[0].meshVertices.empty());
+    double lowest = 1e9;
+    for (const Vec3& v : body.collisions[0].meshVertices)
+      lowest = std::min(lowest, (s.state.bodies[size_t(k)].x + quat::rotate(s.state.bodies[size_t(k)].q, v)).z());
+    qInfo("mesh body's lowest vertex at z = %.3g m", lowest);
+    QVERIFY(std::abs(lowest) <= 1e-12);
+    w_->findChild<QAction*>("tool-select")->trigger();
   }
 
   // Esc during a drag: the preview is undone and nothing is edited.
