@@ -187,8 +187,26 @@ class TestHandles : public QObject {
     QPointF from, to;
     QVERIFY(view_->handlePoint(DragMode::Resize, 0, 0.5, from));
     QVERIFY(view_->handlePoint(DragMode::Resize, 0, 1.0, to));
-    dragWithShot(w_.get(), view_, from, to, Qt::NoModifier, "tools-resize.png");
+    // The disc's orange pixels, before and during the drag: drawn at its new size while dragged.
+    const auto discPixels = [](const QImage& image) {
+      int n = 0;
+      for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) {
+          const QColor c = image.pixelColor(x, y);
+          n += c.red() > 180 && c.green() > 50 && c.green() < 140 && c.blue() < 90;
+        }
+      return n;
+    };
+    const int before0 = discPixels(view_->renderToImage());
+    test::mouse(view_, QEvent::MouseButtonPress, from, Qt::LeftButton, Qt::LeftButton);
+    for (int i = 1; i <= 6; ++i) test::mouse(view_, QEvent::MouseMove, from + (to - from) * (i / 6.0), Qt::NoButton, Qt::LeftButton);
+    QCoreApplication::processEvents();
+    const int during = discPixels(view_->renderToImage());
+    w_->grab().save(test::outputPath("tools-resize.png"));
+    test::mouse(view_, QEvent::MouseButtonRelease, to, Qt::LeftButton, Qt::NoButton);
     test::settle(*w_);
+    qInfo("disc pixels: %d before, %d while dragged", before0, during);
+    QVERIFY(during > 2 * before0);
     const QString after = ed_->toPlainText();
     const SourceRef& size = p.map.bodies[size_t(crank)].visuals[0].properties.at("size").values[0];
     const QString form = onlyFormChanged(before, after, size);

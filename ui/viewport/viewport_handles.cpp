@@ -129,9 +129,11 @@ void ViewportWidget::Impl::previewDrag() {
   const DragHandles& set = shownHandles();
   if (handleDrag.handle < 0 || size_t(handleDrag.handle) >= set.handles.size()) return;
   const DragHandle& h = set.handles[size_t(handleDrag.handle)];
-  // Resize: the handle moves with the face (amount / gain); the drawing follows on release.
+  // Resize: the handle moves with the face (amount / gain), the first shape is drawn stretched to
+  // its new size about its centre.
   if (set.mode == DragMode::Resize) {
     handleLayer.setPreviewOffset(handleDrag.amount / h.gain * h.direction, Mat3::Identity(), h.origin);
+    previewResize(set.body, h, handleDrag.amount);
     return;
   }
   Vec3 t;
@@ -149,7 +151,30 @@ void ViewportWidget::Impl::previewDrag() {
   handleLayer.setPreviewOffset(t, quat::rotation(r), h.origin);
 }
 
+void ViewportWidget::Impl::previewResize(int body, const DragHandle& h, double amount) {
+  if (!system || body < 0 || size_t(body) >= bodies.size() || !bodies[size_t(body)].firstShape) return;
+  const BodyDesc& desc = system->model.bodies[size_t(body)];
+  const std::vector<ShapeDesc>& shapes = !desc.visuals.empty() ? desc.visuals : desc.collisions;
+  if (shapes.empty() || !(h.value > 0)) return;
+  const ShapeDesc& s = shapes.front();
+  // The scale in the shape's frame: the sized axis (a box side, a length) or the radius's axes.
+  const double f = std::max(1e-3, (h.value + amount) / h.value);
+  osg::Vec3d scale(1, 1, 1);
+  if (s.kind == ShapeDesc::Kind::Box) scale[h.size] = f;
+  else if (s.kind == ShapeDesc::Kind::Sphere) scale = osg::Vec3d(f, f, f);
+  else if (h.size == 0) scale = osg::Vec3d(f, f, 1);  // a cylinder's or capsule's radius
+  else if (s.kind == ShapeDesc::Kind::Capsule) scale.z() = (0.5 * (h.value + amount) + s.size.x()) / (0.5 * h.value + s.size.x());
+  else scale.z() = f;
+  // About the shape's centre, in its frame (OSG: row vectors, left to right).
+  const osg::Vec3d c(s.position.x(), s.position.y(), s.position.z());
+  const osg::Quat q(s.orientation(1), s.orientation(2), s.orientation(3), s.orientation(0));
+  bodies[size_t(body)].firstShape->setMatrix(osg::Matrixd::translate(-c) * osg::Matrixd::rotate(q.inverse()) * osg::Matrixd::scale(scale) *
+                                             osg::Matrixd::rotate(q) * osg::Matrixd::translate(c));
+}
+
 void ViewportWidget::Impl::endPreview() {
+  for (Body& b : bodies)
+    if (b.firstShape) b.firstShape->setMatrix(osg::Matrixd::identity());
   for (size_t i = 0; i < bodies.size() && i < poses.size(); ++i) bodies[i].xform->setMatrix(poseMatrix(poses[i].x, poses[i].q));
   overlays.update(poses, contacts);
   handleLayer.setPreviewOffset(Vec3::Zero(), Mat3::Identity(), Vec3::Zero());

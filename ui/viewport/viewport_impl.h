@@ -47,6 +47,7 @@ struct ViewportWidget::Impl {
     osg::BoundingBox box;
     std::vector<osg::ref_ptr<osg::Material>> materials;
     osg::ref_ptr<osg::Node> collision;  // its collision shapes, a child of xform (null: none)
+    osg::ref_ptr<osg::MatrixTransform> firstShape;  // its first shape's drawing (a Resize drag scales it)
   };
   // The mouse gesture between a press and the release of the same button.
   struct Gesture {
@@ -154,6 +155,8 @@ struct ViewportWidget::Impl {
   // The set for the modifiers (and the tool) into the layer; `force`: also when it looks the same
   // (new sets, another tool).
   void showHandleSet(DragMode mode, bool force = false);
+  // A Resize drag's preview: body `body`'s first shape drawn at its size changed by `amount`.
+  void previewResize(int body, const DragHandle& h, double amount);
   // The set the modifiers held ask for: Shift the anchor's, Ctrl the body's on its joint.
   static DragMode modeFor(Qt::KeyboardModifiers modifiers) {
     return modifiers & Qt::ShiftModifier ? DragMode::Anchor : modifiers & Qt::ControlModifier ? DragMode::Body : DragMode::Joint;

@@ -259,6 +259,13 @@ void ViewportWidget::Impl::buildBodies() {
         color = toOsgColor(shapes->front().color);
         for (const ShapeDesc& s : *shapes) {
           ShapeNode n = buildShape(s, modelDir, meshes, std::max(20.0, 2.0 * gridHalf), b.materials);
+          // The first shape under a transform of its own: a Resize drag previews its new size with it.
+          if (&s == &shapes->front() && !n.isPlane) {
+            b.firstShape = new osg::MatrixTransform;
+            b.firstShape->setDataVariance(osg::Object::DYNAMIC);
+            b.firstShape->addChild(n.node);
+            n.node = b.firstShape;
+          }
           (n.isPlane ? static_cast<osg::Group*>(b.xform.get()) : b.fit.get())->addChild(n.node);
         }
       } else {
