@@ -378,6 +378,30 @@ class TestHandles : public QObject {
     use("tool-select");
   }
 
+  // A click on a box's face a little inside an edge that is not on the grid (the box 0.406 m deep:
+  // its edge at y = 0.203) lands on the edge, where the grid's point (y = 0.2) is farther; along the
+  // edge it is on the grid (x = 0.1).
+  void clickNearAnEdgeSnapsOntoIt() {
+    const QString file = dir_.filePath("edge.mech");
+    QFile f(file);
+    QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    f.write("(mechanism \"edge\"\n  (body b (mass 1) (shape box 0.4 0.406 0.2) (position 0 0 0.1)))\n");
+    f.close();
+    QString err;
+    QVERIFY2(w_->documents()->openModel(file, &err), qPrintable(err));
+    test::settle(*w_);
+    test::chooseJoint(*w_, "revolute");
+    w_->findChild<QAction*>("tool-add-sphere")->trigger();
+    QPointF at;
+    QVERIFY(view_->worldToWidget(Vec3(0.103, 0.2025, 0.2), at));
+    test::mouse(view_, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
+    test::mouse(view_, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+    test::settle(*w_);
+    QVERIFY2(ed_->toPlainText().contains("(parent-anchor 0.1 0.203 0.1)"), qPrintable(ed_->toPlainText()));
+    test::chooseJoint(*w_, "free");
+    w_->findChild<QAction*>("tool-select")->trigger();
+  }
+
   // Connect snaps to an existing joint point: a click 4 pixels off the crank pin on the coupler picks
   // the pin itself.
   void connectSnapsToAnExistingJointPoint() {

@@ -139,6 +139,7 @@ struct ViewportWidget::Impl {
   bool nearestShapePoint(const QPointF& pos, const Hit& hit, Vec3& point) const;
   static constexpr double kOnSurface = 1e-4;  // m: a corner within this of the clicked surface's plane
   bool onRodAxis(int body, Vec3& local) const;
+  bool nearestShapeEdge(const QPointF& pos, const Hit& hit, double within, Vec3& point);
   bool nearestOnScreen(const QPointF& pos, const std::vector<std::pair<int, Vec3>>& points, Vec3& point) const;
   // A left click (no drag) with a building tool.
   void toolClick(const QPointF& pos);

@@ -80,6 +80,50 @@ bool ViewportWidget::Impl::nearestShapePoint(const QPointF& pos, const Hit& hit,
   return nearestOnScreen(pos, points, point);
 }
 
+// The nearest point of an edge of a box of the clicked body — an edge of the clicked face, drawn less
+// than `within` pixels from `pos` — to the mouse ray, moved along the edge to a multiple of the grid step
+// from its middle (kept on the edge).
+bool ViewportWidget::Impl::nearestShapeEdge(const QPointF& pos, const Hit& hit, double within, Vec3& point) {
+  const int body = hit.body;
+  if (!system || body < 0 || size_t(body) >= system->model.bodies.size() || size_t(body) >= poses.size()) return false;
+  Vec3 o, r;
+  if (!ray(pos, o, r)) return false;
+  r.normalize();
+  const BodyState& pose = poses[size_t(body)];
+  const Mat3 R = rotationOf(pose.q);
+  const BodyDesc& b = system->model.bodies[size_t(body)];
+  double best = within;
+  bool found = false;
+  for (const std::vector<ShapeDesc>* shapes : {&b.visuals, &b.collisions})
+    for (const ShapeDesc& s : *shapes) {
+      if (s.kind != ShapeDesc::Kind::Box) continue;
+      const Mat3 Rs = R * rotationOf(s.orientation);
+      const Vec3 centre = pose.x + R * s.position, half = 0.5 * s.size;
+      for (int k = 0; k < 3; ++k)
+        for (int corner = 0; corner < 4; ++corner) {
+          // The edge along axis k at the other two axes' ± half sizes: its middle and direction.
+          const int a = (k + 1) % 3, c = (k + 2) % 3;
+          const Vec3 mid = centre + Rs.col(a) * ((corner & 1) ? half[a] : -half[a]) + Rs.col(c) * ((corner & 2) ? half[c] : -half[c]);
+          const Vec3 d = Rs.col(k);
+          if (std::abs((mid - hit.point).dot(hit.normal)) > kOnSurface || std::abs(d.dot(hit.normal)) > 1e-9) continue;
+          // Its point nearest the ray (lines mid + t·d and o + u·r), on the edge.
+          const Vec3 wo = mid - o;
+          const double bd = d.dot(r), denom = 1 - bd * bd;
+          if (!(denom > 1e-9)) continue;
+          const double t = std::clamp((bd * r.dot(wo) - d.dot(wo)) / denom, -half[k], half[k]);
+          QPointF at;
+          if (!w->worldToWidget(Vec3(mid + t * d), at)) continue;
+          const double dist = std::hypot(at.x() - pos.x(), at.y() - pos.y());
+          if (!(dist < best)) continue;
+          best = dist;
+          const double onGrid = snapGrid > 0 ? std::clamp(std::round(t / snapGrid) * snapGrid, -half[k], half[k]) : t;
+          point = mid + onGrid * d;
+          found = true;
+        }
+    }
+  return found;
+}
+
 // A point `local` (body `body`'s frame) on the round side of one of its rods — a cylinder or capsule
 // longer than it is wide — moved onto that rod's centre line; false (unchanged) when on none.
 bool ViewportWidget::Impl::onRodAxis(int body, Vec3& local) const {
@@ -147,14 +191,20 @@ bool ViewportWidget::Impl::toolPick(const QPointF& pos, Hit& hit) {
   if (hit.body >= 0) {
     // On a body, snapping puts the point on the grid of the body's frame (a box face's centre,
     // its edges' midpoints, … for a box whose sizes are multiples of it); on a rod's round side, on
-    // its centre line first (a pin goes through the middle of a rod).
+    // its centre line first (a pin goes through the middle of a rod) — or on an edge of the clicked
+    // face when that is drawn nearer the mouse than the grid's point (on a thin bar, its middle line
+    // stays nearer than its edges).
     if (snapOn && snapGrid > 0 && size_t(hit.body) < poses.size()) {
       const BodyState& b = poses[size_t(hit.body)];
       const Mat3 R = rotationOf(b.q);
       Vec3 local = R.transpose() * (hit.point - b.x);
       onRodAxis(hit.body, local);
       for (int i = 0; i < 3; ++i) local[i] = std::round(local[i] / snapGrid) * snapGrid;
-      hit.point = b.x + R * local;
+      const Vec3 onGrid = b.x + R * local;
+      QPointF at;
+      const double gridPixels = w->worldToWidget(onGrid, at) ? std::hypot(at.x() - pos.x(), at.y() - pos.y()) : kAnchorSnapPixels;
+      Vec3 edge;
+      hit.point = nearestShapeEdge(pos, hit, std::min(gridPixels, double(kAnchorSnapPixels)), edge) ? edge : onGrid;
     }
     return true;
   }
