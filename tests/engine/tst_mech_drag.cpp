@@ -393,7 +393,8 @@ void TestMechDrag::connectingNestsAFreeBodyOrClosesALoop() {
   QVERIFY2(e.doc.text().find("(offset") == std::string::npos && e.doc.text().find("(position 0.3)") != std::string::npos,
            e.doc.text().c_str());
   const Parsed t = parse(e.doc.text());
-  const BodyState& bt = initial(t).bodies[size_t(t.result.model.bodyIndex("b"))];
+  const State st = initial(t);
+  const BodyState& bt = st.bodies[size_t(t.result.model.bodyIndex("b"))];
   QVERIFY(quat::toRotationVector(quat::mul(quat::conj(bt.q), quat::fromRotationVector(Vec3(0, 0, 0.3)))).norm() <= 1e-12);
   QVERIFY((bt.x + quat::rotate(bt.q, Vec3(-0.1, 0, 0)) - pa).norm() <= 1e-12);
   // A fixed joint: no axis written.
