@@ -205,6 +205,8 @@ DragHandles handlesAt(const MechParseResult& parse, int body, DragMode mode, con
     const Mat3 frame = Ra * g.Ro;
     for (int i = 0; i < 2; ++i)
       h.handles.push_back(handle(true, parentPoint(g, c.state), frame * g.axes.col(i), jointName + " axis tilt " + std::to_string(i + 1)));
+    h.handles.push_back(handle(false, parentPoint(g, c.state), frame * g.axes.col(2), jointName + " axis"));
+    h.handles.back().shown = true;
     h.moving.clear();
     return h;
   }
@@ -282,6 +284,10 @@ MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, cons
     return refused;
   }
   const DragHandle& h = handles.handles[size_t(index)];
+  if (h.shown) {
+    refused.error = "the " + h.label + " is only drawn: turn a ring to tilt it";
+    return refused;
+  }
   const BodyDesc& body = parse.model.bodies[size_t(handles.body)];
   // Resize: one size number of the first shape, which must be written as a number.
   if (handles.mode == DragMode::Resize) {

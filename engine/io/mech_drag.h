@@ -16,7 +16,8 @@
 // - a body without a joint (a free body) moves its initial pose: arrows and rings along and about
 //   the world axes through its centre of mass, written as its (position …) and (rotation …);
 // - Axis: two rings about the directions across the joint's axis, through the joint's point, tilt
-//   the axis: the drag writes the joint's (axis …) (the body's pose at its coordinates follows);
+//   the axis: the drag writes the joint's (axis …) (the body's pose at its coordinates follows); an
+//   arrow along the axis is drawn with them (`shown`: not dragged);
 // - Resize: arrows on the first shape of the body (a box's three faces, a sphere's radius, a
 //   cylinder's or capsule's radius and end) change its size numbers, about the shape's centre.
 // A value written as an expression or a parameter is not replaced: the edit is refused with the
@@ -60,6 +61,8 @@ struct DragHandle {
   // the other way), else 1. Resize: which size of the shape it is.
   double gain = 1;
   int size = -1;
+  // Drawn only, never dragged: the axis arrow of the Axis set, which turns with its rings' drag.
+  bool shown = false;
 };
 
 struct DragHandles {

@@ -146,10 +146,14 @@ void TestMechDrag::axisRingsTiltTheAxis() {
   const int crank = bodyIndex(p, "crank");
   const DragHandles h = dragHandles(p.result, crank, DragMode::Axis);
   QVERIFY2(h.refusal.empty(), h.refusal.c_str());
-  QCOMPARE(int(h.handles.size()), 2);
+  QCOMPARE(int(h.handles.size()), 3);
   QVERIFY(h.moving.empty());
   const Vec3 x = Vec3::UnitX();
-  for (const DragHandle& r : h.handles) {
+  // The third, drawn only: the axis.
+  QVERIFY(h.handles[2].shown && !h.handles[2].rotate);
+  QVERIFY((h.handles[2].direction - x).norm() <= 1e-15);
+  QVERIFY(!dragEdit(p.doc, p.result, h, 2, 0.1).ok);
+  for (const DragHandle& r : {h.handles[0], h.handles[1]}) {
     QVERIFY(r.rotate);
     QVERIFY(std::abs(r.direction.dot(x)) <= 1e-15);  // across the axis
     QVERIFY(r.origin.norm() <= 1e-15);                // A, at the world origin

@@ -223,7 +223,7 @@ class TestHandles : public QObject {
   void axisToolTiltsTheAxis() {
     selectCrank();
     w_->findChild<QAction*>("tool-axis")->trigger();
-    QCOMPARE(int(view_->handles(DragMode::Axis).handles.size()), 2);
+    QCOMPARE(int(view_->handles(DragMode::Axis).handles.size()), 3);  // two rings and the axis
     const QString before = ed_->toPlainText();
     const MechParseResult p = parsed(before);
     const int k = jointIndex(p, "crank-shaft");
@@ -284,6 +284,7 @@ class TestHandles : public QObject {
     for (const Vec3& v : body.collisions[0].meshVertices)
       lowest = std::min(lowest, (s.state.bodies[size_t(k)].x + quat::rotate(s.state.bodies[size_t(k)].q, v)).z());
     qInfo("mesh body's lowest vertex at z = %.3g m", lowest);
+    w_->grab().save(test::outputPath("tools-mesh.png"));
     QVERIFY(std::abs(lowest) <= 1e-12);
     w_->findChild<QAction*>("tool-select")->trigger();
   }

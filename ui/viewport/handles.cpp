@@ -199,6 +199,7 @@ int HandleLayer::pick(const Projector& project, const QPointF& pos) const {
   int best = -1;
   double nearest = kPickPixels;
   for (size_t i = 0; i < outlines_.size(); ++i) {
+    if (i < handles_.size() && handles_[i].shown) continue;  // drawn only
     const std::vector<Vec3>& line = outlines_[i];
     QPointF a, b;
     for (size_t k = 0; k + 1 < line.size(); ++k) {
