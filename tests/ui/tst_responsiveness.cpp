@@ -16,6 +16,7 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTest>
+#include <algorithm>
 #include <QThread>
 #include <QTimer>
 
@@ -202,26 +203,37 @@ class TestResponsiveness : public QObject {
     view->clearHandles();
     const QImage without = view->renderToImage();
     QVERIFY(with != without);
-    // Interleaved rounds of frames with and without the handles.
+    // Interleaved rounds of frames with and without the handles, each after one frame that is not
+    // timed (the layer built and uploaded once when the handles are set: a selection's cost, not a
+    // frame's); the ratio is the median of the rounds' (a frame held up by the host lands in one).
     double msWith = 0, msWithout = 0;
-    constexpr int kRounds = 8, kFrames = 15;
+    constexpr int kRounds = 15, kFrames = 15;
+    std::vector<double> ratios;
     for (int round = 0; round < kRounds; ++round) {
+      double ms[2] = {0, 0};
       for (const bool shown : {true, false}) {
         if (shown) view->setHandles(sets);
         else view->clearHandles();
+        view->renderToImage();
         QElapsedTimer t;
         t.start();
         for (int f = 0; f < kFrames; ++f) view->renderToImage();
-        (shown ? msWith : msWithout) += double(t.nsecsElapsed()) / 1e6;
+        ms[shown ? 0 : 1] = double(t.nsecsElapsed()) / 1e6;
       }
+      msWith += ms[0];
+      msWithout += ms[1];
+      ratios.push_back(ms[0] / ms[1]);
     }
+    std::nth_element(ratios.begin(), ratios.begin() + kRounds / 2, ratios.end());
+    const double ratio = ratios[kRounds / 2];
     const double fpsWith = kRounds * kFrames / (msWith / 1000), fpsWithout = kRounds * kFrames / (msWithout / 1000);
-    qInfo("four-bar, 1280x800 window: %.1f frames/s with the crank's handles, %.1f without (frame time ratio %.3f)",
-          fpsWith, fpsWithout, msWith / msWithout);
+    qInfo("four-bar, 1280x800 window: %.1f frames/s with the crank's handles, %.1f without (frame time ratio %.3f, "
+          "median of %d rounds)",
+          fpsWith, fpsWithout, ratio, kRounds);
     if (qEnvironmentVariableIntValue("MECHSTUDIO_STRICT_TIMING") == 1)
-      QVERIFY2(msWith <= 1.1 * msWithout, qPrintable(QString("frame time ratio %1").arg(msWith / msWithout)));
-    else if (msWith > 1.1 * msWithout)
-      qWarning("handles cost frame rate: frame time ratio %.3f", msWith / msWithout);
+      QVERIFY2(ratio <= 1.1, qPrintable(QString("frame time ratio %1").arg(ratio)));
+    else if (ratio > 1.1)
+      qWarning("handles cost frame rate: frame time ratio %.3f", ratio);
   }
 
   void chainRealTime() {
