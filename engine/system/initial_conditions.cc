@@ -236,12 +236,20 @@ State makeInitialState(const CompiledSystem& sys, const Model& given, const std:
   // Δt was O(Δt) off and wrapped for turns beyond π per step).
   State after = s0, before = s0;
   for (auto [s, h] : {std::pair{&after, kVelocityProbe}, std::pair{&before, -kVelocityProbe}}) {
-    for (int i = 0; i < nb; ++i) {
-      s->bodies[i].x = s0.bodies[i].x + initial.bodies[i].linearVelocity * h;
-      s->bodies[i].q = quat::mul(s0.bodies[i].q, quat::fromRotationVector(initial.bodies[i].angularVelocity * h));
+    // Held bodies keep their probe pose too (their velocity kept) — unless their own motion at
+    // their joints' rates is not one the mechanism can make to second order (a rod of a slider-crank
+    // translating on its crank's circle while its other end must stay on the guide): then they move
+    // with the others at the probes, and only their pose at t = 0 is held.
+    for (const std::vector<int>* hold : {&held, static_cast<const std::vector<int>*>(nullptr)}) {
+      if (!hold && held.empty()) break;
+      for (int i = 0; i < nb; ++i) {
+        s->bodies[i].x = s0.bodies[i].x + initial.bodies[i].linearVelocity * h;
+        s->bodies[i].q = quat::mul(s0.bodies[i].q, quat::fromRotationVector(initial.bodies[i].angularVelocity * h));
+      }
+      forwardKinematics(sys, initial, h, *s);
+      viol = projectOntoConstraints(sys, *s, 50, hold ? *hold : std::vector<int>());
+      if (viol <= kProjectionTolerance * constraintRoundoff(*s)) break;
     }
-    forwardKinematics(sys, initial, h, *s);
-    viol = projectOntoConstraints(sys, *s, 50, held);
     if (!(viol <= kProjectionTolerance * constraintRoundoff(*s))) throw UserError("the initial velocities cannot be made consistent with the joints");
   }
   for (int i = 0; i < nb; ++i) {

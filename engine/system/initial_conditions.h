@@ -21,7 +21,8 @@ State zeroState(const CompiledSystem& sys);
 // Its velocities are the continuous ones at t = 0 (State::interval = kVelocitiesAtKnot).
 // Bodies in `held` (indices) keep the pose their own values and the tree joints give them, and their
 // velocity: the projection moves only the others (Assemble holding a body in place, as a CAD
-// program's fixed part).
+// program's fixed part) — their velocity only when their motion at the given rates is one the
+// mechanism can make (else they move with the others at the velocity probes).
 State makeInitialState(const CompiledSystem& sys, const Model& initial, const std::vector<int>& held = {});
 // Half the time between the two poses whose difference gives the initial velocities, s: an error
 // of O(ε²) (1e-10 relative at 10 rad/s) against a round-off of ~1e-16 m / ε.
