@@ -59,7 +59,14 @@ MechAssembly assembleMech(const sexpr::Document& doc, const MechParseResult& par
   try {
     coords = projected(parse.model, held);
   } catch (const UserError& e) {
-    return failed(doc, e.what());
+    // Held bodies may be where no closed loop can reach: say so, with what to try.
+    std::string why = e.what();
+    if (!hold.empty()) {
+      why += " — holding";
+      for (size_t i = 0; i < hold.size(); ++i) why += (i ? ", '" : " '") + hold[i] + "'";
+      why += " where the written values put it: the loops may not close with it there (hold another body, or none)";
+    }
+    return failed(doc, why);
   }
   MechAssembly a;
   a.doc = doc;

@@ -243,6 +243,8 @@ mechstudio_cli_bad(assemble_generated REASON "joint 'bottom1' is made by repeat/
 mechstudio_cli_test(assemble_hold EXIT 0 ARGS assemble ${CMAKE_SOURCE_DIR}/tests/data/mech/four-bar-open.mech -o held.mech --hold crank
   CHECKS FILE=held.mech "FILE_REGEX=\\(position -0\\.3184\\)"
   "STDERR_REGEX=joint 'crank-pin': position -0\\.5 -> -0\\.6058.*3 joint\\(s\\) rewritten")
+mechstudio_cli_bad(assemble_hold_unreachable REASON "joint 'joint23' stays 0\\.62.*holding 'link3' where the written values put it"
+  ARGS assemble ${CMAKE_SOURCE_DIR}/models/three-link-loop.mech -o never.mech --hold link3)
 mechstudio_cli_bad(assemble_hold_unknown REASON "cannot hold 'crack' in place: there is no body of that name"
   ARGS assemble ${CMAKE_SOURCE_DIR}/tests/data/mech/four-bar-open.mech -o never.mech --hold crack)
 mechstudio_cli_bad(assemble_hold_no_name REASON "option --hold needs a body name"
