@@ -330,36 +330,16 @@ MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, cons
     return setBodyValues(doc, parse, handles.body, "rotation", tidy({r.x(), r.y(), r.z()}));
   }
   const JointDesc& d = parse.model.joints[size_t(handles.joint)];
-  if (handles.mode == DragMode::Anchor) {
-    // The handle's direction is a parent-frame axis: that anchor coordinate moves by `amount`.
-    Vec3 pa = d.parentAnchor;
-    pa[index % 3] += amount;
-    return setJointValues(doc, parse, handles.joint, "parent-anchor", tidy({pa.x(), pa.y(), pa.z()}));
+  if (handles.mode == DragMode::Anchor || handles.mode == DragMode::Body) {
+    // The handle's direction is an axis of the parent's frame (the anchor) or of the body's (the
+    // joint's point in the body, which moves by `amount` as the body moves by −amount): that
+    // coordinate of the anchor changes by `amount`.
+    const bool parentSide = handles.mode == DragMode::Anchor;
+    Vec3 a = parentSide ? d.parentAnchor : d.childAnchor;
+    a[index % 3] += amount;
+    return setJointValues(doc, parse, handles.joint, parentSide ? "parent-anchor" : "child-anchor", tidy({a.x(), a.y(), a.z()}));
   }
-  if (handles.mode == DragMode::Axis) {
-    // The written axis (in the joint frame R_a·R_off, as the handle's direction is in the world)
-    // turned by `amount` about the handle's direction, read back in that frame.
-    Compiled c;
-    try {
-      c = compiled(parse.model);
-    } catch (const UserError& e) {
-      refused.error = e.what();
-      return refused;
-    }
-    const JointGeometry& g = geometry(c.sys->joints[size_t(handles.joint)]);
-    const Mat3 frame = parentRotation(g, c.state) * g.Ro;
-    const Vec3 axis = frame.transpose() * (quat::rotate(quat::fromAxisAngle(h.direction, amount), frame * d.axis.normalized()));
-    return setJointValues(doc, parse, handles.joint, "axis", tidy({axis.x(), axis.y(), axis.z()}));
-  }
-  if (handles.mode == DragMode::Body) {
-    // The handle's direction is a body axis: the joint's point in the body moves by `amount` (the
-    // body by −amount along it).
-    Vec3 ca = d.childAnchor;
-    ca[index % 3] += amount;
-    return setJointValues(doc, parse, handles.joint, "child-anchor", tidy({ca.x(), ca.y(), ca.z()}));
-  }
-  // The joint's coordinates: the child moved, its coordinates read back (the change is added to the
-  // written ones, so a loop the engine closed differently keeps its offset).
+  // The axis and the joint's coordinates are read at the compiled model's initial state.
   Compiled c;
   try {
     c = compiled(parse.model);
@@ -367,6 +347,16 @@ MechEdit dragEdit(const sexpr::Document& doc, const MechParseResult& parse, cons
     refused.error = e.what();
     return refused;
   }
+  if (handles.mode == DragMode::Axis) {
+    // The written axis (in the joint frame R_a·R_off, as the handle's direction is in the world)
+    // turned by `amount` about the handle's direction, read back in that frame.
+    const JointGeometry& g = geometry(c.sys->joints[size_t(handles.joint)]);
+    const Mat3 frame = parentRotation(g, c.state) * g.Ro;
+    const Vec3 axis = frame.transpose() * (quat::rotate(quat::fromAxisAngle(h.direction, amount), frame * d.axis.normalized()));
+    return setJointValues(doc, parse, handles.joint, "axis", tidy({axis.x(), axis.y(), axis.z()}));
+  }
+  // The joint's coordinates: the child moved, its coordinates read back (the change is added to the
+  // written ones, so a loop the engine closed differently keeps its offset).
   State after = c.state;
   after.bodies[size_t(handles.body)] = moved(c.state.bodies[size_t(handles.body)], h, amount);
   const std::vector<double> before = jointCoordinates(*c.sys, c.state)[size_t(handles.joint)].position;

@@ -85,8 +85,7 @@ class TestBuildByMouse : public QObject {
   void clickAt(const Vec3& world) {
     QPointF at;
     QVERIFY(view_->worldToWidget(world, at));
-    test::mouse(view_, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
-    test::mouse(view_, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+    test::click(view_, at);
     test::settle(*w_);
   }
   void select(const char* body) {

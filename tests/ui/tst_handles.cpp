@@ -269,8 +269,7 @@ class TestHandles : public QObject {
     QVERIFY2(w_->setAddMesh(mesh, &why), qPrintable(why));
     QPointF at;
     QVERIFY(view_->worldToWidget(Vec3(0.1, -0.4, 0), at));
-    test::mouse(view_, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
-    test::mouse(view_, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+    test::click(view_, at);
     test::settle(*w_);
     const QString text = ed_->toPlainText();
     QVERIFY2(text.contains("(body l-block1\n    (mass 1)\n    (shape mesh \"meshes/l-block.obj\")\n    (position "), qPrintable(text));
@@ -325,8 +324,7 @@ class TestHandles : public QObject {
     const auto clickAt = [&](const Vec3& world) {
       QPointF at;
       QVERIFY(view_->worldToWidget(world, at));
-      test::mouse(view_, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
-      test::mouse(view_, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+      test::click(view_, at);
       test::settle(*w_);
     };
     // A box on the ground at the origin: it rests there.
@@ -395,8 +393,7 @@ class TestHandles : public QObject {
     w_->findChild<QAction*>("tool-add-sphere")->trigger();
     QPointF at;
     QVERIFY(view_->worldToWidget(Vec3(0.103, 0.2025, 0.2), at));
-    test::mouse(view_, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
-    test::mouse(view_, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+    test::click(view_, at);
     test::settle(*w_);
     QVERIFY2(ed_->toPlainText().contains("(parent-anchor 0.1 0.203 0.1)"), qPrintable(ed_->toPlainText()));
     test::chooseJoint(*w_, "free");
@@ -418,8 +415,7 @@ class TestHandles : public QObject {
     QVERIFY(view_->worldToWidget(pin, pinAt));
     qInfo("clicked %.1f px from the pin", std::hypot(at.x() - pinAt.x(), at.y() - pinAt.y()));
     QVERIFY(std::hypot(at.x() - pinAt.x(), at.y() - pinAt.y()) < 9);
-    test::mouse(view_, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
-    test::mouse(view_, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+    test::click(view_, at);
     int first = -3;
     Vec3 point;
     QVERIFY(view_->connectFirst(first, point));
@@ -467,8 +463,7 @@ class TestHandles : public QObject {
     QPointF at;
     QVERIFY(view_->worldToWidget(Vec3(0.5, 0.5, 0), at));
     const auto click = [&] {
-      test::mouse(view_, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton);
-      test::mouse(view_, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton);
+      test::click(view_, at);
       test::settle(*w_);
     };
     click();

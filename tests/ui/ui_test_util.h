@@ -51,6 +51,12 @@ inline void mouse(QWidget* w, QEvent::Type type, QPointF pos, Qt::MouseButton bu
   QApplication::sendEvent(w, &e);
 }
 
+// A left click (press and release) at `at`.
+inline void click(QWidget* w, QPointF at, Qt::KeyboardModifiers mods = Qt::NoModifier) {
+  mouse(w, QEvent::MouseButtonPress, at, Qt::LeftButton, Qt::LeftButton, mods);
+  mouse(w, QEvent::MouseButtonRelease, at, Qt::LeftButton, Qt::NoButton, mods);
+}
+
 // Press at `from`, move in `steps` to `to`, release.
 inline void drag(QWidget* w, QPointF from, QPointF to, Qt::MouseButton button, Qt::KeyboardModifiers mods = Qt::NoModifier,
                  int steps = 6) {

@@ -345,14 +345,7 @@ void PropertyPanel::addAbsentRow(const QString& key, const QString& label, const
   auto* u = new QLabel(unit.isEmpty() ? QString("(default)") : unit + " (default)");
   u->setStyleSheet("QLabel { color: #888; }");
   h->addWidget(u);
-  form_->addRow(label, w);
-  row.message = new QLabel;
-  row.message->setObjectName("message-" + key);
-  row.message->setWordWrap(true);
-  row.message->setStyleSheet("QLabel { color: #c62828; }");
-  row.message->hide();
-  form_->addRow(QString(), row.message);
-  rows_.insert(key, row);
+  addFieldsRow(key, label, w, row);
 }
 
 void PropertyPanel::addRow(const QString& key, const QString& label, const PropertySource& ps, const QString& unit) {
@@ -385,7 +378,11 @@ void PropertyPanel::addRow(const QString& key, const QString& label, const Prope
     u->setStyleSheet("QLabel { color: #666; }");
     h->addWidget(u);
   }
-  form_->addRow(label, w);
+  addFieldsRow(key, label, w, row);
+}
+
+void PropertyPanel::addFieldsRow(const QString& key, const QString& label, QWidget* fields, Row& row) {
+  form_->addRow(label, fields);
   // The message line: why a value was refused.
   row.message = new QLabel;
   row.message->setObjectName("message-" + key);

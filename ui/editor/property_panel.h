@@ -66,6 +66,9 @@ class PropertyPanel : public QWidget {
                     FormWriter write);
   void addTextRow(const QString& label, const QString& text);
   bool apply(const QString& key, int value, QLineEdit* edit);
+  // The row's fields (`fields`) under `label`, its message line, and the row kept under `key`.
+  struct Row;
+  void addFieldsRow(const QString& key, const QString& label, QWidget* fields, Row& row);
   bool applyAbsent(const QString& key);
   void resetContent();
 
