@@ -141,10 +141,11 @@ WorldPlane planeFromShape(const ContactShape& plane, const BodyPose& pose) {
   return makeWorldPlane(p.o, p.Rs.col(2));
 }
 
-// Gradient of dirᵀ(x + Q l): [dirᵀ, −dirᵀ Q l^×] (the ∂/∂θ block of joint_constraint's g_T).
+// Gradient of dirᵀ(x + Q l): [dirᵀ, −dirᵀ Q l^×] (the ∂/∂θ block of joint_constraint's g_T),
+// with −aᵀ l^× = (l × a)ᵀ for a = Qᵀ dir (a cross product instead of a 3×3 product).
 void pointGradient(const Mat3& Q, const Vec3& l, const Vec3& dir, Row3& dx, Row3& dth) {
   dx = dir.transpose();
-  dth = -dir.transpose() * Q * quat::skew(l);
+  dth = l.cross(Q.transpose() * dir).transpose();
 }
 
 // Sphere vs plane: the sphere point deepest along −n.

@@ -145,13 +145,9 @@ InteriorPointReport InteriorPointSolver::solve(InteriorPointProblem& problem, In
   int shortSteps = 0;  // consecutive accepted steps shorter than jamAlpha
   for (int iter = 0;; ++iter) {
     // 1. Convergence on both the equalities and the complementarity.
-    if (eq.maxAbs <= cfg.tol && cs.max <= cfg.complementarityTol) {
-      std::snprintf(msg, sizeof msg,
-                    "Converged in %d iterations: equality residual %.2e (tolerance %.1e), complementarity %.2e "
-                    "(tolerance %.1e).",
-                    iter, eq.maxAbs, cfg.tol, cs.max, cfg.complementarityTol);
-      return finish(InteriorPointStatus::Converged, msg);
-    }
+    // (No message: finish() keeps none for a converged solve, and formatting one cost 7 % of a
+    // resting box's step.)
+    if (eq.maxAbs <= cfg.tol && cs.max <= cfg.complementarityTol) return finish(InteriorPointStatus::Converged, "");
     if (iter >= cfg.maxIterations) {
       // The residual hardly moved: typical of a problem without solution (infeasible).
       const bool stalled = eq.maxAbs > cfg.tol && eq.maxAbs > 0.1 * startResidual;
