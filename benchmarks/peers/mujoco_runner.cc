@@ -6,22 +6,16 @@
 // mj_loadXML; the timed step is mj_step alone (no metrics), with every option at MuJoCo's default:
 // Euler integrator, Newton constraint solver (100 iterations, tolerance 1e-8), pyramidal friction
 // cone, default solref/solimp (soft constraints and contacts).
-// Debian's tinyxml2 refuses XML nested deeper than 100 elements, and MuJoCo 2.2.2 reads <include>
-// only from disk: a chain deeper than kMaxNesting bodies is cut into files, each holding at most
-// kMaxNesting nested bodies and an <include> of the next, written to a temporary directory, loaded
-// and removed again.
+// Debian's tinyxml2 refuses XML nested deeper than 100 elements: a chain nested deeper is cut into
+// files joined by <include>s (ms::splitMjcfByNesting, as the MuJoCo comparison copy does), loaded
+// from MuJoCo's in-memory file system.
 #include <mujoco/mujoco.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -32,53 +26,11 @@
 namespace peers {
 namespace {
 
-constexpr int kMaxNesting = 90;  // bodies per file (tinyxml2 allows 100 nested elements)
-
 struct MuJoCoError : std::runtime_error {
   explicit MuJoCoError(const char* w) : std::runtime_error(w) {}
 };
 void onError(const char* msg) { throw MuJoCoError(msg); }
 void onWarning(const char*) {}
-
-std::vector<std::string> splitLines(const std::string& s) {
-  std::vector<std::string> out;
-  std::istringstream in(s);
-  for (std::string l; std::getline(in, l);) out.push_back(l);
-  return out;
-}
-bool opens(const std::string& l) { return l.find("<body ") != std::string::npos; }
-bool closes(const std::string& l) { return l.find("</body>") != std::string::npos; }
-
-// Cuts every body that would be nested deeper than kMaxNesting into a file of its own (recursively:
-// that file's own deep bodies go to further files). Returns the lines with <include>s in their place.
-std::vector<std::string> cutDeepBodies(const std::vector<std::string>& lines, const std::filesystem::path& dir, int& files) {
-  std::vector<std::string> out;
-  int depth = 0;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (opens(lines[i]) && depth == kMaxNesting) {
-      size_t j = i;
-      for (int d = 0;; ++j) {
-        if (opens(lines[j])) ++d;
-        if (closes(lines[j]) && --d == 0) break;
-      }
-      const std::vector<std::string> part(lines.begin() + long(i), lines.begin() + long(j) + 1);
-      const std::vector<std::string> body = cutDeepBodies(part, dir, files);
-      const std::string name = "part" + std::to_string(++files) + ".xml";
-      std::ofstream f(dir / name);
-      f << "<mujoco>\n";
-      for (const std::string& l : body) f << l << "\n";
-      f << "</mujoco>\n";
-      if (!f) throw Unsupported("cannot write " + (dir / name).string());
-      out.push_back("<include file=\"" + name + "\"/>");
-      i = j;
-      continue;
-    }
-    if (opens(lines[i])) ++depth;
-    if (closes(lines[i])) --depth;
-    out.push_back(lines[i]);
-  }
-  return out;
-}
 
 std::mutex loadMutex;
 
@@ -97,25 +49,26 @@ class MuJoCoInstance : public PeerInstance {
     const std::string xml = ms::writeMjcf(*s.sys, ref, opt, &info);
     {
       std::lock_guard<std::mutex> lock(loadMutex);
-      char tmpl[] = "/tmp/mechstudio-peers-XXXXXX";
-      if (!mkdtemp(tmpl)) throw Unsupported("cannot create a temporary directory");
-      const std::filesystem::path dir(tmpl);
-      int files = 0;
-      const std::vector<std::string> main = cutDeepBodies(splitLines(xml), dir, files);
-      {
-        std::ofstream f(dir / "model.xml");
-        for (const std::string& l : main) f << l << "\n";
+      const std::vector<ms::MjcfFile> files = ms::splitMjcfByNesting(xml, "model.xml");
+      auto vfs = std::make_unique<mjVFS>();  // ~2 MB of file-name slots: not on the stack
+      mj_defaultVFS(vfs.get());
+      for (const ms::MjcfFile& f : files) {
+        if (mj_makeEmptyFileVFS(vfs.get(), f.name.c_str(), int(f.text.size()) + 1) != 0) {
+          mj_deleteVFS(vfs.get());
+          throw Unsupported("cannot put " + f.name + " into MuJoCo's file system");
+        }
+        std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), f.name.c_str())], f.text.c_str(), f.text.size() + 1);
       }
       char error[1024] = "";
       try {
-        m_ = mj_loadXML((dir / "model.xml").c_str(), nullptr, error, sizeof error);
+        m_ = mj_loadXML(files[0].name.c_str(), vfs.get(), error, sizeof error);
       } catch (const std::exception& e) {
         std::snprintf(error, sizeof error, "%s", e.what());
       }
-      std::error_code ec;
-      std::filesystem::remove_all(dir, ec);
+      mj_deleteVFS(vfs.get());
       if (!m_) throw Unsupported(std::string("MuJoCo cannot load the MJCF: ") + error);
-      if (files > 0) note_ = "MJCF split into " + std::to_string(files + 1) + " files (<include>; tinyxml2 nests 100 elements at most)";
+      if (files.size() > 1)
+        note_ = "MJCF split into " + std::to_string(files.size()) + " files (<include>; tinyxml2 nests 100 elements at most)";
     }
     m_->opt.integrator = integrator;
     d_ = mj_makeData(m_);

@@ -69,15 +69,7 @@ std::string oneLine(const char* msg) {
 
 }  // namespace
 
-void validateMuJoCoCopy(const CompiledSystem& sys) {
-  checkMjcfConvertible(sys.model);
-  // MuJoCo 2.2 reads MJCF with tinyxml2, which refuses elements nested deeper than 100 (Debian 12's
-  // build): <mujoco>, <worldbody>, then at most 96 nested bodies with their own elements.
-  const int nesting = mjcfBodyNesting(sys.model);
-  if (nesting > kMaxMuJoCoNesting)
-    throw UserError("the joint tree nests " + std::to_string(nesting) + " bodies deep; MuJoCo's XML reader (tinyxml2) accepts " +
-                    std::to_string(kMaxMuJoCoNesting) + " at most (elements nested up to 100 deep)");
-}
+void validateMuJoCoCopy(const CompiledSystem& sys) { checkMjcfConvertible(sys.model); }
 
 std::string MuJoCoIntegrator::version() { return mj_versionString(); }
 
@@ -91,19 +83,25 @@ MuJoCoIntegrator::MuJoCoIntegrator(std::shared_ptr<const CompiledSystem> sys, Mu
   const State reference = makeInitialState(*sys_, sys_->model);
   xml_ = writeMjcf(*sys_, reference, mjcf, &info_);
 
-  // Load through MuJoCo's virtual file system: one in-memory file, no temporary file on disk.
+  // Load through MuJoCo's virtual file system: in-memory files, none on disk. A tree nested deeper
+  // than tinyxml2 reads (100 elements) is cut into files joined by <include>s, which MuJoCo 2.2.2
+  // resolves in the same file system (xml.cc, mjIncludeXML).
+  files_ = splitMjcfByNesting(xml_, "mechstudio-model.xml");
   {
     std::lock_guard<std::mutex> lock(loadMutex);
     auto vfs = std::make_unique<mjVFS>();  // ~2 MB of file-name slots: not on the stack
     mj_defaultVFS(vfs.get());
-    const char* file = "mechstudio-model.xml";
-    if (mj_makeEmptyFileVFS(vfs.get(), file, int(xml_.size()) + 1) != 0)
-      throw UserError("MuJoCo: cannot create the in-memory model file");
-    const int idx = mj_findFileVFS(vfs.get(), file);
-    std::memcpy(vfs->filedata[idx], xml_.c_str(), xml_.size() + 1);
+    for (const MjcfFile& f : files_) {
+      if (mj_makeEmptyFileVFS(vfs.get(), f.name.c_str(), int(f.text.size()) + 1) != 0) {
+        mj_deleteVFS(vfs.get());
+        throw UserError("MuJoCo: cannot create the in-memory model file " + f.name + " (" +
+                        std::to_string(files_.size()) + " files: at most " + std::to_string(mjMAXVFS) + ")");
+      }
+      std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), f.name.c_str())], f.text.c_str(), f.text.size() + 1);
+    }
     char error[1024] = "";
     try {
-      m_ = mj_loadXML(file, vfs.get(), error, sizeof error);
+      m_ = mj_loadXML(files_[0].name.c_str(), vfs.get(), error, sizeof error);
     } catch (const std::exception& e) {
       std::snprintf(error, sizeof error, "%s", e.what());
       m_ = nullptr;

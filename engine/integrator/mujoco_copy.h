@@ -34,9 +34,7 @@ struct mjData_;
 
 namespace ms {
 
-// Throws UserError with every reason if `sys` cannot be copied to MuJoCo (joint types, loops, a
-// joint tree nested deeper than kMaxMuJoCoNesting bodies, which MuJoCo's XML reader refuses).
-constexpr int kMaxMuJoCoNesting = 96;
+// Throws UserError with every reason if `sys` cannot be copied to MuJoCo (joint types, loops).
 void validateMuJoCoCopy(const CompiledSystem& sys);
 
 class MuJoCoIntegrator : public Integrator {
@@ -55,6 +53,8 @@ class MuJoCoIntegrator : public Integrator {
   MuJoCoScheme scheme() const { return scheme_; }
   // The MJCF given to MuJoCo, and how the model's parts map onto it.
   const std::string& mjcf() const { return xml_; }
+  // The files MuJoCo loaded: mjcf() itself, or that cut where the tree nests deeper than a file may.
+  const std::vector<MjcfFile>& mjcfFiles() const { return files_; }
   const MjcfInfo& mjcfInfo() const { return info_; }
   // MuJoCo's version string ("2.2.2").
   static std::string version();
@@ -67,6 +67,7 @@ class MuJoCoIntegrator : public Integrator {
   std::shared_ptr<const CompiledSystem> sys_;
   MuJoCoScheme scheme_;
   std::string xml_;
+  std::vector<MjcfFile> files_;
   MjcfInfo info_;
   mjModel_* m_ = nullptr;
   mjData_* d_ = nullptr;

@@ -185,6 +185,58 @@ int mjcfBodyNesting(const Model& m) {
   return deepest;
 }
 
+namespace {
+// writeMjcf writes one element per line, and each body's opening and closing tags on lines of their own.
+bool opensBody(const std::string& line) { return line.find("<body ") != std::string::npos; }
+bool closesBody(const std::string& line) { return line.find("</body>") != std::string::npos; }
+
+// Lines [begin, end) into `out`, the bodies deeper than bodiesPerFile each into a file of its own.
+void cutDeepBodies(const std::vector<std::string>& lines, size_t begin, size_t end, const std::string& stem,
+                   int bodiesPerFile, std::string& out, std::vector<MjcfFile>& files) {
+  int depth = 0;
+  for (size_t i = begin; i < end; ++i) {
+    if (opensBody(lines[i]) && depth == bodiesPerFile) {
+      // The body's last line: where its nesting returns to 0.
+      size_t j = i;
+      for (int d = 0; j < end; ++j) {
+        if (opensBody(lines[j])) ++d;
+        if (closesBody(lines[j]) && --d == 0) break;
+      }
+      MS_ASSERT(j < end, "an MJCF body without its closing tag");
+      MjcfFile part{stem + "-part" + std::to_string(files.size()) + ".xml", "<mujoco>\n"};
+      const size_t slot = files.size();
+      files.push_back({});  // its place, so that the parts it includes are numbered after it
+      cutDeepBodies(lines, i, j + 1, stem, bodiesPerFile, part.text, files);
+      part.text += "</mujoco>\n";
+      out += "<include file=\"" + part.name + "\"/>\n";
+      files[slot] = std::move(part);
+      i = j;
+      continue;
+    }
+    if (opensBody(lines[i])) ++depth;
+    if (closesBody(lines[i])) --depth;
+    out += lines[i];
+    out += '\n';
+  }
+}
+}  // namespace
+
+std::vector<MjcfFile> splitMjcfByNesting(const std::string& xml, const std::string& mainName, int bodiesPerFile) {
+  MS_ASSERT(bodiesPerFile >= 1, "at least one body per MJCF file");
+  std::vector<std::string> lines;
+  std::istringstream in(xml);
+  for (std::string l; std::getline(in, l);) lines.push_back(l);
+  const std::string stem = mainName.size() > 4 && mainName.compare(mainName.size() - 4, 4, ".xml") == 0
+                               ? mainName.substr(0, mainName.size() - 4)
+                               : mainName;
+  std::vector<MjcfFile> files(1);
+  files[0].name = mainName;
+  std::string text;  // (not files[0].text: the parts grow the vector)
+  cutDeepBodies(lines, 0, lines.size(), stem, bodiesPerFile, text, files);
+  files[0].text = std::move(text);
+  return files;
+}
+
 std::string writeMjcf(const Model& model, const MjcfWriteOptions& options, MjcfInfo* info) {
   checkMjcfConvertible(model);
   const std::shared_ptr<const CompiledSystem> sys = compile(model);

@@ -86,6 +86,21 @@ void checkMjcfConvertible(const Model& model);
 // How deep the bodies nest in the MJCF (1: every body a child of the world).
 int mjcfBodyNesting(const Model& model);
 
+// One file of an MJCF model cut into several (splitMjcfByNesting).
+struct MjcfFile {
+  std::string name, text;
+};
+// Bodies per file of splitMjcfByNesting: tinyxml2 (MuJoCo 2.2's XML reader, Debian 12's build)
+// refuses elements nested deeper than 100; a file holds <mujoco>, <worldbody> and a body's own
+// elements beside its nested bodies.
+constexpr int kMjcfBodiesPerFile = 90;
+// `xml` (writeMjcf's output) as files MuJoCo's reader accepts: every body that would be nested
+// deeper than `bodiesPerFile` bodies goes, with its subtree, into a file of its own ("NAME-partK.xml",
+// cut the same way in turn) and an <include> of that file takes its place. The first file is the
+// main one, named `mainName`; a model whose bodies nest less deeply is that file alone.
+std::vector<MjcfFile> splitMjcfByNesting(const std::string& xml, const std::string& mainName,
+                                         int bodiesPerFile = kMjcfBodiesPerFile);
+
 // The MJCF of `sys` with the bodies placed at the poses of `reference` (it must satisfy the joints,
 // loops included: e.g. makeInitialState). Throws UserError as checkMjcfConvertible.
 std::string writeMjcf(const CompiledSystem& sys, const State& reference, const MjcfWriteOptions& options = {},

@@ -4,6 +4,9 @@
 // coordinates, hinge `ref` = the initial angle, loops as connects, grounds and contacts, refusals.
 #include <QTest>
 
+#include <map>
+#include <sstream>
+
 #include "core/check.h"
 #include "io/mjcf_writer.h"
 #include "scenes/scenes.h"
@@ -119,6 +122,51 @@ class TstMjcfWriter : public QObject {
     }
     QCOMPARE(mjcfBodyNesting(buildScene("chain", {{"n", "7"}})), 7);
     QCOMPARE(mjcfBodyNesting(buildScene("three-link-loop")), 2);
+  }
+
+  // MuJoCo 2.2's reader (tinyxml2) refuses elements nested deeper than 100: a 200-link chain is cut
+  // into files of at most 90 nested bodies, each within 100 elements, and putting every file back
+  // where its <include> stands gives the MJCF as written.
+  void deepTreesAreCutIntoFiles() {
+    const std::string shallow = writeMjcf(buildScene("chain", {{"n", "90"}}));
+    const std::vector<MjcfFile> one = splitMjcfByNesting(shallow, "m.xml");
+    QCOMPARE(one.size(), size_t(1));
+    QCOMPARE(one[0].text, shallow);
+    const Model deep = buildScene("chain", {{"n", "200"}});
+    QCOMPARE(mjcfBodyNesting(deep), 200);
+    const std::string xml = writeMjcf(deep);
+    const std::vector<MjcfFile> files = splitMjcfByNesting(xml, "m.xml");
+    QCOMPARE(files.size(), size_t(3));  // 90 + 90 + 20 bodies
+    QCOMPARE(files[0].name, std::string("m.xml"));
+    QCOMPARE(files[1].name, std::string("m-part1.xml"));
+    QCOMPARE(files[2].name, std::string("m-part2.xml"));
+    for (const MjcfFile& f : files) {
+      // The deepest element of the file (every tag on a line of its own, as writeMjcf writes).
+      int depth = 0, deepest = 0;
+      std::istringstream in(f.text);
+      for (std::string l; std::getline(in, l);) {
+        const size_t open = l.find('<');
+        if (open == std::string::npos || l.compare(open, 5, "<?xml") == 0 || l.compare(open, 4, "<!--") == 0) continue;
+        if (l[open + 1] == '/') --depth;
+        else if (l.find("/>") == std::string::npos && l.find("</") == std::string::npos) deepest = std::max(deepest, ++depth);
+        else deepest = std::max(deepest, depth + 1);
+      }
+      qInfo("%s: %zu bytes, elements nested %d deep", f.name.c_str(), f.text.size(), deepest);
+      QCOMPARE(depth, 0);
+      QVERIFY(deepest <= 100);
+    }
+    // Each <include> replaced by its file's elements (without the file's <mujoco> root).
+    std::map<std::string, std::string> body;
+    for (const MjcfFile& f : files) {
+      const size_t b = f.text.find('\n') + 1, e = f.text.rfind("</mujoco>");
+      body[f.name] = f.text.substr(b, e - b);
+    }
+    std::string joined = files[0].text;
+    for (size_t at; (at = joined.find("<include file=\"")) != std::string::npos;) {
+      const size_t q = joined.find('"', at + 15), end = joined.find('\n', at);
+      joined.replace(at, end + 1 - at, body.at(joined.substr(at + 15, q - at - 15)));
+    }
+    QCOMPARE(joined, xml);
   }
 };
 
