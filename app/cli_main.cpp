@@ -47,10 +47,11 @@ const Command kCommands[] = {
      "list the signals of a model (joint coordinates and reactions, bodies,\n"
      "               contacts, system totals) with their units",
      nullptr},
-    {"convert", runConvert, "convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf [--package-path DIR]...\n"
-     "           [--no-ground] [--self-collision on|off]",
+    {"convert", runConvert, "convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf [--set key=value]...\n"
+     "           [--package-path DIR]... [--no-ground] [--self-collision on|off]",
      "write a model file or a scene as .mech, URDF (.urdf, trees only) or MJCF\n"
-     "               (.xml or .mjcf), chosen by the output's extension",
+     "               (.xml or .mjcf), chosen by the output's extension; MJCF of a tree\n"
+     "               nested deeper than 90 bodies as files joined by <include>",
      nullptr},
     {"assemble", runAssemble, "assemble FILE.mech -o OUT.mech [--hold BODY]... [--set key=value]...",
      "close every loop of a model and write it with each joint's position and\n"

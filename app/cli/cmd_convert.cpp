@@ -16,10 +16,13 @@ namespace cli {
 // model cannot be expressed in the output format).
 int runConvert(const std::vector<std::string>& args) {
   std::string in, out;
+  std::map<std::string, std::string> params;
   ms::ModelLoadOptions load;
   for (size_t i = 0; i < args.size(); ++i) {
     if (takeLoadOption(args, i, load)) {
       // --package-path, --no-ground, --self-collision
+    } else if (takeSetOption(args, i, params)) {
+      // a scene or .mech parameter (its value is written into the output)
     } else if (args[i] == "-o" || args[i] == "--output") {
       if (i + 1 >= args.size()) throw InputError{"option -o needs a file name"};
       if (!out.empty()) throw InputError{"option -o given more than once"};
@@ -31,13 +34,13 @@ int runConvert(const std::vector<std::string>& args) {
       in = args[i];
     }
   }
-  if (in.empty() || out.empty()) throw InputError{"usage: convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf"};
+  if (in.empty() || out.empty()) throw InputError{"usage: convert FILE -o OUT.mech|OUT.urdf|OUT.xml|OUT.mjcf [--set key=value]..."};
   const std::string format = ms::modelFileExtension(out);
   if (format != ".mech" && format != ".urdf" && format != ".xml" && format != ".mjcf")
     throw InputError{"the output '" + out + "' must be a .mech file, a .urdf file or an .xml or .mjcf file (MJCF)"};
   ms::Model model;
   ms::Diagnostics diags;
-  const bool ok = readModel(in, {}, model, diags, load);
+  const bool ok = readModel(in, params, model, diags, load);
   printDiagnostics(diags);
   if (!ok) throw InputError{"'" + in + "' has " + std::to_string(diags.errorCount()) + " error(s); nothing written"};
   // The text in the output's format; a model the format cannot express throws UserError (exit 1).
@@ -65,6 +68,20 @@ int runConvert(const std::vector<std::string>& args) {
     mo.outputDir = std::filesystem::path(out).parent_path().string();
     if (mo.outputDir.empty()) mo.outputDir = ".";
     text = ms::writeMjcf(model, mo);
+    // A tree nested deeper than MuJoCo's XML reader reads (tinyxml2: 100 elements) as files joined
+    // by <include>s beside the output, written before the file that includes them.
+    const std::vector<ms::MjcfFile> files = ms::splitMjcfByNesting(text, std::filesystem::path(out).filename().string());
+    if (files.size() > 1) {
+      const std::filesystem::path dir = std::filesystem::path(out).parent_path();
+      for (size_t k = files.size(); k-- > 1;) writeFileAtomically((dir / files[k].name).string(), files[k].text);
+      ms::Diagnostics noteDiags;
+      noteDiags.add(ms::Severity::Note, out, 0, 0,
+                    "the bodies nest " + std::to_string(ms::mjcfBodyNesting(model)) + " deep: written as " +
+                        std::to_string(files.size()) + " files joined by <include> (" + files[1].name +
+                        ", ...), as MuJoCo's XML reader (tinyxml2) reads elements nested 100 deep at most");
+      printDiagnostics(noteDiags);
+      text = files[0].text;
+    }
   }
   writeFileAtomically(out, text);
   return kExitOk;

@@ -226,9 +226,7 @@ std::vector<MjcfFile> splitMjcfByNesting(const std::string& xml, const std::stri
   std::vector<std::string> lines;
   std::istringstream in(xml);
   for (std::string l; std::getline(in, l);) lines.push_back(l);
-  const std::string stem = mainName.size() > 4 && mainName.compare(mainName.size() - 4, 4, ".xml") == 0
-                               ? mainName.substr(0, mainName.size() - 4)
-                               : mainName;
+  const std::string stem = std::filesystem::path(mainName).stem().string();
   std::vector<MjcfFile> files(1);
   files[0].name = mainName;
   std::string text;  // (not files[0].text: the parts grow the vector)

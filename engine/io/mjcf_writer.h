@@ -95,9 +95,10 @@ struct MjcfFile {
 // elements beside its nested bodies.
 constexpr int kMjcfBodiesPerFile = 90;
 // `xml` (writeMjcf's output) as files MuJoCo's reader accepts: every body that would be nested
-// deeper than `bodiesPerFile` bodies goes, with its subtree, into a file of its own ("NAME-partK.xml",
+// deeper than `bodiesPerFile` bodies goes, with its subtree, into a file of its own ("STEM-partK.xml",
 // cut the same way in turn) and an <include> of that file takes its place. The first file is the
-// main one, named `mainName`; a model whose bodies nest less deeply is that file alone.
+// main one, named `mainName` (STEM is its name without the extension); a model whose bodies nest
+// less deeply is that file alone.
 std::vector<MjcfFile> splitMjcfByNesting(const std::string& xml, const std::string& mainName,
                                          int bodiesPerFile = kMjcfBodiesPerFile);
 

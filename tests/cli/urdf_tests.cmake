@@ -69,3 +69,12 @@ mechstudio_cli_test(urdf.convert_spherical_refused EXIT 1 ARGS convert ${CMAKE_S
 # MJCF through the existing writer (.xml).
 mechstudio_cli_test(urdf.convert_to_mjcf EXIT 0 ARGS convert ${CMAKE_SOURCE_DIR}/models/double-pendulum.mech -o dp.xml
   CHECKS FILE=dp.xml STDERR_EMPTY=ON)
+# A tree nested deeper than tinyxml2 reads: 100 links as two files joined by <include>, which our
+# reader (and MuJoCo's) reads back as one model.
+mechstudio_cli_test(mjcf.convert_deep_tree EXIT 0 ARGS convert scene:chain --set n=100 -o deep.xml
+  CHECKS FILE=deep.xml "FILE_REGEX=<include file=\"deep-part1.xml\"/>"
+  "STDERR_REGEX=deep.xml: note: the bodies nest 100 deep: written as 2 files joined by <include> \\(deep-part1.xml, ...\\)")
+set_tests_properties(cli.mjcf.convert_deep_tree PROPERTIES FIXTURES_SETUP mjcf_deep)
+mechstudio_cli_test(mjcf.check_deep_tree EXIT 0 ARGS signals ${MECHSTUDIO_CLI_WORKDIR}/mjcf.convert_deep_tree/deep.xml
+  CHECKS "STDOUT_REGEX=link100\\.x \\[m\\]")
+set_tests_properties(cli.mjcf.check_deep_tree PROPERTIES FIXTURES_REQUIRED mjcf_deep)
