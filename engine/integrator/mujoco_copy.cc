@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <stdexcept>
 
@@ -109,6 +110,13 @@ MuJoCoIntegrator::MuJoCoIntegrator(std::shared_ptr<const CompiledSystem> sys, Mu
     mj_deleteVFS(vfs.get());
     if (!m_) throw UserError("MuJoCo cannot load the model: " + (error[0] ? oneLine(error) : std::string("unknown error")));
   }
+  // MuJoCo's implicit integrator takes its dense velocity derivatives from the data's arena, which
+  // MuJoCo's compiler sizes for the explicit step: it uses ~nv·(18·nbody + 7·nv) numbers (measured
+  // on hinge and ball chains of 100–1,000 links: a 600- or 1,000-link chain stopped at its first step
+  // with "Stack overflow"); sized here with a margin.
+  if (scheme == MuJoCoScheme::Implicit)
+    m_->nstack = int(std::min<long long>(std::numeric_limits<int>::max(),
+                                         std::max<long long>(m_->nstack, 1000000LL + (long long)m_->nv * (20LL * m_->nbody + 8LL * m_->nv))));
   try {
     d_ = mj_makeData(m_);
   } catch (const std::exception&) {

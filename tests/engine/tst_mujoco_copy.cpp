@@ -282,6 +282,14 @@ class TstMuJoCoCopy : public QObject {
     QVERIFY(err < 1e-6);
   }
 
+  // MuJoCo's implicit step needs more of its arena than MuJoCo's compiler gives a long chain: the
+  // copy sizes it (a 600-link chain overflowed it at the first step).
+  void implicitStepOfALongChain() {
+    auto sim = make(buildScene("chain", {{"n", "600"}}), mujoco(MuJoCoScheme::Implicit), 0.01);
+    for (int k = 0; k < 2; ++k) QVERIFY2(sim->step(), sim->metrics().message.c_str());
+    QVERIFY(std::isfinite(sim->state().bodies.back().x.z()));
+  }
+
   void modelMuJoCoCannotLoadIsRefused() {
     // A body lighter than MuJoCo's smallest mass (mjMINVAL): our compiler accepts it, MuJoCo does not.
     Model m = buildScene("pendulum");
