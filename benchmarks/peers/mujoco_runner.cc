@@ -11,14 +11,13 @@
 // from MuJoCo's in-memory file system.
 #include <mujoco/mujoco.h>
 
-#include <cstdio>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "integrator/mujoco_copy.h"
 #include "io/mjcf_writer.h"
 #include "peer_runner.h"
 #include "system/initial_conditions.h"
@@ -31,8 +30,6 @@ struct MuJoCoError : std::runtime_error {
 };
 void onError(const char* msg) { throw MuJoCoError(msg); }
 void onWarning(const char*) {}
-
-std::mutex loadMutex;
 
 class MuJoCoInstance : public PeerInstance {
  public:
@@ -47,29 +44,12 @@ class MuJoCoInstance : public PeerInstance {
     ms::MjcfInfo info;
     const ms::State ref = ms::makeInitialState(*s.sys, s.sys->model);
     const std::string xml = ms::writeMjcf(*s.sys, ref, opt, &info);
-    {
-      std::lock_guard<std::mutex> lock(loadMutex);
-      const std::vector<ms::MjcfFile> files = ms::splitMjcfByNesting(xml, "model.xml");
-      auto vfs = std::make_unique<mjVFS>();  // ~2 MB of file-name slots: not on the stack
-      mj_defaultVFS(vfs.get());
-      for (const ms::MjcfFile& f : files) {
-        if (mj_makeEmptyFileVFS(vfs.get(), f.name.c_str(), int(f.text.size()) + 1) != 0) {
-          mj_deleteVFS(vfs.get());
-          throw Unsupported("cannot put " + f.name + " into MuJoCo's file system");
-        }
-        std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), f.name.c_str())], f.text.c_str(), f.text.size() + 1);
-      }
-      char error[1024] = "";
-      try {
-        m_ = mj_loadXML(files[0].name.c_str(), vfs.get(), error, sizeof error);
-      } catch (const std::exception& e) {
-        std::snprintf(error, sizeof error, "%s", e.what());
-      }
-      mj_deleteVFS(vfs.get());
-      if (!m_) throw Unsupported(std::string("MuJoCo cannot load the MJCF: ") + error);
-      if (files.size() > 1)
-        note_ = "MJCF split into " + std::to_string(files.size()) + " files (<include>; tinyxml2 nests 100 elements at most)";
-    }
+    const std::vector<ms::MjcfFile> files = ms::splitMjcfByNesting(xml, "model.xml");
+    std::string error;
+    m_ = ms::loadMjcfFiles(files, error);
+    if (!m_) throw Unsupported("MuJoCo cannot load the MJCF: " + error);
+    if (files.size() > 1)
+      note_ = "MJCF split into " + std::to_string(files.size()) + " files (<include>; tinyxml2 nests 100 elements at most)";
     m_->opt.integrator = integrator;
     d_ = mj_makeData(m_);
     if (!d_) throw Unsupported("mj_makeData failed");

@@ -72,6 +72,33 @@ std::string oneLine(const char* msg) {
 
 void validateMuJoCoCopy(const CompiledSystem& sys) { checkMjcfConvertible(sys.model); }
 
+mjModel_* loadMjcfFiles(const std::vector<MjcfFile>& files, std::string& error) {
+  MS_ASSERT(!files.empty(), "no MJCF file to load");
+  std::lock_guard<std::mutex> lock(loadMutex);
+  auto vfs = std::make_unique<mjVFS>();  // ~2 MB of file-name slots: not on the stack
+  mj_defaultVFS(vfs.get());
+  mjModel* m = nullptr;
+  for (const MjcfFile& f : files) {
+    if (mj_makeEmptyFileVFS(vfs.get(), f.name.c_str(), int(f.text.size()) + 1) != 0) {
+      mj_deleteVFS(vfs.get());
+      error = "cannot create the in-memory model file " + f.name + " (" + std::to_string(files.size()) +
+              " files: at most " + std::to_string(mjMAXVFS) + ")";
+      return nullptr;
+    }
+    std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), f.name.c_str())], f.text.c_str(), f.text.size() + 1);
+  }
+  char msg[1024] = "";
+  try {
+    m = mj_loadXML(files[0].name.c_str(), vfs.get(), msg, sizeof msg);
+  } catch (const std::exception& e) {
+    std::snprintf(msg, sizeof msg, "%s", e.what());
+    m = nullptr;
+  }
+  mj_deleteVFS(vfs.get());
+  if (!m) error = msg[0] ? oneLine(msg) : std::string("unknown error");
+  return m;
+}
+
 std::string MuJoCoIntegrator::version() { return mj_versionString(); }
 
 MuJoCoIntegrator::MuJoCoIntegrator(std::shared_ptr<const CompiledSystem> sys, MuJoCoScheme scheme,
@@ -88,28 +115,9 @@ MuJoCoIntegrator::MuJoCoIntegrator(std::shared_ptr<const CompiledSystem> sys, Mu
   // than tinyxml2 reads (100 elements) is cut into files joined by <include>s, which MuJoCo 2.2.2
   // resolves in the same file system (xml.cc, mjIncludeXML).
   files_ = splitMjcfByNesting(xml_, "mechstudio-model.xml");
-  {
-    std::lock_guard<std::mutex> lock(loadMutex);
-    auto vfs = std::make_unique<mjVFS>();  // ~2 MB of file-name slots: not on the stack
-    mj_defaultVFS(vfs.get());
-    for (const MjcfFile& f : files_) {
-      if (mj_makeEmptyFileVFS(vfs.get(), f.name.c_str(), int(f.text.size()) + 1) != 0) {
-        mj_deleteVFS(vfs.get());
-        throw UserError("MuJoCo: cannot create the in-memory model file " + f.name + " (" +
-                        std::to_string(files_.size()) + " files: at most " + std::to_string(mjMAXVFS) + ")");
-      }
-      std::memcpy(vfs->filedata[mj_findFileVFS(vfs.get(), f.name.c_str())], f.text.c_str(), f.text.size() + 1);
-    }
-    char error[1024] = "";
-    try {
-      m_ = mj_loadXML(files_[0].name.c_str(), vfs.get(), error, sizeof error);
-    } catch (const std::exception& e) {
-      std::snprintf(error, sizeof error, "%s", e.what());
-      m_ = nullptr;
-    }
-    mj_deleteVFS(vfs.get());
-    if (!m_) throw UserError("MuJoCo cannot load the model: " + (error[0] ? oneLine(error) : std::string("unknown error")));
-  }
+  std::string error;
+  m_ = loadMjcfFiles(files_, error);
+  if (!m_) throw UserError("MuJoCo cannot load the model: " + error);
   // MuJoCo's implicit integrator takes its dense velocity derivatives from the data's arena, which
   // MuJoCo's compiler sizes for the explicit step: it uses ~nv·(18·nbody + 7·nv) numbers (measured
   // on hinge and ball chains of 100–1,000 links: a 600- or 1,000-link chain stopped at its first step

@@ -37,6 +37,12 @@ namespace ms {
 // Throws UserError with every reason if `sys` cannot be copied to MuJoCo (joint types, loops).
 void validateMuJoCoCopy(const CompiledSystem& sys);
 
+// Loads MJCF files (the first the main one, the others the files its <include>s name:
+// splitMjcfByNesting) through MuJoCo's in-memory file system, one load at a time in the process.
+// Returns the model (the caller deletes it with mj_deleteModel), or nullptr and MuJoCo's message in
+// `error`. MuJoCo's error handler must throw (as the copy's and the peer benchmark's do).
+mjModel_* loadMjcfFiles(const std::vector<MjcfFile>& files, std::string& error);
+
 class MuJoCoIntegrator : public Integrator {
  public:
   // Converts and loads the model (throws UserError with the reason, MuJoCo's message included).
