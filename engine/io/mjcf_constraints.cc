@@ -14,8 +14,9 @@ void Importer::makeEqualities() {
   struct Connect {
     const XMLElement* el;
     int b1, b2;
-    Vec3 anchor;
+    Vec3 anchor;  // in body1's frame
     std::string name;
+    const XSite* site2 = nullptr;  // site-based (MuJoCo 3): the point on body2, else where the anchor is at the start
   };
   std::vector<Connect> connects;
   for (const XMLElement* eq = root_->FirstChildElement("equality"); eq; eq = eq->NextSiblingElement("equality")) {
@@ -36,23 +37,47 @@ void Importer::makeEqualities() {
         continue;
       }
       int b1 = -1, b2 = -1;
-      if (!bodyRef(e, "body1", false, b1) || !bodyRef(e, "body2", true, b2)) continue;
-      if (b1 < 0) {
-        error(e, "body1", "body1 may not be the world");
-        continue;
+      // MuJoCo's two ways: site1 and site2 (MuJoCo 3: the sites' points, or frames for a weld, are
+      // brought together wherever they start), or body1 and body2 (an anchor or relpose at the start).
+      const XSite *site1 = nullptr, *site2 = nullptr;
+      if (e->Attribute("site1") || e->Attribute("site2")) {
+        if (e->Attribute("body1") || e->Attribute("body2") || e->Attribute("anchor") || e->Attribute("relpose")) {
+          error(e, e->Attribute("body1") ? "body1" : e->Attribute("body2") ? "body2" : e->Attribute("anchor") ? "anchor" : "relpose",
+                "give either site1 and site2, or body1 and body2 with an anchor or relpose, not both");
+          continue;
+        }
+        site1 = siteRef(e, "site1");
+        site2 = siteRef(e, "site2");
+        if (!site1 || !site2) continue;
+        // The joint's child is a body: a site on the world is the parent's side.
+        if (site1->body < 0) std::swap(site1, site2);
+        if (site1->body < 0) {
+          error(e, "site1 and site2 are both on the world: the constraint does nothing");
+          continue;
+        }
+        b1 = site1->body;
+        b2 = site2->body;
+      } else {
+        if (!bodyRef(e, "body1", false, b1) || !bodyRef(e, "body2", true, b2)) continue;
+        if (b1 < 0) {
+          error(e, "body1", "body1 may not be the world");
+          continue;
+        }
       }
       if (engineOf(b1) == engineOf(b2)) {
-        error(e, "body1 and body2 are parts of one rigid body (welded by MJCF): the constraint does nothing");
+        error(e, std::string(site1 ? "the bodies of site1 and site2" : "body1 and body2") +
+                     " are parts of one rigid body (welded by MJCF): the constraint does nothing");
         continue;
       }
       const std::string name = e->Attribute("name") ? e->Attribute("name") : "";
       if (tag == "connect") {
         Vec3 anchor = Vec3::Zero();
-        if (!vec3(e, "anchor", cls, anchor)) {
-          error(e, "a <connect> needs an anchor");
+        if (site1) anchor = site1->rel.t;
+        else if (!vec3(e, "anchor", cls, anchor)) {
+          error(e, "a <connect> needs an anchor (or site1 and site2)");
           continue;
         }
-        connects.push_back({e, b1, b2, anchor, name});
+        connects.push_back({e, b1, b2, anchor, name, site2});
         continue;
       }
       // weld: at the reference configuration, or at relpose (body2 in body1's frame).
@@ -67,6 +92,15 @@ void Importer::makeEqualities() {
         if (!n.ok) continue;
         const Vec4 q(n.v[3], n.v[4], n.v[5], n.v[6]);
         if (q.norm() > 0) w1 = compose(w2, inverse(Pose{Vec3(n.v[0], n.v[1], n.v[2]), q.normalized()}));
+      }
+      if (site1) {
+        // The sites' frames held together: q_b1 s1 = q_b2 s2 (engine frames), so q_b2⁻¹ q_b1 = s2 s1⁻¹.
+        const Pose f1 = siteInEngine(*site1), f2 = siteInEngine(*site2);
+        j.childAnchor = f1.t;
+        j.parentAnchor = f2.t;
+        j.offset = canonical(quat::mul(f2.q, quat::conj(f1.q)).normalized());
+        model_.joints.push_back(std::move(j));
+        continue;
       }
       // The joint point: body1's frame origin.
       j.childAnchor = inEngine(b1, Vec3::Zero());
@@ -93,7 +127,8 @@ void Importer::makeEqualities() {
     j.childAnchor = inEngine(c.b1, c.anchor);
     const Pose w1e = compose(worldOf(c.b1), inverse(engineFrame(c.b1)));
     const Pose w2e = c.b2 < 0 ? Pose() : compose(worldOf(c.b2), inverse(engineFrame(c.b2)));
-    j.parentAnchor = apply(inverse(w2e), apply(w1e, j.childAnchor));
+    // Site-based: site2's point; else the point of body2 where the anchor is at the start.
+    j.parentAnchor = c.site2 ? inEngine(c.site2->body, c.site2->rel.t) : apply(inverse(w2e), apply(w1e, j.childAnchor));
     j.offset = canonical(quat::mul(quat::conj(w2e.q), w1e.q).normalized());
     if (partner < connects.size()) {
       const Vec3 d = connects[partner].anchor - c.anchor;

@@ -31,8 +31,9 @@ const std::map<std::string, std::set<std::string>>& knownAttributes() {
       "friction contype conaffinity group mesh condim",
       "mesh: name class file scale vertex",
       "material: name class rgba",
-      "connect: name class body1 body2 anchor active",
-      "weld: name class body1 body2 relpose active",
+      "site: name class type size fromto pos quat axisangle euler xyaxes zaxis rgba material group user",
+      "connect: name class body1 body2 anchor site1 site2 active",
+      "weld: name class body1 body2 relpose site1 site2 active",
       "motor: name class joint tendon gear ctrlrange ctrllimited forcerange forcelimited",
       "position: name class joint tendon kp kv gear ctrlrange ctrllimited forcerange forcelimited",
       "general: name class joint tendon gaintype gainprm biastype biasprm gear ctrlrange ctrllimited forcerange "

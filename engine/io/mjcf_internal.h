@@ -158,6 +158,13 @@ struct XBody {
   Mat3 hostInertia = Mat3::Zero();
 };
 
+// A named <site>: a frame on a body, for the equalities that name sites (connect/weld site1 site2).
+struct XSite {
+  const XMLElement* el = nullptr;
+  int body = -1;  // XBody index, -1 = the world
+  Pose rel;       // in the body's frame (the world's: world coordinates)
+};
+
 // A <mesh> of the <asset>s.
 struct MeshAsset {
   std::string file;                 // the file, or "" for a mesh given by its vertices
@@ -239,6 +246,13 @@ class Importer {
   void collectUsedJoints(const XMLElement* e);
   static std::string uniqueJointName(std::set<std::string>& used, const std::string& want);
   bool bodyRef(const XMLElement* e, const char* a, bool optional, int& xbody);
+  void readSite(const XMLElement* e, int body, const std::string& inherited);
+  // The site named by attribute `a` of `e` (an error at the attribute if there is none).
+  const XSite* siteRef(const XMLElement* e, const char* a);
+  // A site's frame in its engine body's frame (world sites: in the world).
+  Pose siteInEngine(const XSite& site) const {
+    return site.body < 0 ? site.rel : compose(engineFrame(site.body), site.rel);
+  }
   // The pose of body i's frame in its host's engine (centre-of-mass) frame.
   Pose engineFrame(int i) const {
     const XBody& b = bodies_[size_t(i)];
@@ -289,6 +303,7 @@ class Importer {
 
   std::vector<XBody> bodies_;
   std::set<std::string> bodyNames_;
+  std::map<std::string, XSite> sites_;
   std::vector<XGeom> planes_;
   std::set<std::string> pairedGeoms_;  // geoms named by <contact><pair>s
   std::map<std::string, std::pair<int, int>> geomByName_;  // engine body (or -1) and ground (or -1)

@@ -27,8 +27,10 @@ void Importer::readWorldbody(const XMLElement* wb) {
         if (g.plane) planes_.push_back(g);
         else world.geoms.push_back(std::move(g));
       }
+    } else if (tag == "site") {
+      readSite(e, -1, "main");
     } else if (tag != "body") {
-      unsupportedElement(e, tag == "site" || tag == "camera" || tag == "light" ? "not used here" : "");
+      unsupportedElement(e, tag == "camera" || tag == "light" ? "not used here" : "");
     }
   }
   if (!world.geoms.empty()) bodies_.push_back(std::move(world));
@@ -69,8 +71,10 @@ void Importer::readBody(const XMLElement* e, int parent, const std::string& inhe
       if (readJoint(c, childclass, j)) bodies_[size_t(self)].joints.push_back(std::move(j));
     } else if (tag == "inertial") {
       readInertial(c, bodies_[size_t(self)]);
+    } else if (tag == "site") {
+      readSite(c, self, childclass);
     } else {
-      unsupportedElement(c, tag == "site" || tag == "camera" || tag == "light" ? "not used here" : "");
+      unsupportedElement(c, tag == "camera" || tag == "light" ? "not used here" : "");
     }
   }
   const Pose world = bodies_[size_t(self)].world;
@@ -556,6 +560,32 @@ std::string Importer::uniqueJointName(std::set<std::string>& used, const std::st
 
 // The engine body and frame of an MJCF body named by attribute `a` of e (required unless optional);
 // -1 for the world. False (with an error) for unknown names.
+// A site's frame (sites carry no mass and take no part in contacts; the equalities may name them).
+void Importer::readSite(const XMLElement* e, int body, const std::string& inherited) {
+  checkAttributes(e);
+  const char* name = e->Attribute("name");
+  if (!name) return;  // nothing can name it
+  XSite site;
+  site.el = e;
+  site.body = body;
+  site.rel = pose(e, classOf(e, inherited));
+  if (!sites_.emplace(name, site).second) error(e, "name", std::string("site '") + name + "' is defined twice");
+}
+
+const XSite* Importer::siteRef(const XMLElement* e, const char* a) {
+  const char* n = e->Attribute(a);
+  if (!n) {
+    error(e, std::string("<") + e->Name() + "> needs " + a);
+    return nullptr;
+  }
+  const auto it = sites_.find(n);
+  if (it != sites_.end()) return &it->second;
+  std::vector<std::string> names;
+  for (const auto& kv : sites_) names.push_back(kv.first);
+  error(e, a, std::string("unknown site '") + n + "'" + suggestion(n, names));
+  return nullptr;
+}
+
 bool Importer::bodyRef(const XMLElement* e, const char* a, bool optional, int& xbody) {
   const char* n = e->Attribute(a);
   xbody = -1;

@@ -361,9 +361,121 @@ class TstMjcfImport : public QObject {
     const std::string s = d.format();
     QVERIFY2(s.find("t.xml:3:67: warning: attribute 'solref' of <geom> is not supported; ignored (2 times; the first is here)") !=
                  std::string::npos, s.c_str());
-    QVERIFY2(s.find("t.xml:3:84: warning: element <site> is not supported (not used here); ignored (2 times") != std::string::npos, s.c_str());
+    // Sites are read (the equalities may name them), without a warning.
+    QVERIFY2(s.find("<site>") == std::string::npos, s.c_str());
     QVERIFY2(s.find("t.xml:6:15: warning: element <spatial> is not supported (spatial tendons run through sites") != std::string::npos,
              s.c_str());
+  }
+
+  // MuJoCo 3's site-based equalities. <connect site1 site2>: the gallery four-bar's connect written
+  // with two sites that meet at the start is the body-based one (anchors and trajectory); with the
+  // rocker's site 2 cm further out, the loop joint's point on the rocker moves by those 2 cm and
+  // the sites are pulled together at the start (MuJoCo: they "snap together").
+  void siteConnectClosesTheLoopAtTheSites() {
+    std::ifstream in(mjcfPath("four-bar.xml"));
+    std::stringstream buf;
+    buf << in.rdbuf();
+    const std::string bodyBased = buf.str();
+    const auto withSites = [&](const std::string& rockerSite) {
+      std::string x = bodyBased;
+      const auto put = [&](const std::string& after, const std::string& what) {
+        const size_t at = x.find(after);
+        MS_ASSERT(at != std::string::npos, "the four-bar text changed");
+        x.insert(at + after.size(), what);
+      };
+      put("rgba=\"0.3 0.6 0.3 1\"/>", "<site name=\"tip\" pos=\"0 1.3 0.12\"/>");
+      put("rgba=\"0.2 0.4 0.8 1\"/>", "<site name=\"rocker_tip\" pos=\"" + rockerSite + "\"/>");
+      const std::string connect = "<connect name=\"close\" body1=\"coupler\" body2=\"rocker\" anchor=\"0 1.3 0.12\"/>";
+      const size_t at = x.find(connect);
+      MS_ASSERT(at != std::string::npos, "the four-bar text changed");
+      x.replace(at, connect.size(), "<connect name=\"close\" site1=\"tip\" site2=\"rocker_tip\"/>");
+      return x;
+    };
+    Model a, b, c;
+    Diagnostics da, db, dc;
+    QVERIFY2(importMjcfString(bodyBased, "four-bar.xml", mjcfPath(""), a, da), da.format().c_str());
+    QVERIFY2(importMjcfString(withSites("0 0.3 0.52"), "sites.xml", mjcfPath(""), b, db), db.format().c_str());
+    QVERIFY2(db.format().empty(), db.format().c_str());
+    QCOMPARE(b.joints.size(), a.joints.size());
+    const JointDesc &ja = a.joints.back(), &jb = b.joints.back();
+    QCOMPARE(jb.type, JointType::Spherical);
+    QVERIFY((ja.childAnchor - jb.childAnchor).norm() < 1e-14);
+    QVERIFY((ja.parentAnchor - jb.parentAnchor).norm() < 1e-14);
+    const double d = trajectoryDifference(a, b, 300);
+    qInfo("four-bar closed at two sites that meet vs by body1/body2/anchor: largest pose difference over 300 steps %.3g", d);
+    QVERIFY(d < 1e-12);
+    // The rocker's site 2 cm further along the rocker (its tip at 0.3 0.52, the site at 0.32 0.52).
+    QVERIFY2(importMjcfString(withSites("0 0.32 0.52"), "sites.xml", mjcfPath(""), c, dc), dc.format().c_str());
+    const JointDesc& jc = c.joints.back();
+    QVERIFY((jc.childAnchor - ja.childAnchor).norm() < 1e-14);
+    qInfo("rocker site 2 cm out: the loop joint's point on the rocker moved %.6f m", (jc.parentAnchor - ja.parentAnchor).norm());
+    QVERIFY(std::abs((jc.parentAnchor - ja.parentAnchor).norm() - 0.02) < 1e-12);
+    Simulation sim(compile(c));
+    double violation = 0;
+    for (int i = 0; i < 300; ++i) {
+      QVERIFY2(sim.step(), sim.metrics().message.c_str());
+      violation = std::max(violation, sim.metrics().constraintViolation);
+    }
+    QVERIFY(violation < 1e-9);
+  }
+
+  // <weld site1 site2>: the sites' frames are held together. A free sphere whose site sits at its
+  // centre, welded to a world site 1 m away and turned −90° about x (MuJoCo's equality_site.xml):
+  // at the start its site is on the world's, in the same orientation, and it stays there.
+  void siteWeldAlignsTheFrames() {
+    const std::string xml = R"(<mujoco>
+      <worldbody>
+        <site name="c1" pos="2 0 0" euler="-90 0 0"/>
+        <body name="ball" pos="2 1 0"><freejoint/><geom type="sphere" size="0.1"/><site name="c2"/></body>
+      </worldbody>
+      <equality><weld name="w" site1="c1" site2="c2"/></equality>
+      </mujoco>)";
+    Model m;
+    Diagnostics d;
+    QVERIFY2(importMjcfString(xml, "weld.xml", "", m, d), d.format().c_str());
+    QVERIFY2(d.format().empty(), d.format().c_str());
+    QCOMPARE(m.joints.back().type, JointType::Fixed);
+    QCOMPARE(m.joints.back().child, 0);   // the ball (site1 is on the world: the sides swap)
+    QCOMPARE(m.joints.back().parent, -1);
+    Simulation sim(compile(m));
+    const Vec4 want = quat::fromRotationVector(Vec3(-kPi / 2, 0, 0));
+    for (int i = 0; i <= 100; ++i) {
+      if (i > 0) QVERIFY2(sim.step(), sim.metrics().message.c_str());
+      const BodyState& ball = sim.state().bodies[0];
+      const double dx = (ball.x - Vec3(2, 0, 0)).norm();
+      const double dq = std::min((ball.q - want).norm(), (ball.q + want).norm());
+      if (i == 0 || i == 100) qInfo("step %d: the ball's site %.3g m and %.3g from the world's frame", i, dx, dq);
+      QVERIFY(dx < 1e-9);
+      QVERIFY(dq < 1e-9);
+    }
+  }
+
+  // Site-based equalities given wrongly: each named at its attribute.
+  void siteEqualityErrors() {
+    const auto errorsOf = [](const std::string& equality) {
+      const std::string xml = R"(<mujoco>
+        <worldbody>
+          <site name="anchor"/>
+          <body name="a" pos="0 0 -1"><freejoint/><geom type="sphere" size="0.1"/><site name="grip"/></body>
+        </worldbody>
+        <equality>)" + equality + R"(</equality>
+        </mujoco>)";
+      Model m;
+      Diagnostics d;
+      importMjcfString(xml, "e.xml", "", m, d);
+      return d.format();
+    };
+    std::string s = errorsOf(R"(<connect site1="grip" site2="anchor" body1="a"/>)");
+    QVERIFY2(s.find("error: give either site1 and site2, or body1 and body2") != std::string::npos, s.c_str());
+    s = errorsOf(R"(<connect site1="grp" site2="anchor"/>)");
+    QVERIFY2(s.find("error: unknown site 'grp'") != std::string::npos && s.find("grip") != std::string::npos, s.c_str());
+    s = errorsOf(R"(<weld site1="grip"/>)");
+    QVERIFY2(s.find("error: <weld> needs site2") != std::string::npos, s.c_str());
+    s = errorsOf(R"(<connect site1="anchor" site2="anchor"/>)");
+    QVERIFY2(s.find("error: site1 and site2 are both on the world") != std::string::npos, s.c_str());
+    // And the body-based connect between the same two still reads.
+    s = errorsOf(R"(<connect body1="a" body2="world" anchor="0 0 1"/>)");
+    QVERIFY2(s.find("error") == std::string::npos, s.c_str());
   }
 
   // A keyframe of a model with a loop (a rod on a ball joint whose end <connect>s to a hinged crank,
