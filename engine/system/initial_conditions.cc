@@ -218,7 +218,34 @@ State makeInitialState(const CompiledSystem& sys, const Model& given, const std:
     s0.bodies[i].q = initial.bodies[i].orientation.normalized();
   }
   forwardKinematics(sys, initial, 0.0, s0);
+  const State written = s0;
   double viol = projectOntoConstraints(sys, s0, 50, held);
+  // A loop that cannot close from the written pose because that pose is a singular configuration
+  // (a straight arm whose tip must come nearer its base: to first order it cannot move along the
+  // arm, so the least-squares step stalls there) closes from a pose turned slightly off it: each
+  // body not held turned by kUnstick rad about an axis of its own (x, y, z by turns), then projected.
+  // The velocity probes below start from the same turned poses.
+  int unstick = 0;
+  const auto turn = [&](State& s, int attempt) {
+    constexpr double kUnstick = 0.02;
+    for (int i = 0; i < nb && attempt > 0; ++i) {
+      if (std::find(held.begin(), held.end(), i) != held.end()) continue;
+      Vec3 axis = Vec3::Zero();
+      axis[(i + attempt) % 3] = (i % 2 == 0 ? 1.0 : -1.0) * (attempt == 1 ? 1.0 : -1.0);
+      s.bodies[i].q = quat::mul(s.bodies[i].q, quat::fromRotationVector(kUnstick * axis)).normalized();
+    }
+  };
+  for (int attempt = 1; attempt <= 2 && !(viol <= kProjectionTolerance * constraintRoundoff(s0)); ++attempt) {
+    State turned = written;
+    turn(turned, attempt);
+    // Kept only if it closes: a loop that cannot close is reported from the written pose.
+    const double v = projectOntoConstraints(sys, turned, 50, held);
+    if (v <= kProjectionTolerance * constraintRoundoff(turned)) {
+      s0 = turned;
+      viol = v;
+      unstick = attempt;
+    }
+  }
   if (!(viol <= kProjectionTolerance * constraintRoundoff(s0))) {
     // Name the joint that stays furthest from closing (the projection is a least-squares fit: it
     // spreads what it cannot close over the loop, the worst joint is where to look first).
@@ -247,6 +274,7 @@ State makeInitialState(const CompiledSystem& sys, const Model& given, const std:
         s->bodies[i].q = quat::mul(s0.bodies[i].q, quat::fromRotationVector(initial.bodies[i].angularVelocity * h));
       }
       forwardKinematics(sys, initial, h, *s);
+      turn(*s, unstick);
       viol = projectOntoConstraints(sys, *s, 50, hold ? *hold : std::vector<int>());
       if (viol <= kProjectionTolerance * constraintRoundoff(*s)) break;
     }
